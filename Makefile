@@ -1,0 +1,82 @@
+# pbdlab — build, tests, experiments, plots.
+# The README's two commands: `make experiments` and `make test`. Both install what is
+# missing first (scripts/deps.sh), then take their flags from pkg-config/gsl-config.
+
+CC      ?= cc
+BUILD   ?= build
+OPT     ?= -O2 -g
+WARN    := -std=c11 -Wall -Wextra -Werror -D_XOPEN_SOURCE=700
+CFLAGS  += $(OPT) $(WARN) -fopenmp $(SAN_FLAGS)
+LDFLAGS += -fopenmp $(SAN_FLAGS)
+QUICK   ?= 0
+
+LIB_DIRS := solver constraints experiments analysis
+PROGRAMS := $(wildcard experiments/pbd_*.c analysis/pbd_*.c)
+LIB_SRC  := $(filter-out $(PROGRAMS),$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
+TEST_SRC := $(wildcard tests/*.c)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
+BINS     := $(patsubst %.c,$(BUILD)/%,$(subst _,-,$(notdir $(PROGRAMS))))
+
+NO_DEPS_GOALS := clean help deps
+ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
+-include build/config.mk
+endif
+
+.PHONY: all test asan experiments gradcheck plots report bench clean deps help install
+.DEFAULT_GOAL := all
+.SECONDARY:
+
+help:
+	@echo "make experiments   run the experiment suite and build the report (QUICK=1: reduced)"
+	@echo "make test          build and run the CUnit tests"
+	@echo "make asan          the tests under AddressSanitizer + UBSan"
+	@echo "make gradcheck     check every constraint's gradient against finite differences"
+	@echo "make plots|report  regenerate figures and data/results/report.html from results"
+	@echo "make bench         performance table (data/results/bench.csv)"
+
+# Installing what is missing happens here: make builds this file, then restarts with it.
+build/config.mk: scripts/deps.sh scripts/configure.sh
+	@mkdir -p build
+	@sh scripts/deps.sh
+	@sh scripts/configure.sh > $@.tmp && mv $@.tmp $@
+
+deps:
+	@sh scripts/deps.sh && echo "pbdlab: GSL, HDF5, CUnit and gnuplot are installed"
+
+all: $(BUILD)/libpbd.a $(BINS) $(BUILD)/pbd-tests
+
+$(BUILD)/obj/%.o: %.c $(wildcard */*.h) build/config.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) -c $< -o $@
+
+$(BUILD)/libpbd.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/pbd-%: $(BUILD)/obj/experiments/pbd_%.o $(BUILD)/libpbd.a
+	$(CC) $(LDFLAGS) $< $(BUILD)/libpbd.a $(DEP_LIBS) -o $@
+
+$(BUILD)/pbd-%: $(BUILD)/obj/analysis/pbd_%.o $(BUILD)/libpbd.a
+	$(CC) $(LDFLAGS) $< $(BUILD)/libpbd.a $(DEP_LIBS) -o $@
+
+$(BUILD)/pbd-tests: $(TEST_OBJ) $(BUILD)/libpbd.a
+	$(CC) $(LDFLAGS) $(TEST_OBJ) $(BUILD)/libpbd.a $(CUNIT_LIBS) $(DEP_LIBS) -o $@
+
+test: $(BUILD)/pbd-tests $(BINS)
+	cd $(CURDIR) && PBD_BIN=$(BUILD) $(BUILD)/pbd-tests
+
+asan:
+	$(MAKE) BUILD=build/asan OPT="-O1 -g" \
+	  SAN_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test
+
+gradcheck: $(BUILD)/pbd-gradcheck
+	@mkdir -p data/results
+	$(BUILD)/pbd-gradcheck
+
+experiments: $(BINS)
+	@mkdir -p data/results
+	sh experiments/run_all.sh $(BUILD) $(QUICK)
+
+clean:
+	rm -rf build

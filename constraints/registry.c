@@ -1,0 +1,22 @@
+/* The registry: one row per constraint type. Adding a type = one file + one row. */
+#include "pbd_constraint.h"
+
+#include <string.h>
+
+static const pbd_constraint_type *const registry[] = {
+    &pbd_distance_type,
+};
+
+int pbd_constraint_type_count(void) { return (int)(sizeof registry / sizeof registry[0]); }
+
+const pbd_constraint_type *pbd_constraint_type_at(int i)
+{
+    return (i >= 0 && i < pbd_constraint_type_count()) ? registry[i] : NULL;
+}
+
+const pbd_constraint_type *pbd_constraint_type_find(const char *name)
+{
+    for (int i = 0; i < pbd_constraint_type_count(); i++)
+        if (strcmp(registry[i]->name, name) == 0) return registry[i];
+    return NULL;
+}

@@ -1,0 +1,41 @@
+/* Residuals and momenta that the step reports. */
+#include "pbd.h"
+#include "solver_private.h"
+
+#include <math.h>
+
+/* max |C| and ||C||_2 over equality constraints and violated inequalities at pos. */
+void pbd_world_residual(pbd_world *w, const double *pos, double *max_c, double *l2_c)
+{
+    double mx = 0.0, sum = 0.0;
+    for (int s = 0; s < w->n_sets; s++) {
+        pbd_constraint_set *set = &w->sets[s];
+        for (int c = 0; c < set->count; c++) {
+            pbd_eval_input in;
+            pbd_gather(w, set, c, pos, &in);
+            double C;
+            if (set->type->eval(&in, &C, NULL) != PBD_EVAL_OK && !isfinite(C)) continue;
+            if (set->type->inequality && C >= 0.0) continue;
+            double a = fabs(C);
+            if (a > mx) mx = a;
+            sum += C * C;
+        }
+    }
+    *max_c = mx;
+    *l2_c = sqrt(sum);
+}
+
+void pbd_momentum(const pbd_world *w, const double *pos, const double *vel, double lin[3],
+                  double ang[3])
+{
+    for (int k = 0; k < 3; k++) lin[k] = ang[k] = 0.0;
+    for (int i = 0; i < w->n; i++) {
+        if (w->w[i] <= 0.0) continue;
+        double m = 1.0 / w->w[i];
+        const double *x = pos + 3 * i, *v = vel + 3 * i;
+        lin[0] += m * v[0]; lin[1] += m * v[1]; lin[2] += m * v[2];
+        ang[0] += m * (x[1] * v[2] - x[2] * v[1]);
+        ang[1] += m * (x[2] * v[0] - x[0] * v[2]);
+        ang[2] += m * (x[0] * v[1] - x[1] * v[0]);
+    }
+}

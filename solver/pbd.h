@@ -1,0 +1,172 @@
+/* pbdlab — the solver core: particles, constraint sets, attachments and the step.
+ * Public header of solver/ (DESIGN.md "Data", "The step"). */
+#ifndef PBD_H
+#define PBD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../constraints/pbd_constraint.h"
+
+#define PBD_VERSION "0.1.0"
+
+/* ---- errors (DESIGN.md "Errors") --------------------------------------------------- */
+
+typedef enum pbd_status {
+    PBD_OK = 0,
+    PBD_EINVAL = 2,  /* bad parameter or flag: the programs exit with status 2 */
+    PBD_EINPUT = 1,  /* missing or malformed input file: exit status 1 */
+    PBD_EIO = 3,     /* cannot write output */
+    PBD_ENOMEM = 4,
+    PBD_ENUMERIC = 5 /* the step produced a non-finite value */
+} pbd_status;
+
+/* Record one clear line (file, place, expected, found) and return status. */
+pbd_status pbd_error(pbd_status status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+const char *pbd_last_error(void);
+
+/* ---- solver definition ------------------------------------------------------------- */
+
+typedef enum { PBD_METHOD_PBD = 0, PBD_METHOD_XPBD = 1 } pbd_method;
+typedef enum {
+    PBD_SCHEME_GAUSS_SEIDEL = 0,
+    PBD_SCHEME_JACOBI = 1,
+    PBD_SCHEME_COLORED_GS = 2
+} pbd_scheme;
+typedef enum {
+    PBD_DAMPING_NONE = 0,
+    PBD_DAMPING_SCALE = 1,    /* v <- (1 - k_damping) v */
+    PBD_DAMPING_MOMENTUM = 2  /* PBD Sec. 3.5, conserves linear and angular momentum */
+} pbd_damping;
+
+/* Every value here is written into every output file. */
+typedef struct pbd_solver_def {
+    double dt;                /* s, time per step (split into substeps) */
+    int iterations;           /* solver iterations per (sub)step */
+    int substeps;             /* Small Steps: n substeps of dt/n */
+    double gravity[3];        /* m/s^2 */
+    pbd_method method;
+    int linearize_stiffness;  /* PBD: k' = 1 - (1-k)^(1/n) */
+    pbd_scheme scheme;
+    double sor_omega;         /* Jacobi over-relaxation factor */
+    int threads;              /* coloured GS; 0 = OMP_NUM_THREADS / default */
+    pbd_damping damping;
+    double k_damping;         /* [0, 1] */
+    int record_iterations;    /* measure residuals after every iteration */
+} pbd_solver_def;
+
+pbd_solver_def pbd_solver_def_default(void);
+/* Check a definition: returns PBD_OK or PBD_EINVAL with pbd_last_error() naming the field. */
+pbd_status pbd_solver_def_validate(const pbd_solver_def *def);
+
+/* ---- constraint sets --------------------------------------------------------------- */
+
+/* One type's constraints as parallel arrays (DESIGN.md "Data"). */
+typedef struct pbd_constraint_set {
+    const pbd_constraint_type *type;
+    int arity;          /* particles per row (the type's, or chosen for variable arity) */
+    int count, capacity;
+    int32_t *idx;       /* count × arity particle indices */
+    double *rest;       /* count × type->n_rest */
+    double *stiffness;  /* PBD k in [0, 1] */
+    double *compliance; /* XPBD α (m/N for distances), >= 0 */
+    double *lambda;     /* XPBD multiplier, reset every (sub)step */
+    double *k_eff;      /* stiffness used this step (linearized or raw) */
+    int32_t *aux;       /* per-set topology in local indices (balloon triangles) */
+    int n_aux;
+} pbd_constraint_set;
+
+/* ---- the world --------------------------------------------------------------------- */
+
+enum {
+    PBD_STAGE_EXTERNAL_FORCES,
+    PBD_STAGE_DAMP_VELOCITIES,
+    PBD_STAGE_PREDICT,
+    PBD_STAGE_GENERATE_COLLISIONS,
+    PBD_STAGE_PROJECT,
+    PBD_STAGE_UPDATE,
+    PBD_STAGE_VELOCITY_UPDATE,
+    PBD_STAGE_MEASURE,
+    PBD_STAGE_COUNT
+};
+extern const char *const pbd_stage_names[PBD_STAGE_COUNT];
+
+/* What the last step measured (for the experiments' /series). */
+typedef struct pbd_step_stats {
+    double max_c;          /* max |C| over active constraints after the step */
+    double l2_c;           /* ||C||_2 */
+    double xpbd_residual;  /* ||C + α̃ λ||_2 */
+    double linear_momentum[3];
+    double angular_momentum[3]; /* about the origin */
+    double kinetic_energy, potential_energy;
+    double stage_seconds[PBD_STAGE_COUNT];
+    int skipped;           /* degenerate constraints skipped in the last iteration */
+} pbd_step_stats;
+
+/* Kinematic attachment target: target(t) for attachment a, given its anchor. */
+typedef void (*pbd_attachment_motion)(int a, double t, const double anchor[3], double target[3],
+                                      void *user);
+
+typedef struct pbd_world {
+    /* particles: flat arrays, n × 3 and n (DESIGN.md "Data") */
+    int n;
+    double *x, *p, *v, *w;
+    /* constraint sets */
+    int n_sets;
+    pbd_constraint_set *sets;
+    /* attachments (PBD Sec. 3.6): particle, anchor and current target */
+    int n_attach;
+    int32_t *attach_idx;
+    double *attach_anchor, *attach_target;
+    pbd_attachment_motion attach_motion;
+    void *attach_user;
+    /* solver */
+    pbd_solver_def def;
+    double time;
+    long step_count;
+    /* workspace, sized while the world is built: nothing is allocated in a step */
+    int max_arity;
+    double *work_x, *work_w, *work_grad;
+    double *iter_max_c, *iter_l2_c; /* def.iterations × substeps values of the last step */
+    int iter_capacity;
+    pbd_step_stats stats;
+} pbd_world;
+
+pbd_world *pbd_world_create(int n_particles);
+void pbd_world_free(pbd_world *w);
+
+/* Mass m > 0, or m = 0 / INFINITY for a fixed particle (w = 0). */
+void pbd_world_set_particle(pbd_world *w, int i, const double x[3], const double v[3],
+                            double mass);
+
+/* Add an (empty) constraint set; arity 0 means the type's own. Returns its index or -1. */
+int pbd_world_add_set(pbd_world *w, const pbd_constraint_type *type, int arity);
+/* Add one constraint. rest == NULL computes rest values from the current positions x.
+ * Returns the constraint's index in the set, or -1 (pbd_last_error tells why). */
+int pbd_set_add(pbd_world *w, int set, const int32_t *idx, const double *rest,
+                double stiffness, double compliance);
+/* Give a set its auxiliary topology (copied). */
+pbd_status pbd_set_aux(pbd_world *w, int set, const int32_t *aux, int n_aux);
+
+/* Pin particle i (w = 0) to its current position, moved by attach_motion if set. */
+int pbd_world_attach(pbd_world *w, int i);
+
+/* ---- the step ---------------------------------------------------------------------- */
+
+/* One time step of def.dt (PBD Algorithm 1). Returns PBD_OK or PBD_ENUMERIC. */
+pbd_status pbd_step(pbd_world *w);
+
+/* Generic projection of one constraint (PBD Eq. 6–9): returns PBD_EVAL_OK,
+ * PBD_EVAL_DEGENERATE (skipped) or -1 when inactive (inequality satisfied). */
+int pbd_project_generic(const pbd_constraint_type *type, const pbd_eval_input *in,
+                        const double *w, double k, double *x_out, double *grad_work);
+
+/* Residuals of all active constraints at the predicted positions p. */
+void pbd_world_residual(pbd_world *w, const double *pos, double *max_c, double *l2_c);
+
+/* Linear and angular momentum (about the origin) of positions pos and velocities vel. */
+void pbd_momentum(const pbd_world *w, const double *pos, const double *vel, double lin[3],
+                  double ang[3]);
+
+#endif

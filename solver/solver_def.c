@@ -1,0 +1,47 @@
+/* The solver definition: defaults and validation. */
+#include "pbd.h"
+
+#include <math.h>
+
+pbd_solver_def pbd_solver_def_default(void)
+{
+    pbd_solver_def d = {
+        .dt = 1.0 / 60.0,
+        .iterations = 10,
+        .substeps = 1,
+        .gravity = {0.0, -9.81, 0.0},
+        .method = PBD_METHOD_PBD,
+        .linearize_stiffness = 0,
+        .scheme = PBD_SCHEME_GAUSS_SEIDEL,
+        .sor_omega = 1.0,
+        .threads = 0,
+        .damping = PBD_DAMPING_NONE,
+        .k_damping = 0.0,
+        .record_iterations = 0,
+    };
+    return d;
+}
+
+pbd_status pbd_solver_def_validate(const pbd_solver_def *d)
+{
+    if (!(isfinite(d->dt) && d->dt > 0.0))
+        return pbd_error(PBD_EINVAL, "dt: expected a finite number > 0, found %g", d->dt);
+    if (d->iterations < 1)
+        return pbd_error(PBD_EINVAL, "iterations: expected an integer >= 1, found %d",
+                         d->iterations);
+    if (d->substeps < 1)
+        return pbd_error(PBD_EINVAL, "substeps: expected an integer >= 1, found %d", d->substeps);
+    for (int i = 0; i < 3; i++)
+        if (!isfinite(d->gravity[i]))
+            return pbd_error(PBD_EINVAL, "gravity: expected finite components, found %g",
+                             d->gravity[i]);
+    if (!(isfinite(d->sor_omega) && d->sor_omega > 0.0 && d->sor_omega < 2.0))
+        return pbd_error(PBD_EINVAL, "sor-omega: expected a number in (0, 2), found %g",
+                         d->sor_omega);
+    if (!(isfinite(d->k_damping) && d->k_damping >= 0.0 && d->k_damping <= 1.0))
+        return pbd_error(PBD_EINVAL, "k-damping: expected a number in [0, 1], found %g",
+                         d->k_damping);
+    if (d->threads < 0)
+        return pbd_error(PBD_EINVAL, "threads: expected an integer >= 0, found %d", d->threads);
+    return PBD_OK;
+}

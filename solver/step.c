@@ -1,0 +1,148 @@
+/* The step: PBD Algorithm 1 (Müller et al. 2006), with XPBD's λ (Macklin et al. 2016,
+ * Alg. 1) and Small Steps' substeps (Macklin et al. 2019). Each line of the listing is
+ * a named, timed stage. */
+#include "pbd.h"
+#include "solver_private.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+const char *const pbd_stage_names[PBD_STAGE_COUNT] = {
+    "external_forces", "damp_velocities", "predict",        "generate_collisions",
+    "project",         "update",          "velocity_update", "measure",
+};
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#define STAGE(w, id, t0)                                                    \
+    do {                                                                    \
+        double t1_ = now_seconds();                                         \
+        (w)->stats.stage_seconds[id] += t1_ - (t0);                         \
+        (t0) = t1_;                                                         \
+    } while (0)
+
+/* Stiffness used this step: raw k, or k' = 1 - (1-k)^(1/n) so that n iterations
+ * leave (1-k) of an isolated constraint's error (seed review slides). */
+static void prepare_sets(pbd_world *w)
+{
+    int n = w->def.iterations;
+    for (int s = 0; s < w->n_sets; s++) {
+        pbd_constraint_set *set = &w->sets[s];
+        for (int c = 0; c < set->count; c++) {
+            double k = set->stiffness[c];
+            set->k_eff[c] = w->def.linearize_stiffness ? 1.0 - pow(1.0 - k, 1.0 / n) : k;
+            set->lambda[c] = 0.0; /* XPBD: λ = 0 at the start of each (sub)step */
+        }
+    }
+}
+
+/* Per-iteration residual buffers; sized on the first step of a definition. */
+static pbd_status reserve_iteration_log(pbd_world *w)
+{
+    int need = w->def.iterations * w->def.substeps;
+    if (need <= w->iter_capacity) return PBD_OK;
+    double *a = realloc(w->iter_max_c, (size_t)need * sizeof *a);
+    if (a) w->iter_max_c = a;
+    double *b = realloc(w->iter_l2_c, (size_t)need * sizeof *b);
+    if (b) w->iter_l2_c = b;
+    if (!a || !b) return pbd_error(PBD_ENOMEM, "out of memory for the iteration log");
+    w->iter_capacity = need;
+    return PBD_OK;
+}
+
+static void move_attachments(pbd_world *w, double t)
+{
+    for (int a = 0; a < w->n_attach; a++) {
+        double *target = w->attach_target + 3 * a;
+        if (w->attach_motion) w->attach_motion(a, t, w->attach_anchor + 3 * a, target, w->attach_user);
+        double *p = w->p + 3 * (size_t)w->attach_idx[a];
+        p[0] = target[0]; p[1] = target[1]; p[2] = target[2];
+    }
+}
+
+static pbd_status check_finite(pbd_world *w)
+{
+    for (int i = 0; i < 3 * w->n; i++)
+        if (!isfinite(w->x[i]) || !isfinite(w->v[i]))
+            return pbd_error(PBD_ENUMERIC,
+                             "step %ld: particle %d has a non-finite position or velocity",
+                             w->step_count, i / 3);
+    return PBD_OK;
+}
+
+static void measure(pbd_world *w)
+{
+    pbd_step_stats *st = &w->stats;
+    pbd_world_residual(w, w->x, &st->max_c, &st->l2_c);
+    pbd_momentum(w, w->x, w->v, st->linear_momentum, st->angular_momentum);
+    double ke = 0.0, pe = 0.0;
+    for (int i = 0; i < w->n; i++) {
+        if (w->w[i] <= 0.0) continue;
+        double m = 1.0 / w->w[i];
+        const double *v = w->v + 3 * i, *x = w->x + 3 * i;
+        ke += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        pe -= m * (w->def.gravity[0] * x[0] + w->def.gravity[1] * x[1] + w->def.gravity[2] * x[2]);
+    }
+    st->kinetic_energy = ke;
+    st->potential_energy = pe;
+}
+
+pbd_status pbd_step(pbd_world *w)
+{
+    pbd_status status = pbd_solver_def_validate(&w->def);
+    if (status != PBD_OK) return status;
+    if ((status = reserve_iteration_log(w)) != PBD_OK) return status;
+    const pbd_solver_def *d = &w->def;
+    const double h = d->dt / d->substeps;
+    for (int k = 0; k < PBD_STAGE_COUNT; k++) w->stats.stage_seconds[k] = 0.0;
+    double t0 = now_seconds();
+
+    for (int sub = 0; sub < d->substeps; sub++) {
+        /* (5) v_i <- v_i + Δt w_i f_ext(x_i), with f_ext = m_i g */
+        for (int i = 0; i < w->n; i++) {
+            if (w->w[i] <= 0.0) continue;
+            for (int c = 0; c < 3; c++) w->v[3 * i + c] += h * d->gravity[c];
+        }
+        STAGE(w, PBD_STAGE_EXTERNAL_FORCES, t0);
+        /* (6) dampVelocities */
+        pbd_damp_velocities(w);
+        STAGE(w, PBD_STAGE_DAMP_VELOCITIES, t0);
+        /* (7) p_i <- x_i + Δt v_i; attachments follow their (kinematic) targets */
+        for (int i = 0; i < 3 * w->n; i++) w->p[i] = w->x[i] + h * w->v[i];
+        move_attachments(w, w->time + h);
+        STAGE(w, PBD_STAGE_PREDICT, t0);
+        /* (8) generateCollisionConstraints(x_i -> p_i) */
+        pbd_generate_collisions(w, h);
+        STAGE(w, PBD_STAGE_GENERATE_COLLISIONS, t0);
+        /* (9–11) solverIterations × projectConstraints */
+        prepare_sets(w);
+        for (int it = 0; it < d->iterations; it++) {
+            w->stats.skipped = pbd_project_iteration(w, h);
+            if (d->record_iterations) {
+                int k = sub * d->iterations + it;
+                pbd_world_residual(w, w->p, &w->iter_max_c[k], &w->iter_l2_c[k]);
+            }
+        }
+        STAGE(w, PBD_STAGE_PROJECT, t0);
+        /* (12–15) v_i <- (p_i - x_i)/Δt, x_i <- p_i */
+        for (int i = 0; i < 3 * w->n; i++) {
+            w->v[i] = (w->p[i] - w->x[i]) / h;
+            w->x[i] = w->p[i];
+        }
+        STAGE(w, PBD_STAGE_UPDATE, t0);
+        /* (16) velocityUpdate: friction and restitution */
+        pbd_velocity_update(w, h);
+        STAGE(w, PBD_STAGE_VELOCITY_UPDATE, t0);
+        w->time += h;
+    }
+    w->step_count++;
+    measure(w);
+    STAGE(w, PBD_STAGE_MEASURE, t0);
+    return check_finite(w);
+}

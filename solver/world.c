@@ -1,0 +1,199 @@
+/* The world: particle store, constraint sets, attachments and the step's workspace.
+ * Everything is allocated here, while the world is built; pbd_step allocates nothing. */
+#include "pbd.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+pbd_world *pbd_world_create(int n)
+{
+    if (n < 0) return NULL;
+    pbd_world *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    size_t m = n > 0 ? (size_t)n : 1;
+    w->n = n;
+    w->x = calloc(3 * m, sizeof(double));
+    w->p = calloc(3 * m, sizeof(double));
+    w->v = calloc(3 * m, sizeof(double));
+    w->w = calloc(m, sizeof(double));
+    w->def = pbd_solver_def_default();
+    if (!w->x || !w->p || !w->v || !w->w) {
+        pbd_world_free(w);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) w->w[i] = 1.0;
+    return w;
+}
+
+static void set_free(pbd_constraint_set *s)
+{
+    free(s->idx);
+    free(s->rest);
+    free(s->stiffness);
+    free(s->compliance);
+    free(s->lambda);
+    free(s->k_eff);
+    free(s->aux);
+}
+
+void pbd_world_free(pbd_world *w)
+{
+    if (!w) return;
+    for (int s = 0; s < w->n_sets; s++) set_free(&w->sets[s]);
+    free(w->sets);
+    free(w->x);
+    free(w->p);
+    free(w->v);
+    free(w->w);
+    free(w->attach_idx);
+    free(w->attach_anchor);
+    free(w->attach_target);
+    free(w->work_x);
+    free(w->work_w);
+    free(w->work_grad);
+    free(w->iter_max_c);
+    free(w->iter_l2_c);
+    free(w);
+}
+
+void pbd_world_set_particle(pbd_world *w, int i, const double x[3], const double v[3],
+                            double mass)
+{
+    for (int k = 0; k < 3; k++) {
+        w->x[3 * i + k] = w->p[3 * i + k] = x[k];
+        w->v[3 * i + k] = v ? v[k] : 0.0;
+    }
+    w->w[i] = (mass > 0.0 && isfinite(mass)) ? 1.0 / mass : 0.0;
+}
+
+/* Grow the per-constraint workspace to hold `arity` particles. */
+static pbd_status reserve_workspace(pbd_world *w, int arity)
+{
+    if (arity <= w->max_arity) return PBD_OK;
+    double *x = realloc(w->work_x, 3 * (size_t)arity * sizeof(double));
+    if (x) w->work_x = x;
+    double *wm = realloc(w->work_w, (size_t)arity * sizeof(double));
+    if (wm) w->work_w = wm;
+    double *g = realloc(w->work_grad, 3 * (size_t)arity * sizeof(double));
+    if (g) w->work_grad = g;
+    if (!x || !wm || !g) return pbd_error(PBD_ENOMEM, "out of memory for a constraint of arity %d", arity);
+    w->max_arity = arity;
+    return PBD_OK;
+}
+
+int pbd_world_add_set(pbd_world *w, const pbd_constraint_type *type, int arity)
+{
+    if (!type) return -1;
+    if (type->arity > 0) arity = type->arity;
+    if (arity < 1) {
+        pbd_error(PBD_EINVAL, "constraint set %s: arity must be >= 1, found %d", type->name, arity);
+        return -1;
+    }
+    if (reserve_workspace(w, arity) != PBD_OK) return -1;
+    pbd_constraint_set *sets = realloc(w->sets, (size_t)(w->n_sets + 1) * sizeof *sets);
+    if (!sets) return -1;
+    w->sets = sets;
+    pbd_constraint_set *s = &sets[w->n_sets];
+    memset(s, 0, sizeof *s);
+    s->type = type;
+    s->arity = arity;
+    return w->n_sets++;
+}
+
+static int grow_set(pbd_constraint_set *s)
+{
+    int cap = s->capacity ? 2 * s->capacity : 16;
+    int32_t *idx = realloc(s->idx, (size_t)cap * s->arity * sizeof *idx);
+    if (idx) s->idx = idx;
+    size_t nr = s->type->n_rest > 0 ? (size_t)s->type->n_rest : 1;
+    double *rest = realloc(s->rest, (size_t)cap * nr * sizeof *rest);
+    if (rest) s->rest = rest;
+    double *k = realloc(s->stiffness, (size_t)cap * sizeof *k);
+    if (k) s->stiffness = k;
+    double *a = realloc(s->compliance, (size_t)cap * sizeof *a);
+    if (a) s->compliance = a;
+    double *l = realloc(s->lambda, (size_t)cap * sizeof *l);
+    if (l) s->lambda = l;
+    double *ke = realloc(s->k_eff, (size_t)cap * sizeof *ke);
+    if (ke) s->k_eff = ke;
+    if (!idx || !rest || !k || !a || !l || !ke) return -1;
+    s->capacity = cap;
+    return 0;
+}
+
+int pbd_set_add(pbd_world *w, int set, const int32_t *idx, const double *rest, double stiffness,
+                double compliance)
+{
+    if (set < 0 || set >= w->n_sets) return -1;
+    pbd_constraint_set *s = &w->sets[set];
+    for (int j = 0; j < s->arity; j++)
+        if (idx[j] < 0 || idx[j] >= w->n) {
+            pbd_error(PBD_EINVAL, "constraint %s: particle index %d out of range [0, %d)",
+                      s->type->name, idx[j], w->n);
+            return -1;
+        }
+    if (!(stiffness >= 0.0 && stiffness <= 1.0)) {
+        pbd_error(PBD_EINVAL, "constraint %s: stiffness must be in [0, 1], found %g",
+                  s->type->name, stiffness);
+        return -1;
+    }
+    if (!(compliance >= 0.0 && isfinite(compliance))) {
+        pbd_error(PBD_EINVAL, "constraint %s: compliance must be finite and >= 0, found %g",
+                  s->type->name, compliance);
+        return -1;
+    }
+    if (s->count == s->capacity && grow_set(s) != 0) {
+        pbd_error(PBD_ENOMEM, "out of memory adding a %s constraint", s->type->name);
+        return -1;
+    }
+    int c = s->count;
+    memcpy(s->idx + (size_t)c * s->arity, idx, (size_t)s->arity * sizeof *idx);
+    int nr = s->type->n_rest;
+    double *r = s->rest + (size_t)c * (nr > 0 ? nr : 1);
+    if (rest) {
+        memcpy(r, rest, (size_t)nr * sizeof *r);
+    } else if (s->type->rest) {
+        for (int j = 0; j < s->arity; j++)
+            memcpy(w->work_x + 3 * j, w->x + 3 * (size_t)idx[j], 3 * sizeof(double));
+        pbd_eval_input in = {w->work_x, s->arity, NULL, s->aux, s->n_aux};
+        s->type->rest(&in, r);
+    } else {
+        pbd_error(PBD_EINVAL, "constraint %s: rest values must be given", s->type->name);
+        return -1;
+    }
+    s->stiffness[c] = stiffness;
+    s->compliance[c] = compliance;
+    s->lambda[c] = 0.0;
+    s->k_eff[c] = stiffness;
+    return s->count++;
+}
+
+pbd_status pbd_set_aux(pbd_world *w, int set, const int32_t *aux, int n_aux)
+{
+    pbd_constraint_set *s = &w->sets[set];
+    int32_t *a = malloc((size_t)(n_aux > 0 ? n_aux : 1) * sizeof *a);
+    if (!a) return pbd_error(PBD_ENOMEM, "out of memory for set topology");
+    memcpy(a, aux, (size_t)n_aux * sizeof *a);
+    free(s->aux);
+    s->aux = a;
+    s->n_aux = n_aux;
+    return PBD_OK;
+}
+
+int pbd_world_attach(pbd_world *w, int i)
+{
+    if (i < 0 || i >= w->n) return -1;
+    int a = w->n_attach;
+    int32_t *idx = realloc(w->attach_idx, (size_t)(a + 1) * sizeof *idx);
+    if (idx) w->attach_idx = idx;
+    double *an = realloc(w->attach_anchor, 3 * (size_t)(a + 1) * sizeof *an);
+    if (an) w->attach_anchor = an;
+    double *tg = realloc(w->attach_target, 3 * (size_t)(a + 1) * sizeof *tg);
+    if (tg) w->attach_target = tg;
+    if (!idx || !an || !tg) return -1;
+    idx[a] = i;
+    for (int k = 0; k < 3; k++) an[3 * a + k] = tg[3 * a + k] = w->x[3 * i + k];
+    w->w[i] = 0.0; /* PBD Sec. 3.6: other constraints must not move it */
+    return w->n_attach++;
+}

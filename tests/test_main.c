@@ -1,0 +1,61 @@
+/* pbd-tests [FILTER]: runs every CUnit suite, or only suites/tests whose name contains
+ * FILTER. Prints one line per test and exits non-zero on any failure. */
+#include "tests.h"
+
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+pbd_world *test_two_particles(const double p1[3], const double p2[3], double m1, double m2)
+{
+    pbd_world *w = pbd_world_create(2);
+    pbd_world_set_particle(w, 0, p1, NULL, m1);
+    pbd_world_set_particle(w, 1, p2, NULL, m2);
+    w->def.gravity[0] = w->def.gravity[1] = w->def.gravity[2] = 0.0;
+    return w;
+}
+
+int test_run(const char *cmd)
+{
+    int rc = system(cmd);
+    if (rc == -1 || !WIFEXITED(rc)) return -1;
+    return WEXITSTATUS(rc);
+}
+
+const char *test_bin_dir(void)
+{
+    const char *b = getenv("PBD_BIN");
+    return b && *b ? b : "build";
+}
+
+/* Remove the tests whose "suite/test" name does not contain the filter. */
+static void apply_filter(const char *filter)
+{
+    for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext)
+        for (CU_pTest t = s->pTest; t; t = t->pNext) {
+            char full[512];
+            snprintf(full, sizeof full, "%s/%s", s->pName, t->pName);
+            if (!strstr(full, filter)) CU_set_test_active(t, CU_FALSE);
+        }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("Usage: pbd-tests [FILTER]\nRuns the CUnit suites; FILTER keeps only tests whose "
+               "\"suite/test\" name contains it.\n");
+        return 0;
+    }
+    if (CU_initialize_registry() != CUE_SUCCESS) return 1;
+    register_projection_tests();
+    register_step_tests();
+    register_cli_tests();
+    if (argc > 1) apply_filter(argv[1]);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    CU_cleanup_registry();
+    return failed ? 1 : 0;
+}
