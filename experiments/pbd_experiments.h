@@ -34,6 +34,16 @@ int cli_parse(const char *prog, const char *usage, int argc, char **argv, int fi
               int *n_positional);
 void cli_print_options(FILE *out, const cli_option *opts, int n_opts);
 
+/* Rows for the solver definition's fields and the scene parameters; `out` must hold
+ * PBD_MAX_OPTIONS rows. Returns the number written. */
+#define PBD_MAX_OPTIONS 64
+struct pbd_scene_params;
+int pbd_solver_options(pbd_solver_def *def, cli_option *out);
+int pbd_scene_options(struct pbd_scene_params *sp, cli_option *out);
+const char *pbd_method_name(int method);
+const char *pbd_scheme_name(int scheme);
+const char *pbd_damping_name(int damping);
+
 /* ---- scenes ------------------------------------------------------------------------ */
 
 typedef struct pbd_scene_params {

@@ -35,8 +35,8 @@ pbd_status pbd_solver_def_validate(const pbd_solver_def *d)
         if (!isfinite(d->gravity[i]))
             return pbd_error(PBD_EINVAL, "gravity: expected finite components, found %g",
                              d->gravity[i]);
-    if (!(isfinite(d->sor_omega) && d->sor_omega > 0.0 && d->sor_omega < 2.0))
-        return pbd_error(PBD_EINVAL, "sor-omega: expected a number in (0, 2), found %g",
+    if (!(isfinite(d->sor_omega) && d->sor_omega > 0.0 && d->sor_omega <= 2.0))
+        return pbd_error(PBD_EINVAL, "sor-omega: expected a number in (0, 2], found %g",
                          d->sor_omega);
     if (!(isfinite(d->k_damping) && d->k_damping >= 0.0 && d->k_damping <= 1.0))
         return pbd_error(PBD_EINVAL, "k-damping: expected a number in [0, 1], found %g",

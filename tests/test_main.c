@@ -49,9 +49,9 @@ int main(int argc, char **argv)
         return 0;
     }
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
-    register_projection_tests();
-    register_step_tests();
-    register_cli_tests();
+#define PBD_REGISTER_SUITE(area) \
+    if (register_##area##_tests) register_##area##_tests();
+    PBD_TEST_SUITES(PBD_REGISTER_SUITE)
     if (argc > 1) apply_filter(argv[1]);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

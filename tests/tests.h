@@ -7,10 +7,14 @@
 #include "../experiments/pbd_experiments.h"
 #include "../solver/pbd.h"
 
-/* Each area's file defines one of these; it adds its suite and tests. */
-void register_projection_tests(void);
-void register_step_tests(void);
-void register_cli_tests(void);
+/* Each area's file defines one of these; it adds its suite and tests. They are weak so
+ * that an area's suite is registered exactly when its file is part of the build. */
+#define PBD_TEST_SUITES(X)                                                                \
+    X(projection) X(step) X(cli) X(constraints) X(gradcheck) X(variants) X(newton)        \
+    X(damping) X(mesh) X(collision) X(spatial_hash) X(balloon) X(tearing) X(rigid)       \
+    X(h5log) X(experiments) X(fastpath) X(robustness)
+#define PBD_DECLARE_SUITE(area) void register_##area##_tests(void) __attribute__((weak));
+PBD_TEST_SUITES(PBD_DECLARE_SUITE)
 
 /* Helpers shared by the suites (test_main.c). */
 pbd_world *test_two_particles(const double p1[3], const double p2[3], double m1, double m2);

@@ -1,0 +1,53 @@
+/* Command-line rows shared by every program that builds a scene and steps it:
+ * the solver definition's fields and the scene parameters. */
+#include "pbd_experiments.h"
+
+#include <math.h>
+
+static const char *const method_names[] = {"pbd", "xpbd", NULL};
+static const char *const scheme_names[] = {"gauss-seidel", "jacobi", "colored", NULL};
+static const char *const damping_names[] = {"none", "scale", "momentum", NULL};
+
+const char *pbd_method_name(int m) { return method_names[m]; }
+const char *pbd_scheme_name(int s) { return scheme_names[s]; }
+const char *pbd_damping_name(int d) { return damping_names[d]; }
+
+int pbd_solver_options(pbd_solver_def *d, cli_option *out)
+{
+    const cli_option rows[] = {
+        {"dt", CLI_DOUBLE, &d->dt, 0, INFINITY, 1, "time step in s", NULL},
+        {"iterations", CLI_INT, &d->iterations, 1, 1e6, 0, "solver iterations per (sub)step", NULL},
+        {"substeps", CLI_INT, &d->substeps, 1, 1e6, 0, "substeps per step (Small Steps)", NULL},
+        {"method", CLI_CHOICE, &d->method, 0, 0, 0, "solver", method_names},
+        {"linearize", CLI_FLAG, &d->linearize_stiffness, 0, 0, 0,
+         "use k' = 1-(1-k)^(1/iterations) (PBD)", NULL},
+        {"scheme", CLI_CHOICE, &d->scheme, 0, 0, 0, "iteration scheme", scheme_names},
+        {"sor-omega", CLI_DOUBLE, &d->sor_omega, 0, 2, 1, "Jacobi over-relaxation factor", NULL},
+        {"threads", CLI_INT, &d->threads, 0, 1024, 0, "threads for coloured GS (0: OMP default)",
+         NULL},
+        {"damping", CLI_CHOICE, &d->damping, 0, 0, 0, "velocity damping model", damping_names},
+        {"k-damping", CLI_DOUBLE, &d->k_damping, 0, 1, 0, "damping coefficient", NULL},
+        {"gravity", CLI_DOUBLE, &d->gravity[1], -INFINITY, INFINITY, 0,
+         "vertical gravity component in m/s^2", NULL},
+    };
+    int n = (int)(sizeof rows / sizeof rows[0]);
+    for (int i = 0; i < n; i++) out[i] = rows[i];
+    return n;
+}
+
+int pbd_scene_options(pbd_scene_params *sp, cli_option *out)
+{
+    const cli_option rows[] = {
+        {"stiffness", CLI_DOUBLE, &sp->stiffness, 0, 1, 0, "PBD stiffness k of every constraint",
+         NULL},
+        {"compliance", CLI_DOUBLE, &sp->compliance, 0, INFINITY, 0,
+         "XPBD compliance alpha of every constraint", NULL},
+        {"resolution", CLI_INT, &sp->resolution, 0, 1e5, 0,
+         "particles along the chain / cloth side (0: scene default)", NULL},
+        {"size", CLI_DOUBLE, &sp->size, 0, INFINITY, 1, "chain length / cloth side in m", NULL},
+        {"mass", CLI_DOUBLE, &sp->total_mass, 0, INFINITY, 1, "total mass in kg", NULL},
+    };
+    int n = (int)(sizeof rows / sizeof rows[0]);
+    for (int i = 0; i < n; i++) out[i] = rows[i];
+    return n;
+}
