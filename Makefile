@@ -67,7 +67,7 @@ test: $(BUILD)/pbd-tests $(BINS)
 	cd $(CURDIR) && PBD_BIN=$(BUILD) $(BUILD)/pbd-tests
 
 asan:
-	$(MAKE) BUILD=build/asan OPT="-O1 -g" \
+	$(MAKE) BUILD=$(BUILD)/asan OPT="-O1 -g" \
 	  SAN_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test
 
 gradcheck: $(BUILD)/pbd-gradcheck

@@ -79,7 +79,35 @@ int pbd_constraint_type_count(void);
 const pbd_constraint_type *pbd_constraint_type_at(int i);
 const pbd_constraint_type *pbd_constraint_type_find(const char *name);
 
-/* Each type's table, for builders that need one by name at compile time. */
+/* Each type's table, for builders that need one at compile time. The contract of each
+ * (particle order in the index row; rest layout) — the files implement exactly this:
+ *
+ *  distance         arity 2  (p1, p2)            rest {d}
+ *  bend_dihedral    arity 4  (p1, p2, p3, p4)    rest {phi0}; p1–p2 the shared edge,
+ *                   triangles (p1, p2, p3) and (p1, p2, p4) (PBD Sec. 4.1, Appendix A)
+ *  bend_isometric   arity 4  (same stencil)      rest: Q and its rest energy, see the file
+ *  tet_volume       arity 4  (p0, p1, p2, p3)    rest {V0}, signed
+ *  tet_plane        arity 4  (p0, p1, p2, p3)    rest {d}: p1's signed distance to the
+ *                   plane through p0, p2, p3
+ *  plane_collision  arity 1  (p)                 rest {qx, qy, qz, nx, ny, nz}, inequality
+ *                   C = (p - q)·n >= 0 (q = entry point q_c or closest point q_s)
+ *  point_triangle   arity 4  (q, p1, p2, p3)     rest {sign}: C = sign (q-p1)·[(p2-p1)×(p3-p1)]
+ *                   >= 0, inequality
+ *  self_collision   arity 4  (q, p1, p2, p3)     rest {h, sign}: sign +1 is Eq. 12, -1 is
+ *                   Eq. 13; C = sign (q-p1)·n̂ - h >= 0, inequality
+ *  balloon_volume   arity variable (all mesh vertices), aux = triangles (local indices,
+ *                   3 per triangle)             rest {V0, k_pressure} (Eq. 14–15)
+ *  attachment       arity 1  (p)                 rest {tx, ty, tz}: C = |p - t|
+ */
 extern const pbd_constraint_type pbd_distance_type;
+extern const pbd_constraint_type pbd_bend_dihedral_type;
+extern const pbd_constraint_type pbd_bend_isometric_type;
+extern const pbd_constraint_type pbd_tet_volume_type;
+extern const pbd_constraint_type pbd_tet_plane_type;
+extern const pbd_constraint_type pbd_plane_collision_type;
+extern const pbd_constraint_type pbd_point_triangle_type;
+extern const pbd_constraint_type pbd_self_collision_type;
+extern const pbd_constraint_type pbd_balloon_volume_type;
+extern const pbd_constraint_type pbd_attachment_type;
 
 #endif

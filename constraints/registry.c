@@ -5,6 +5,8 @@
 
 static const pbd_constraint_type *const registry[] = {
     &pbd_distance_type,
+    /* bending rows */
+    /* solids, collisions, pressure, attachment rows */
 };
 
 int pbd_constraint_type_count(void) { return (int)(sizeof registry / sizeof registry[0]); }

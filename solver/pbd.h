@@ -131,6 +131,8 @@ typedef struct pbd_world {
     double *iter_max_c, *iter_l2_c; /* def.iterations × substeps values of the last step */
     int iter_capacity;
     pbd_step_stats stats;
+    /* colliders, contacts and rigid bodies (solver/collision*.c); NULL when none */
+    struct pbd_collision_state *collision;
 } pbd_world;
 
 pbd_world *pbd_world_create(int n_particles);
@@ -168,5 +170,9 @@ void pbd_world_residual(pbd_world *w, const double *pos, double *max_c, double *
 /* Linear and angular momentum (about the origin) of positions pos and velocities vel. */
 void pbd_momentum(const pbd_world *w, const double *pos, const double *vel, double lin[3],
                   double ang[3]);
+
+/* ---- solver variants (XPBD damping, Jacobi, colouring, Newton reference) ----------- */
+
+/* ---- collision, friction, rigid coupling ------------------------------------------- */
 
 #endif
