@@ -6,6 +6,8 @@
 static const pbd_constraint_type *const registry[] = {
     &pbd_distance_type,
     /* bending rows */
+    &pbd_bend_dihedral_type,
+    &pbd_bend_isometric_type,
     /* solids, collisions, pressure, attachment rows */
     &pbd_tet_volume_type,
     &pbd_tet_plane_type,
