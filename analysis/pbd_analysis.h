@@ -84,4 +84,22 @@ int pbd_gradcheck_format_line(char *buf, size_t size, const pbd_gradcheck_result
 pbd_status pbd_gradcheck_write_h5(const char *path, const pbd_gradcheck_options *opt,
                                   const pbd_gradcheck_result *results, int n);
 
+/* ---- formula variants of the bending projection ----------------------------------- */
+
+typedef struct pbd_variant_stats {
+    double median, min, max;
+} pbd_variant_stats;
+
+typedef struct pbd_bend_variants_result {
+    int samples;  /* hinges where both steps and all evaluations were defined */
+    int skipped;  /* hinges where one of them reported PBD_EVAL_DEGENERATE */
+    pbd_variant_stats eq28_linearized, slides_linearized; /* |C + ∇C·Δp| / |C| (PBD Eq. 3) */
+    pbd_variant_stats eq28_step_ratio, slides_step_ratio; /* |C(p + Δp)| / |C(p)| */
+} pbd_bend_variants_result;
+
+/* One step (k = 1, inverse masses in [0.1, 10]) of PBD Eq. 28 (the dihedral type's closed
+ * form) and of the review slides' variant on opt->samples random regular hinges drawn by
+ * the dihedral type's sample() (analysis/bend_variants.c). */
+pbd_status pbd_bend_variants(const pbd_gradcheck_options *opt, pbd_bend_variants_result *r);
+
 #endif

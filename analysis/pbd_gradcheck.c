@@ -27,7 +27,7 @@ int main(int argc, char **argv)
         {"samples", CLI_INT, &samples, 1, 1e8, 0, "regular random samples per type", NULL},
         {"degenerate-samples", CLI_INT, &degenerate, -1, 1e8, 0,
          "near-degenerate samples per type (-1: samples/4, rounded up)", NULL},
-        {"seed", CLI_INT, &seed, 0, 2147483647.0, 0, "random seed", NULL},
+        {"seed", CLI_INT, &seed, 0, 1e9, 0, "random seed", NULL},
         {"output", CLI_STRING, &output, 0, 0, 0,
          "HDF5 file to write (default data/results/gradcheck.h5)", NULL},
         {"no-output", CLI_FLAG, &no_output, 0, 0, 0, "do not write the HDF5 file", NULL},
@@ -91,6 +91,25 @@ int main(int argc, char **argv)
                "%d non-finite; FD max_rel_err where eval said OK %.3g (not in the table)\n",
                r->type->name, r->degenerate_samples, r->degenerate_skipped,
                r->degenerate_nonfinite, r->degenerate_max_rel_err);
+    }
+    if (!only || only == &pbd_bend_dihedral_type) {
+        pbd_bend_variants_result v;
+        if (pbd_bend_variants(&opt, &v) == PBD_OK) {
+            printf("# bend_dihedral variants, one step (k=1, w in [0.1,10]) on %d hinges (%d "
+                   "skipped): linearized residual |C+gradC.dp|/|C| (PBD Eq. 3)\n",
+                   v.samples, v.skipped);
+            printf("#   Eq. 28:        median %.3g  max %.3g\n", v.eq28_linearized.median,
+                   v.eq28_linearized.max);
+            printf("#   slides' step:  median %.3g  min %.3g  max %.3g\n",
+                   v.slides_linearized.median, v.slides_linearized.min, v.slides_linearized.max);
+            printf("# bend_dihedral variants: |C(p+dp)|/|C(p)| after the step: Eq. 28 median "
+                   "%.3g max %.3g; slides' step median %.3g max %.3g\n",
+                   v.eq28_step_ratio.median, v.eq28_step_ratio.max, v.slides_step_ratio.median,
+                   v.slides_step_ratio.max);
+        } else {
+            fprintf(stderr, "pbd-gradcheck: %s\n", pbd_last_error());
+            status = 1;
+        }
     }
     printf("# seed=%d degenerate_samples=%d; FD step h = cbrt(eps)*L; thresholds: max_rel_err <= "
            "%g, taylor_order >= %g, momentum <= %g\n",

@@ -292,6 +292,41 @@ static void test_reproducible(void)
     pbd_gradcheck_result_free(&c);
 }
 
+/* Every registered type passes (what `make gradcheck` checks, with fewer samples). */
+static void test_registry_passes(void)
+{
+    for (int i = 0; i < pbd_constraint_type_count(); i++) {
+        const pbd_constraint_type *t = pbd_constraint_type_at(i);
+        pbd_gradcheck_result r = check(t, 300);
+        if (!r.pass) {
+            char line[256];
+            pbd_gradcheck_format_line(line, sizeof line, &r);
+            fprintf(stderr, "\n  %s\n", line);
+        }
+        CU_ASSERT(r.pass);
+        CU_ASSERT(r.checked >= 290);
+        CU_ASSERT_EQUAL(r.momentum, t->internal ? PBD_GC_MOMENTUM_OK : PBD_GC_MOMENTUM_NA);
+        pbd_gradcheck_result_free(&r);
+    }
+}
+
+/* Eq. 28 solves the linearized constraint (PBD Eq. 3) to rounding; the slides' step
+ * does not, and reduces |C| less. */
+static void test_bend_variants(void)
+{
+    pbd_gradcheck_options o = pbd_gradcheck_options_default();
+    o.samples = 300;
+    pbd_bend_variants_result v;
+    CU_ASSERT_EQUAL_FATAL(pbd_bend_variants(&o, &v), PBD_OK);
+    CU_ASSERT_EQUAL(v.samples + v.skipped, 300);
+    CU_ASSERT(v.samples >= 290);
+    CU_ASSERT(v.eq28_linearized.max < 1e-10);
+    CU_ASSERT(v.slides_linearized.median > 1e-2);
+    CU_ASSERT(v.slides_linearized.min <= v.slides_linearized.median &&
+              v.slides_linearized.median <= v.slides_linearized.max);
+    CU_ASSERT(v.eq28_step_ratio.median < v.slides_step_ratio.median);
+}
+
 /* ---- the program and its HDF5 file ------------------------------------------------------ */
 
 static int run_gradcheck(const char *args, const char *out_file)
@@ -388,6 +423,8 @@ void register_gradcheck_tests(void)
     CU_add_test(s, "linear_exact", test_linear_exact);
     CU_add_test(s, "broken_sampler_fails", test_broken_sampler_fails);
     CU_add_test(s, "reproducible", test_reproducible);
+    CU_add_test(s, "registry_passes", test_registry_passes);
+    CU_add_test(s, "bend_variants", test_bend_variants);
     CU_add_test(s, "program_output", test_program_output);
     CU_add_test(s, "program_flags", test_program_flags);
 }
