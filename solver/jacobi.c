@@ -6,7 +6,8 @@
  * factor.
  *
  * PBD: per-particle averaging (Macklin et al. 2014, "Unified Particle Physics for
- * Real-Time Applications", Eq. 11, after Bridson et al. 2002):
+ * Real-Time Applications", parallel SOR solver with constraint averaging; after Bridson
+ * et al. 2002):
  *     p_i <- p_i + ω/n_i Σ_c Δp_i^c.
  *
  * XPBD: moving one constraint's particles by different fractions of its Δλ would break

@@ -390,6 +390,8 @@ pbd_status pbd_newton_step(pbd_world *w, int max_iter, double tol, double *resid
             w->sets[s].lambda[c] = nw->lambda[nw->set_c[s] + c];
     w->time += dt;
     w->step_count++;
+    for (int k = 0; k < PBD_STAGE_COUNT; k++) w->stats.stage_seconds[k] = 0.0;
+    w->stats.skipped = 0;
     pbd_measure(w, dt);
     for (int i = 0; i < 3 * w->n; i++)
         if (!isfinite(w->x[i]) || !isfinite(w->v[i]))

@@ -195,7 +195,8 @@ int pbd_set_colours(const pbd_world *w, int set, const int32_t **order, const in
  *   g(x, λ) = M(x - x̃) - ∇C(x)ᵀλ = 0,  h(x, λ) = C(x) + α̃λ = 0,  x̃ = x + Δt v + Δt² g,
  * by Newton's method on the KKT system (XPBD Eq. 10–11) with the full Hessian of C
  * (central differences of the analytic gradient). Fixed particles (w = 0) are eliminated:
- * they move to x + Δt v, attachments to their targets. Equality constraints only.
+ * they move to x + Δt v, attachments to their targets. Equality constraints only; it uses
+ * the sets' compliance α whatever def.method says, and no damping of either kind.
  * x_out (3n) and lambda_out (the sets' counts, set after set) may be NULL.
  * residuals (max_iter + 1 values, may be NULL) gets ||(g, h)||_2 before each iteration
  * and after the last; *n_iter the Newton iterations taken. Stops at ||(g, h)|| <= tol;

@@ -3,6 +3,7 @@
 #include "tests.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -373,6 +374,29 @@ static void test_chain_rest_lengths(void)
     }
 }
 
+/* Every variant is a pbd-run flag; bad values give exit status 2. */
+static int run(const char *args)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s/pbd-run %s >/dev/null 2>&1", test_bin_dir(), args);
+    return test_run(cmd);
+}
+
+static void test_pbd_run_flags(void)
+{
+    CU_ASSERT_EQUAL(run("chain --steps=3 --quiet --method=xpbd --compliance=1e-4 "
+                        "--xpbd-damping=2 --substeps=2"), 0);
+    CU_ASSERT_EQUAL(run("cloth --steps=3 --quiet --scheme=jacobi --sor-omega=1.5"), 0);
+    CU_ASSERT_EQUAL(run("cloth --steps=3 --quiet --scheme=colored --threads=2"), 0);
+    CU_ASSERT_EQUAL(run("cloth --steps=3 --quiet --damping=momentum --k-damping=0.2"), 0);
+    CU_ASSERT_EQUAL(run("chain --xpbd-damping=-1"), 2);
+    CU_ASSERT_EQUAL(run("chain --xpbd-damping=nan"), 2);
+    CU_ASSERT_EQUAL(run("chain --sor-omega=2.5"), 2);
+    CU_ASSERT_EQUAL(run("chain --scheme=red-black"), 2);
+    CU_ASSERT_EQUAL(run("chain --damping=viscous"), 2);
+    CU_ASSERT_EQUAL(run("chain --threads=-1"), 2);
+}
+
 void register_variants_tests(void)
 {
     CU_pSuite s = CU_add_suite("variants", NULL, NULL);
@@ -387,4 +411,5 @@ void register_variants_tests(void)
     CU_add_test(s, "colouring_valid", test_colouring_valid);
     CU_add_test(s, "coloured_threads_identical", test_coloured_threads_identical);
     CU_add_test(s, "chain_rest_lengths", test_chain_rest_lengths);
+    CU_add_test(s, "pbd_run_flags", test_pbd_run_flags);
 }
