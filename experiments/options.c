@@ -27,6 +27,8 @@ int pbd_solver_options(pbd_solver_def *d, cli_option *out)
          NULL},
         {"damping", CLI_CHOICE, &d->damping, 0, 0, 0, "velocity damping model", damping_names},
         {"k-damping", CLI_DOUBLE, &d->k_damping, 0, 1, 0, "damping coefficient", NULL},
+        {"xpbd-damping", CLI_DOUBLE, &d->xpbd_beta, 0, INFINITY, 0,
+         "XPBD constraint damping beta (XPBD Eq. 26: gamma = alpha beta / dt; 0: off)", NULL},
         {"gravity", CLI_DOUBLE, &d->gravity[1], -INFINITY, INFINITY, 0,
          "vertical gravity component in m/s^2", NULL},
     };
