@@ -19,6 +19,7 @@
  * Everywhere else the gradient is computed in a bounded form (below), never as
  * q / √(1-d²), so it stays finite and accurate arbitrarily close to the kink. */
 #include "pbd_constraint.h"
+#include "batch_generic.h"
 #include "hinge_sample.h"
 #include "vec3.h"
 
@@ -219,6 +220,9 @@ static int dihedral_sample(pbd_rng *r, int degenerate, double *x, double *rest, 
     return 4;
 }
 
+/* Batched kernels: eval inlined into the generic projection (bit for bit the generic path). */
+BG_DEFINE_KERNELS(dihedral, 4, 1, 0, dihedral_eval);
+
 const pbd_constraint_type pbd_bend_dihedral_type = {
     .name = "bend_dihedral",
     .description = "acos(n1·n2) - phi0, unsigned dihedral angle (PBD Sec. 4.1, App. A Eq. 16-28)",
@@ -230,4 +234,5 @@ const pbd_constraint_type pbd_bend_dihedral_type = {
     .rest = dihedral_rest,
     .sample = dihedral_sample,
     .project_closed_form = dihedral_project,
+    .kernels = &dihedral_kernels,
 };

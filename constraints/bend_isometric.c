@@ -37,6 +37,7 @@
  * Q23 Q33 (indices 0 … 3 = p1 … p4), then E0. A degenerate rest state (a triangle of zero
  * area, or coincident points) stores Q = 0, E0 = 0; eval then returns PBD_EVAL_DEGENERATE. */
 #include "pbd_constraint.h"
+#include "batch_generic.h"
 #include "hinge_sample.h"
 #include "vec3.h"
 
@@ -146,6 +147,9 @@ static int isometric_sample(pbd_rng *r, int degenerate, double *x, double *rest,
     return 4;
 }
 
+/* Batched kernels: eval inlined into the generic projection (bit for bit the generic path). */
+BG_DEFINE_KERNELS(isometric, 4, ISO_N_REST, 0, isometric_eval);
+
 const pbd_constraint_type pbd_bend_isometric_type = {
     .name = "bend_isometric",
     .description = "1/2 sum Q_ij x_i.x_j - E0, Q = 3/(A0+A1) K K^T (Bergou et al. 2006)",
@@ -157,4 +161,5 @@ const pbd_constraint_type pbd_bend_isometric_type = {
     .rest = isometric_rest,
     .sample = isometric_sample,
     .project_closed_form = NULL,
+    .kernels = &isometric_kernels,
 };

@@ -2,6 +2,8 @@
 #include "pbd_constraint.h"
 #include "vec3.h"
 
+#include <stddef.h>
+
 /* Below this length the direction n = (p1-p2)/|p1-p2| is undefined: skip. */
 #define DISTANCE_MIN_LENGTH 1e-12
 
@@ -46,6 +48,59 @@ static int distance_project(const pbd_eval_input *in, const double *w, double k,
     return PBD_EVAL_OK;
 }
 
+/* Batched kernels (README "Performance"), PBD Eq. 10/11 as in distance_project:
+ *   s = k (|d| - d0) / ((w1 + w2) |d|),  p1 -= w1 s d,  p2 += w2 s d,  d = p1 - p2,
+ * and XPBD Eq. 18 with Σ_j w_j |∇_j C|² = w1 + w2 (|∇C| = 1 for both particles):
+ *   Δλ = (-C - α̃λ) / (w1 + w2 + α̃),  p1 += w1 Δλ d/|d|,  p2 -= w2 Δλ d/|d|,
+ * computed as t = Δλ/|d| with one division. Degenerate, as in the generic path: coincident
+ * points (or a non-finite length) and two fixed particles. */
+static inline int distance_pbd_one(const pbd_batch *b, int c)
+{
+    int i = b->idx[2 * c], j = b->idx[2 * c + 1];
+    double *p1 = b->pos + 3 * (size_t)i, *p2 = b->pos + 3 * (size_t)j;
+    double w1 = b->inv_mass[i], w2 = b->inv_mass[j], d[3];
+    v3_sub(d, p1, p2);
+    double len = v3_norm(d), wsum = w1 + w2;
+    if (!(wsum > 0.0) || !(len >= DISTANCE_MIN_LENGTH)) return 1;
+    double s = b->stiffness[c] * (len - b->rest[c]) / (wsum * len);
+    if (w1 > 0.0) v3_axpy(p1, -w1 * s, d);
+    if (w2 > 0.0) v3_axpy(p2, w2 * s, d);
+    return 0;
+}
+
+static inline int distance_xpbd_one(const pbd_batch *b, int c)
+{
+    int i = b->idx[2 * c], j = b->idx[2 * c + 1];
+    double *p1 = b->pos + 3 * (size_t)i, *p2 = b->pos + 3 * (size_t)j;
+    double w1 = b->inv_mass[i], w2 = b->inv_mass[j], d[3];
+    v3_sub(d, p1, p2);
+    double len = v3_norm(d), wsum = w1 + w2;
+    if (!(wsum > 0.0) || !(len >= DISTANCE_MIN_LENGTH)) return 1;
+    double alpha_tilde = b->compliance[c] * b->alpha_scale;
+    double t = (-(len - b->rest[c]) - alpha_tilde * b->lambda[c]) / ((wsum + alpha_tilde) * len);
+    b->lambda[c] += t * len;
+    if (w1 > 0.0) v3_axpy(p1, w1 * t, d);
+    if (w2 > 0.0) v3_axpy(p2, -w2 * t, d);
+    return 0;
+}
+
+static int distance_gs_pbd(const pbd_batch *b, const int32_t *rows, int begin, int end)
+{
+    int skipped = 0;
+    for (int q = begin; q < end; q++) skipped += distance_pbd_one(b, rows ? rows[q] : q);
+    return skipped;
+}
+
+static int distance_gs_xpbd(const pbd_batch *b, const int32_t *rows, int begin, int end)
+{
+    int skipped = 0;
+    for (int q = begin; q < end; q++) skipped += distance_xpbd_one(b, rows ? rows[q] : q);
+    return skipped;
+}
+
+static const pbd_kernels distance_kernels = {distance_gs_pbd, distance_gs_xpbd, distance_gs_pbd,
+                                             distance_gs_xpbd};
+
 static int distance_sample(pbd_rng *r, int degenerate, double *x, double *rest, int32_t *aux,
                            int *n_aux)
 {
@@ -69,4 +124,5 @@ const pbd_constraint_type pbd_distance_type = {
     .rest = distance_rest,
     .sample = distance_sample,
     .project_closed_form = distance_project,
+    .kernels = &distance_kernels,
 };

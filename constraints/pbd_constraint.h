@@ -61,6 +61,35 @@ typedef int (*pbd_sample_fn)(pbd_rng *r, int degenerate, double *x, double *rest
 typedef int (*pbd_project_fn)(const pbd_eval_input *in, const double *w, double k,
                               double *x_out);
 
+/* Batched projection, the solver's hot loop (README "Performance"). A kernel projects the
+ * constraints rows[begin .. end) of one set (rows == NULL: the constraints begin .. end-1)
+ * in place on pos, reading the set's parallel arrays directly, and returns how many it
+ * skipped as degenerate. Particles with w = 0 are never written. Each kernel is equal to
+ * the generic path (pbd_project_generic, XPBD Eq. 18 with γ = 0) constraint by constraint:
+ * bit for bit where it does the same arithmetic, to rounding where it uses a closed form;
+ * tests/test_fastpath.c holds them to it. */
+typedef struct pbd_batch {
+    double *pos;              /* 3 doubles per particle, moved in place */
+    const double *inv_mass;   /* w per particle */
+    const int32_t *idx;       /* the set's index rows, arity per constraint */
+    const double *rest;       /* the set's rest values, n_rest per constraint */
+    const double *stiffness;  /* PBD: the k used this step (the set's k_eff) */
+    const double *compliance; /* XPBD: α per constraint */
+    double *lambda;           /* XPBD: λ per constraint, incremented by Δλ */
+    double alpha_scale;       /* XPBD: α̃ = α · alpha_scale = α/Δt², Δt the (sub)step */
+    int arity;
+} pbd_batch;
+typedef int (*pbd_batch_fn)(const pbd_batch *b, const int32_t *rows, int begin, int end);
+
+/* A type's kernels; any may be NULL (the solver then uses the generic path). */
+typedef struct pbd_kernels {
+    /* Gauss–Seidel: in order, each constraint sees its predecessors' result */
+    pbd_batch_fn gauss_seidel_pbd, gauss_seidel_xpbd;
+    /* one colour: no two constraints of the batch share a particle, so any order gives the
+     * same result and the kernel may vectorise across constraints */
+    pbd_batch_fn colour_pbd, colour_xpbd;
+} pbd_kernels;
+
 typedef struct pbd_constraint_type {
     const char *name;
     const char *description;
@@ -72,6 +101,7 @@ typedef struct pbd_constraint_type {
     pbd_rest_fn rest;
     pbd_sample_fn sample;
     pbd_project_fn project_closed_form; /* may be NULL */
+    const pbd_kernels *kernels;         /* may be NULL: batched projection (see above) */
 } pbd_constraint_type;
 
 /* The registry (constraints/registry.c). */

@@ -3,6 +3,7 @@
  * gradients from the seed "tetrahedron constraint gradients"). A signed rest volume lets an inverted tet un-invert (with edge distance
  * constraints: the volume alone does not fix the shape). */
 #include "pbd_constraint.h"
+#include "batch_generic.h"
 #include "plane_geometry.h"
 #include "sample_shapes.h"
 
@@ -76,6 +77,9 @@ static int tet_volume_sample(pbd_rng *r, int degenerate, double *x, double *rest
     return 4;
 }
 
+/* Batched kernels: eval inlined into the generic projection (bit for bit the generic path). */
+BG_DEFINE_KERNELS(tet_volume, 4, 1, 0, tet_volume_eval);
+
 const pbd_constraint_type pbd_tet_volume_type = {
     .name = "tet_volume",
     .description = "(1/6)(p1-p0)·((p2-p0)×(p3-p0)) - V0, signed tet volume",
@@ -87,4 +91,5 @@ const pbd_constraint_type pbd_tet_volume_type = {
     .rest = tet_volume_rest,
     .sample = tet_volume_sample,
     .project_closed_form = NULL,
+    .kernels = &tet_volume_kernels,
 };

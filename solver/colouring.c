@@ -57,6 +57,8 @@ static pbd_status colour_set(const pbd_world *w, const pbd_constraint_set *s,
         col->start[k] = placed;
     }
     col->n_colours = k;
+    col->identity = 1;
+    for (int q = 0; q < s->count && col->identity; q++) col->identity = col->order[q] == q;
     return PBD_OK;
 }
 
@@ -67,7 +69,7 @@ pbd_status pbd_colour_sets(pbd_world *w)
         pbd_set_colouring *col = realloc(vs->col, (size_t)w->n_sets * sizeof *col);
         if (!col) return pbd_error(PBD_ENOMEM, "out of memory for %d colourings", w->n_sets);
         for (int s = vs->n_col_sets; s < w->n_sets; s++)
-            col[s] = (pbd_set_colouring){NULL, NULL, 0, 0, 0};
+            col[s] = (pbd_set_colouring){NULL, NULL, 0, 0, 0, 0};
         vs->col = col;
         vs->n_col_sets = w->n_sets;
     }

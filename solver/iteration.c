@@ -1,4 +1,5 @@
 /* One projection sweep: projectConstraints(C_1 … C_{M+Mcoll}, p_1 … p_N), line (10). */
+#include "fastpath.h"
 #include "pbd.h"
 #include "solver_private.h"
 #include "variants.h"
@@ -14,6 +15,12 @@ static int gauss_seidel(pbd_world *w, double h)
     int skipped = 0;
     for (int s = 0; s < w->n_sets; s++) {
         pbd_constraint_set *set = &w->sets[s];
+        pbd_batch_fn kernel = pbd_set_kernel(w, set, 0);
+        if (kernel) { /* the type's batched kernel: the same projections, in the same order */
+            pbd_batch b = pbd_set_batch(w, set, h);
+            skipped += kernel(&b, NULL, 0, set->count);
+            continue;
+        }
         for (int c = 0; c < set->count; c++) {
             double dl;
             int st = pbd_project_into(w, &ws, set, c, h, w->p, &dl);
@@ -49,9 +56,23 @@ int pbd_sweep_coloured(pbd_world *w, double h)
 #pragma omp parallel num_threads(threads) reduction(+ : skipped)
     {
         pbd_workspace *ws = &vs->ws[omp_get_thread_num()];
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
         for (int s = 0; s < w->n_sets; s++) {
             pbd_constraint_set *set = &w->sets[s];
             const pbd_set_colouring *col = &vs->col[s];
+            pbd_batch_fn kernel = pbd_set_kernel(w, set, 1);
+            if (kernel) {
+                /* each thread hands its contiguous share of the colour to the type's kernel;
+                 * a set sorted by colour is read straight, without the permutation */
+                pbd_batch b = pbd_set_batch(w, set, h);
+                const int32_t *rows = col->identity ? NULL : col->order;
+                for (int k = 0; k < col->n_colours; k++) {
+                    long lo = col->start[k], n = col->start[k + 1] - lo;
+                    skipped += kernel(&b, rows, (int)(lo + n * t / nt), (int)(lo + n * (t + 1) / nt));
+#pragma omp barrier
+                }
+                continue;
+            }
             for (int k = 0; k < col->n_colours; k++) {
 #pragma omp for schedule(static)
                 for (int q = col->start[k]; q < col->start[k + 1]; q++) {

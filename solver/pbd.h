@@ -55,6 +55,13 @@ typedef struct pbd_solver_def {
     double k_damping;         /* [0, 1] */
     double xpbd_beta;         /* XPBD constraint damping β (XPBD Eq. 26), >= 0; 0 = off */
     int record_iterations;    /* measure residuals after every iteration */
+    /* performance (README "Performance") */
+    int kernels;              /* 1: the types' batched kernels where they have them; 0: the
+                               * generic projection for every constraint (the reference) */
+    int sort_by_colour;       /* coloured GS: keep each set's arrays sorted by colour; constraint
+                               * indices then change (set->origin maps back) */
+    int measure_every;        /* measure stage (residuals, momenta, energy) after every N-th
+                               * step, 0 = never (stats then keep their last values) */
 } pbd_solver_def;
 
 pbd_solver_def pbd_solver_def_default(void);
@@ -76,6 +83,8 @@ typedef struct pbd_constraint_set {
     double *k_eff;      /* stiffness used this step (linearized or raw) */
     int32_t *aux;       /* per-set topology in local indices (balloon triangles) */
     int n_aux;
+    int32_t *origin;    /* NULL, or after sorting by colour: origin[c] = the index that
+                         * constraint c had when it was added (pbd_set_add's return value) */
 } pbd_constraint_set;
 
 /* ---- the world --------------------------------------------------------------------- */
@@ -206,6 +215,23 @@ pbd_status pbd_newton_solve(pbd_world *w, int max_iter, double tol, double *x_ou
 /* Advance the world by one such step: x, v, λ (set by set), time and stats. */
 pbd_status pbd_newton_step(pbd_world *w, int max_iter, double tol, double *residuals,
                            int *n_iter);
+
+/* ---- performance: layout and memory (solver/layout.c, solver/memory.c) ------------- */
+
+/* Sort every set's parallel arrays by colour (colouring first if needed), so that the
+ * constraints of one colour are contiguous; set->origin maps the new indices back. The step
+ * does this by itself for coloured GS when def.sort_by_colour is set. The physics of
+ * coloured GS does not change (the colouring of a sorted set is the same colouring). */
+pbd_status pbd_world_sort_by_colour(pbd_world *w);
+/* Release what the world holds beyond its needs: set arrays trimmed to their counts, the
+ * colouring's scratch freed (allocated again if the constraints change). */
+pbd_status pbd_world_compact(pbd_world *w);
+/* Bytes the world has allocated: particles, sets (by capacity), attachments, workspaces,
+ * iteration log, colouring, Jacobi and thread workspaces (not the collision state). */
+size_t pbd_world_bytes(const pbd_world *w);
+/* For a set sorted by colour, where[a] (count entries) gets the current index of the
+ * constraint added as number a; for an unsorted set where[a] = a. */
+void pbd_set_current_index(const pbd_world *w, int set, int32_t *where);
 
 /* ---- collision, friction, rigid coupling ------------------------------------------- */
 

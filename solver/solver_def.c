@@ -19,6 +19,9 @@ pbd_solver_def pbd_solver_def_default(void)
         .k_damping = 0.0,
         .xpbd_beta = 0.0,
         .record_iterations = 0,
+        .kernels = 1,
+        .sort_by_colour = 0,
+        .measure_every = 1,
     };
     return d;
 }
@@ -54,6 +57,14 @@ pbd_status pbd_solver_def_validate(const pbd_solver_def *d)
     if ((int)d->damping < 0 || d->damping > PBD_DAMPING_MOMENTUM)
         return pbd_error(PBD_EINVAL, "damping: expected 0, 1 or 2 (none, scale, momentum), "
                          "found %d", (int)d->damping);
+    if (d->kernels != 0 && d->kernels != 1)
+        return pbd_error(PBD_EINVAL, "kernels: expected 0 or 1, found %d", d->kernels);
+    if (d->sort_by_colour != 0 && d->sort_by_colour != 1)
+        return pbd_error(PBD_EINVAL, "sort-by-colour: expected 0 or 1, found %d",
+                         d->sort_by_colour);
+    if (d->measure_every < 0)
+        return pbd_error(PBD_EINVAL, "measure-every: expected an integer >= 0, found %d",
+                         d->measure_every);
     if (d->threads < 0)
         return pbd_error(PBD_EINVAL, "threads: expected an integer >= 0, found %d", d->threads);
     return PBD_OK;

@@ -154,6 +154,8 @@ pbd_status pbd_variants_prepare(pbd_world *w)
         vs->col_key = key;
         vs->col_valid = 1;
     }
+    if (w->def.sort_by_colour) /* solver/layout.c: sorts only sets not sorted yet */
+        if ((st = pbd_sort_sets_by_colour(w)) != PBD_OK) return st;
     return PBD_OK;
 }
 

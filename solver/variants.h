@@ -41,6 +41,7 @@ int pbd_project_into(const pbd_world *w, pbd_workspace *ws, const pbd_constraint
 typedef struct pbd_set_colouring {
     int32_t *order, *start;
     int n_colours, order_cap, start_cap;
+    int identity; /* order[q] == q: the set is sorted by colour (solver/layout.c) */
 } pbd_set_colouring;
 
 struct pbd_variants_state {
@@ -82,6 +83,9 @@ uint64_t pbd_topology_key(const pbd_world *w);
 
 /* Colour every set greedily (solver/colouring.c); the workspace must exist. */
 pbd_status pbd_colour_sets(pbd_world *w);
+/* Sort every coloured set's arrays by colour (solver/layout.c); the colouring must be
+ * valid. Updates the colourings (identity) and the fingerprint. */
+pbd_status pbd_sort_sets_by_colour(pbd_world *w);
 
 /* Sweeps (one iteration each); they return the constraints skipped as degenerate. */
 int pbd_sweep_jacobi(pbd_world *w, double h);

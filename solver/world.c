@@ -36,6 +36,7 @@ static void set_free(pbd_constraint_set *s)
     free(s->lambda);
     free(s->k_eff);
     free(s->aux);
+    free(s->origin);
 }
 
 void pbd_world_free(pbd_world *w)
@@ -123,7 +124,9 @@ static int grow_set(pbd_constraint_set *s)
     if (l) s->lambda = l;
     double *ke = realloc(s->k_eff, (size_t)cap * sizeof *ke);
     if (ke) s->k_eff = ke;
-    if (!idx || !rest || !k || !a || !l || !ke) return -1;
+    int32_t *o = s->origin ? realloc(s->origin, (size_t)cap * sizeof *o) : NULL;
+    if (o) s->origin = o;
+    if (!idx || !rest || !k || !a || !l || !ke || (s->origin && !o)) return -1;
     s->capacity = cap;
     return 0;
 }
@@ -172,6 +175,7 @@ int pbd_set_add(pbd_world *w, int set, const int32_t *idx, const double *rest, d
     s->compliance[c] = compliance;
     s->lambda[c] = 0.0;
     s->k_eff[c] = stiffness;
+    if (s->origin) s->origin[c] = c; /* a sorted set: added as number c */
     return s->count++;
 }
 
