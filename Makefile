@@ -79,6 +79,15 @@ experiments: $(BINS)
 	@mkdir -p data/results
 	sh experiments/run_all.sh $(BUILD) $(QUICK)
 
+# The performance table (README "Performance"): pbd-bench built with BENCH_OPT in its own
+# build directory (the default build stays portable); BENCH_ARGS e.g. --quick.
+BENCH_OPT ?= -O3 -march=native -g
+bench:
+	$(MAKE) BUILD=build/bench OPT="$(BENCH_OPT)" build/bench/pbd-bench
+	build/bench/pbd-bench $(BENCH_ARGS)
+
+$(BUILD)/obj/experiments/pbd_bench.o: CFLAGS += -DPBD_BENCH_FLAGS='"$(OPT)"'
+
 # Fuzzing with libFuzzer (clang): each target in tests/fuzz/ runs for FUZZ_SECONDS with its
 # seed corpus from tests/data/fuzz/<target>/; crashes are written to build/fuzz/.
 FUZZ_SECONDS ?= 60

@@ -1,0 +1,207 @@
+/* The performance table as CSV and HDF5, each written under a temporary name and renamed
+ * when complete (DESIGN.md "HDF5 output").
+ *
+ * bench.h5:  /            attributes: cpu_model, cores, compiler, flags, date, revision,
+ *                         pbdlab_version, reps, quick, threads, targets (one line each)
+ *            /rows/<col>  one dataset per column of bench.csv, one entry per row */
+#include "bench.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <hdf5_hl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* mkdir -p of the directory part of path. */
+static int make_parents(const char *path)
+{
+    char dir[4096];
+    if (strlen(path) >= sizeof dir) return -1;
+    strcpy(dir, path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) return 0;
+    *slash = '\0';
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    if (dir[0] && mkdir(dir, 0777) != 0 && errno != EEXIST) return -1;
+    return 0;
+}
+
+static pbd_status temp_name(const char *path, char *tmp, size_t size)
+{
+    if (snprintf(tmp, size, "%s.%ld.tmp", path, (long)getpid()) >= (int)size)
+        return pbd_error(PBD_EIO, "%s: output path: expected at most %zu characters, found more",
+                         path, size - 32);
+    if (make_parents(path) != 0)
+        return pbd_error(PBD_EIO, "%s: output directory: expected to create it, found %s", path,
+                         strerror(errno));
+    return PBD_OK;
+}
+
+static pbd_status finish(const char *tmp, const char *path, int failed)
+{
+    if (failed) {
+        remove(tmp);
+        return pbd_error(PBD_EIO, "%s: expected to write the bench table, found a write error",
+                         tmp);
+    }
+    if (rename(tmp, path) != 0) {
+        remove(tmp);
+        return pbd_error(PBD_EIO, "%s: expected to rename %s to it, found %s", path, tmp,
+                         strerror(errno));
+    }
+    return PBD_OK;
+}
+
+pbd_status bench_write_csv(const char *path, const bench_row *rows, int n,
+                           const bench_machine *m)
+{
+    char tmp[4096];
+    pbd_status st = temp_name(path, tmp, sizeof tmp);
+    if (st != PBD_OK) return st;
+    FILE *f = fopen(tmp, "w");
+    if (!f) return pbd_error(PBD_EIO, "%s: expected a writable file, found %s", tmp, strerror(errno));
+    fprintf(f, "# pbd-bench %s; %s, %d cores; %s; flags %s; revision %s; %d repetitions%s\n",
+            m->date, m->cpu, m->cores, m->compiler, m->flags, m->revision, m->reps,
+            m->quick ? "; quick" : "");
+    fprintf(f, "scene,solver,particles,constraints,iterations,threads,steps_timed,"
+               "projections_per_step,ms_step_min,ms_step_median,ns_per_projection,"
+               "mproj_per_s,ns_per_particle_step,bytes_per_particle,max_stretch,x_baseline,"
+               "checksum,load_before,load_after\n");
+    for (int i = 0; i < n; i++) {
+        const bench_row *r = &rows[i];
+        fprintf(f, "%s,%s,%d,%d,%d,%d,%d,%ld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%016llx,"
+                   "%.2f,%.2f\n",
+                r->scene, r->solver, r->particles, r->constraints, r->iterations, r->threads,
+                r->steps_timed, r->projections_per_step, r->ms_min, r->ms_median,
+                r->ns_per_projection, r->mproj_per_s, r->ns_per_particle_step,
+                r->bytes_per_particle, r->max_stretch, r->x_baseline,
+                (unsigned long long)r->checksum, r->load_before, r->load_after);
+    }
+    int failed = ferror(f) != 0;
+    failed |= fclose(f) != 0;
+    return finish(tmp, path, failed);
+}
+
+/* One column: the field at byte offset `off` of every row, as double or int. */
+static int column(hid_t g, const char *name, const bench_row *rows, int n, size_t off, int is_int)
+{
+    hsize_t dim = (hsize_t)n;
+    if (is_int) {
+        int *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+        if (!v) return 1;
+        for (int i = 0; i < n; i++) v[i] = *(const int *)((const char *)&rows[i] + off);
+        int err = H5LTmake_dataset_int(g, name, 1, &dim, v) < 0;
+        free(v);
+        return err;
+    }
+    double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+    if (!v) return 1;
+    for (int i = 0; i < n; i++) v[i] = *(const double *)((const char *)&rows[i] + off);
+    int err = H5LTmake_dataset_double(g, name, 1, &dim, v) < 0;
+    free(v);
+    return err;
+}
+
+/* A column of fixed-length strings (scene or solver names). */
+static int strings(hid_t g, const char *name, const bench_row *rows, int n, size_t off,
+                   size_t len)
+{
+    char *buf = calloc((size_t)(n > 0 ? n : 1), len);
+    if (!buf) return 1;
+    for (int i = 0; i < n; i++) memcpy(buf + (size_t)i * len, (const char *)&rows[i] + off, len);
+    hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, len);
+    hsize_t dim = (hsize_t)n;
+    int err = H5LTmake_dataset(g, name, 1, &dim, type, buf) < 0;
+    H5Tclose(type);
+    free(buf);
+    return err;
+}
+
+pbd_status bench_write_h5(const char *path, const bench_row *rows, int n, const bench_machine *m,
+                          const char *const *targets, int n_targets)
+{
+    char tmp[4096];
+    pbd_status st = temp_name(path, tmp, sizeof tmp);
+    if (st != PBD_OK) return st;
+    H5E_auto2_t old_func;
+    void *old_data;
+    H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures reach the user as one pbd_error line */
+    hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (file < 0) {
+        H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
+        return pbd_error(PBD_EIO, "%s: expected a writable file, found that HDF5 cannot create it",
+                         tmp);
+    }
+    int err = 0;
+    err |= H5LTset_attribute_string(file, "/", "program", "pbd-bench") < 0;
+    err |= H5LTset_attribute_string(file, "/", "cpu_model", m->cpu) < 0;
+    err |= H5LTset_attribute_int(file, "/", "cores", &m->cores, 1) < 0;
+    err |= H5LTset_attribute_string(file, "/", "compiler", m->compiler) < 0;
+    err |= H5LTset_attribute_string(file, "/", "flags", m->flags) < 0;
+    err |= H5LTset_attribute_string(file, "/", "date", m->date) < 0;
+    err |= H5LTset_attribute_string(file, "/", "revision", m->revision) < 0;
+    err |= H5LTset_attribute_string(file, "/", "pbdlab_version", PBD_VERSION) < 0;
+    err |= H5LTset_attribute_int(file, "/", "reps", &m->reps, 1) < 0;
+    err |= H5LTset_attribute_int(file, "/", "quick", &m->quick, 1) < 0;
+    err |= H5LTset_attribute_int(file, "/", "threads", &m->threads, 1) < 0;
+    err |= H5LTset_attribute_string(file, "/", "timing",
+                                    "wall clock per step, measure stage off (def.measure_every = "
+                                    "0); derived columns from the minimum over repetitions") < 0;
+    for (int i = 0; i < n_targets; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "target_%d", i + 1);
+        err |= H5LTset_attribute_string(file, "/", name, targets[i]) < 0;
+    }
+    hid_t g = H5Gcreate2(file, "rows", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    err |= g < 0;
+    if (g >= 0) {
+#define COL(f, is_int) err |= column(g, #f, rows, n, offsetof(bench_row, f), is_int)
+        err |= strings(g, "scene", rows, n, offsetof(bench_row, scene), sizeof rows->scene);
+        err |= strings(g, "solver", rows, n, offsetof(bench_row, solver), sizeof rows->solver);
+        COL(particles, 1);
+        COL(constraints, 1);
+        COL(iterations, 1);
+        COL(threads, 1);
+        COL(steps_timed, 1);
+        COL(ms_min, 0);
+        COL(ms_median, 0);
+        COL(ns_per_projection, 0);
+        COL(mproj_per_s, 0);
+        COL(ns_per_particle_step, 0);
+        COL(bytes_per_particle, 0);
+        COL(max_stretch, 0);
+        COL(x_baseline, 0);
+        COL(load_before, 0);
+        COL(load_after, 0);
+#undef COL
+        double *pps = malloc((size_t)(n > 0 ? n : 1) * sizeof *pps);
+        unsigned long long *sums = malloc((size_t)(n > 0 ? n : 1) * sizeof *sums);
+        if (pps && sums) {
+            for (int i = 0; i < n; i++) {
+                pps[i] = (double)rows[i].projections_per_step;
+                sums[i] = (unsigned long long)rows[i].checksum;
+            }
+            hsize_t dim = (hsize_t)n;
+            err |= H5LTmake_dataset_double(g, "projections_per_step", 1, &dim, pps) < 0;
+            err |= H5LTmake_dataset(g, "checksum", 1, &dim, H5T_NATIVE_ULLONG, sums) < 0;
+        } else {
+            err = 1;
+        }
+        free(pps);
+        free(sums);
+        err |= H5Gclose(g) < 0;
+    }
+    err |= H5Fclose(file) < 0;
+    H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
+    return finish(tmp, path, err);
+}

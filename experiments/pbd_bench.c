@@ -1,0 +1,563 @@
+/* pbd-bench: the performance table (README "Performance").
+ *
+ * Each scene is stepped by several solver configurations and by the yardstick: a plain,
+ * hand-written serial Gauss–Seidel step over the scene's distance constraints (below, the
+ * obvious code: flat arrays, PBD Eq. 10/11, no registry). All configurations of a scene
+ * run in one process, interleaved repetition by repetition, so that a load that comes and
+ * goes hits them alike. Per step, wall clock, with the measure stage off
+ * (def.measure_every = 0): the table measures the solver. */
+#include "bench.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef PBD_BENCH_FLAGS
+#define PBD_BENCH_FLAGS "unknown"
+#endif
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double load_average(void)
+{
+    double l = -1.0;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1) l = -1.0;
+        fclose(f);
+    }
+    return l;
+}
+
+static uint64_t checksum(const double *a, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    const unsigned char *b = (const unsigned char *)a;
+    for (size_t i = 0; i < n * sizeof(double); i++) h = (h ^ b[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* ---- the yardstick: hand-written serial Gauss–Seidel over the distance constraints ---- */
+
+typedef struct baseline {
+    int n, m, iterations;
+    double h, g[3];
+    double *x, *p, *v, *w;   /* 3n, 3n, 3n, n */
+    int32_t *idx;            /* 2m */
+    double *rest, *k;        /* m */
+} baseline;
+
+/* A copy of the world's particles and of its distance constraints (sets in order). */
+static baseline *baseline_of(const pbd_world *wd)
+{
+    baseline *b = calloc(1, sizeof *b);
+    if (!b) return NULL;
+    b->n = wd->n;
+    b->iterations = wd->def.iterations;
+    b->h = wd->def.dt;
+    memcpy(b->g, wd->def.gravity, sizeof b->g);
+    for (int s = 0; s < wd->n_sets; s++)
+        if (wd->sets[s].type == &pbd_distance_type) b->m += wd->sets[s].count;
+    size_t n3 = 3 * (size_t)b->n;
+    b->x = malloc(n3 * sizeof(double));
+    b->p = malloc(n3 * sizeof(double));
+    b->v = malloc(n3 * sizeof(double));
+    b->w = malloc((size_t)b->n * sizeof(double));
+    b->idx = malloc(2 * (size_t)(b->m > 0 ? b->m : 1) * sizeof(int32_t));
+    b->rest = malloc((size_t)(b->m > 0 ? b->m : 1) * sizeof(double));
+    b->k = malloc((size_t)(b->m > 0 ? b->m : 1) * sizeof(double));
+    if (!b->x || !b->p || !b->v || !b->w || !b->idx || !b->rest || !b->k) {
+        free(b);
+        return NULL;
+    }
+    memcpy(b->x, wd->x, n3 * sizeof(double));
+    memcpy(b->v, wd->v, n3 * sizeof(double));
+    memcpy(b->w, wd->w, (size_t)b->n * sizeof(double));
+    int c = 0;
+    for (int s = 0; s < wd->n_sets; s++) {
+        const pbd_constraint_set *set = &wd->sets[s];
+        if (set->type != &pbd_distance_type) continue;
+        memcpy(b->idx + 2 * (size_t)c, set->idx, 2 * (size_t)set->count * sizeof(int32_t));
+        memcpy(b->rest + c, set->rest, (size_t)set->count * sizeof(double));
+        memcpy(b->k + c, set->stiffness, (size_t)set->count * sizeof(double));
+        c += set->count;
+    }
+    return b;
+}
+
+static void baseline_free(baseline *b)
+{
+    if (!b) return;
+    free(b->x);
+    free(b->p);
+    free(b->v);
+    free(b->w);
+    free(b->idx);
+    free(b->rest);
+    free(b->k);
+    free(b);
+}
+
+static size_t baseline_bytes(const baseline *b)
+{
+    return sizeof *b + (size_t)b->n * 10 * sizeof(double) +
+           (size_t)b->m * (2 * sizeof(int32_t) + 2 * sizeof(double));
+}
+
+/* One step of PBD Algorithm 1 with the distance constraints only, written the obvious way. */
+static void baseline_step(baseline *b)
+{
+    const double h = b->h;
+    double *x = b->x, *p = b->p, *v = b->v;
+    const double *w = b->w;
+    for (int i = 0; i < b->n; i++)
+        if (w[i] > 0.0)
+            for (int c = 0; c < 3; c++) v[3 * i + c] += h * b->g[c];
+    for (int i = 0; i < b->n; i++) /* fixed particles stay where they are */
+        for (int c = 0; c < 3; c++) p[3 * i + c] = w[i] > 0.0 ? x[3 * i + c] + h * v[3 * i + c] : x[3 * i + c];
+    for (int it = 0; it < b->iterations; it++)
+        for (int c = 0; c < b->m; c++) {
+            int i = b->idx[2 * c], j = b->idx[2 * c + 1];
+            double *a = p + 3 * i, *e = p + 3 * j;
+            double dx = a[0] - e[0], dy = a[1] - e[1], dz = a[2] - e[2];
+            double len = sqrt(dx * dx + dy * dy + dz * dz), wsum = w[i] + w[j];
+            if (wsum <= 0.0 || len < 1e-12) continue;
+            double s = b->k[c] * (len - b->rest[c]) / (wsum * len); /* PBD Eq. 10/11 */
+            if (w[i] > 0.0) {
+                a[0] -= w[i] * s * dx;
+                a[1] -= w[i] * s * dy;
+                a[2] -= w[i] * s * dz;
+            }
+            if (w[j] > 0.0) {
+                e[0] += w[j] * s * dx;
+                e[1] += w[j] * s * dy;
+                e[2] += w[j] * s * dz;
+            }
+        }
+    for (int i = 0; i < 3 * b->n; i++) {
+        v[i] = (p[i] - x[i]) / h;
+        x[i] = p[i];
+    }
+}
+
+static double baseline_stretch(const baseline *b)
+{
+    double worst = 0.0;
+    for (int c = 0; c < b->m; c++) {
+        const double *a = b->x + 3 * b->idx[2 * c], *e = b->x + 3 * b->idx[2 * c + 1];
+        double d[3] = {a[0] - e[0], a[1] - e[1], a[2] - e[2]};
+        double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        worst = fmax(worst, fabs(len - b->rest[c]) / b->rest[c]);
+    }
+    return worst;
+}
+
+/* ---- configurations and scenes ------------------------------------------------------ */
+
+typedef struct config {
+    const char *name;
+    int baseline, scheme, method, kernels, parallel, sort;
+} config;
+
+enum { C_BASE, C_GENERIC, C_GS, C_GS_XPBD, C_COL1, C_COLT, C_COLT_UNSORTED, C_COLT_XPBD, C_COUNT };
+static const config configs[C_COUNT] = {
+    [C_BASE] = {"baseline", 1, 0, 0, 0, 0, 0},
+    [C_GENERIC] = {"gs-generic", 0, PBD_SCHEME_GAUSS_SEIDEL, PBD_METHOD_PBD, 0, 0, 0},
+    [C_GS] = {"gs", 0, PBD_SCHEME_GAUSS_SEIDEL, PBD_METHOD_PBD, 1, 0, 0},
+    [C_GS_XPBD] = {"gs-xpbd", 0, PBD_SCHEME_GAUSS_SEIDEL, PBD_METHOD_XPBD, 1, 0, 0},
+    [C_COL1] = {"colour-1t", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_PBD, 1, 0, 1},
+    [C_COLT] = {"colour-Nt", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_PBD, 1, 1, 1},
+    [C_COLT_UNSORTED] = {"colour-Nt-unsorted", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_PBD, 1, 1, 0},
+    [C_COLT_XPBD] = {"colour-Nt-xpbd", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_XPBD, 1, 1, 1},
+};
+#define ALL_CONFIGS ((1u << C_COUNT) - 1)
+#define BIT(c) (1u << (c))
+
+enum { S_CLOTH, S_CLOTH_DIHEDRAL, S_TET_BEAM, S_CHAIN };
+typedef struct scene_spec {
+    const char *name;
+    int kind, size, iterations;
+    int steps_per_rep, warmup;
+    unsigned configs;
+} scene_spec;
+
+#define FAST (BIT(C_BASE) | BIT(C_GS) | BIT(C_COL1) | BIT(C_COLT))
+static const scene_spec full_scenes[] = {
+    {"cloth100-dihedral", S_CLOTH_DIHEDRAL, 100, 10, 6, 3, ALL_CONFIGS & ~BIT(C_COLT_UNSORTED)},
+    {"cloth316", S_CLOTH, 316, 10, 2, 2, ALL_CONFIGS},
+    {"cloth1000", S_CLOTH, 1000, 10, 1, 1, FAST | BIT(C_GS_XPBD) | BIT(C_COLT_XPBD)},
+    {"tet-beam", S_TET_BEAM, 40, 10, 4, 2, FAST | BIT(C_GENERIC) | BIT(C_COLT_XPBD)},
+    {"chain", S_CHAIN, 100000, 10, 6, 2, FAST | BIT(C_GS_XPBD)},
+    {"cloth32", S_CLOTH, 32, 10, 200, 20, FAST | BIT(C_GS_XPBD) | BIT(C_COLT_XPBD)},
+};
+static const scene_spec quick_scenes[] = {
+    {"cloth32-dihedral", S_CLOTH_DIHEDRAL, 32, 10, 20, 2, ALL_CONFIGS & ~BIT(C_COLT_UNSORTED)},
+    {"cloth100", S_CLOTH, 100, 10, 3, 1, ALL_CONFIGS},
+    {"tet-beam", S_TET_BEAM, 8, 10, 5, 1, FAST | BIT(C_GENERIC)},
+    {"chain", S_CHAIN, 2000, 10, 20, 1, FAST},
+};
+
+static pbd_world *build(const scene_spec *sc)
+{
+    pbd_scene_params sp = pbd_scene_params_default();
+    sp.compliance = 1e-7; /* m/N; only the XPBD rows use it */
+    sp.resolution = sc->size;
+    switch (sc->kind) {
+    case S_CLOTH:
+        return pbd_scene_cloth(&sp);
+    case S_CLOTH_DIHEDRAL:
+        return pbd_bench_cloth(&sp, &pbd_bend_dihedral_type, 0.5, 1e-4);
+    case S_TET_BEAM: /* size × size/4 × size/4 cubes of 2.5 cm */
+        return pbd_bench_tet_beam(sc->size, sc->size / 4, sc->size / 4, 0.025, 5.0, 1.0, 1e-7);
+    default:
+        return pbd_scene_chain(&sp);
+    }
+}
+
+static double max_stretch(pbd_world *w)
+{
+    double worst = 0.0;
+    for (int s = 0; s < w->n_sets; s++) {
+        const pbd_constraint_set *set = &w->sets[s];
+        if (set->type != &pbd_distance_type) continue;
+        for (int c = 0; c < set->count; c++) {
+            double x[6], C;
+            for (int j = 0; j < 2; j++) memcpy(x + 3 * j, w->x + 3 * set->idx[2 * c + j], 24);
+            pbd_eval_input in = {x, 2, set->rest + c, NULL, 0};
+            set->type->eval(&in, &C, NULL);
+            worst = fmax(worst, fabs(C) / set->rest[c]);
+        }
+    }
+    return worst;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ---- one scene ---------------------------------------------------------------------- */
+
+typedef struct runner {
+    const config *cfg;
+    pbd_world *w;
+    baseline *b;
+    double *times; /* per repetition: seconds per step */
+} runner;
+
+/* Steps `steps` times; returns seconds per step, or -1 on a solver error. */
+static double time_steps(runner *r, int steps)
+{
+    double t0 = now_seconds();
+    for (int s = 0; s < steps; s++) {
+        if (r->b) {
+            baseline_step(r->b);
+        } else if (pbd_step(r->w) != PBD_OK) {
+            fprintf(stderr, "pbd-bench: %s\n", pbd_last_error());
+            return -1.0;
+        }
+    }
+    return (now_seconds() - t0) / steps;
+}
+
+static int run_scene(const scene_spec *sc, int reps, int threads, bench_row *rows, int *n_rows)
+{
+    runner run[C_COUNT];
+    int n = 0;
+    double load0 = load_average();
+    for (int c = 0; c < C_COUNT; c++) {
+        if (!(sc->configs & BIT(c))) continue;
+        runner *r = &run[n];
+        memset(r, 0, sizeof *r);
+        r->cfg = &configs[c];
+        r->w = build(sc);
+        r->times = calloc((size_t)reps, sizeof *r->times);
+        if (!r->w || !r->times) {
+            fprintf(stderr, "pbd-bench: cannot build %s: %s\n", sc->name, pbd_last_error());
+            return -1;
+        }
+        pbd_solver_def *d = &r->w->def;
+        d->iterations = sc->iterations;
+        d->measure_every = 0; /* the table measures the solver, not the measure stage */
+        d->scheme = r->cfg->scheme;
+        d->method = r->cfg->method;
+        d->kernels = r->cfg->kernels;
+        d->threads = r->cfg->parallel ? threads : 1;
+        d->sort_by_colour = r->cfg->sort;
+        if (r->cfg->baseline) {
+            r->b = baseline_of(r->w);
+            if (!r->b) return -1;
+        }
+        n++;
+    }
+    for (int i = 0; i < n; i++) { /* warm-up: colouring, sorting, caches */
+        if (time_steps(&run[i], sc->warmup) < 0.0) return -1;
+        if (!run[i].b) pbd_world_compact(run[i].w);
+    }
+    for (int rep = 0; rep < reps; rep++)
+        for (int i = 0; i < n; i++) { /* interleaved: a passing load hits every row alike */
+            run[i].times[rep] = time_steps(&run[i], sc->steps_per_rep);
+            if (run[i].times[rep] < 0.0) return -1;
+        }
+    double load1 = load_average();
+    double base_rate = 0.0;
+    for (int i = 0; i < n; i++) {
+        runner *r = &run[i];
+        bench_row *row = &rows[(*n_rows)++];
+        memset(row, 0, sizeof *row);
+        snprintf(row->scene, sizeof row->scene, "%s", sc->name);
+        snprintf(row->solver, sizeof row->solver, "%s", r->cfg->name);
+        char *nt = strstr(row->solver, "Nt");
+        if (nt) *nt = (char)('0' + (threads < 10 ? threads : 9));
+        qsort(r->times, (size_t)reps, sizeof *r->times, cmp_double);
+        double t_min = r->times[0], t_med = r->times[reps / 2];
+        pbd_world *w = r->w;
+        long projections = 0;
+        int constraints = 0;
+        if (r->b) {
+            constraints = r->b->m;
+            projections = (long)r->b->m * r->b->iterations;
+        } else {
+            for (int s = 0; s < w->n_sets; s++) constraints += w->sets[s].count;
+            projections = (long)constraints * w->def.iterations * w->def.substeps;
+        }
+        row->particles = w->n;
+        row->constraints = constraints;
+        row->iterations = sc->iterations;
+        row->threads = r->cfg->parallel ? threads : 1;
+        row->steps_timed = reps * sc->steps_per_rep;
+        row->projections_per_step = projections;
+        row->ms_min = 1e3 * t_min;
+        row->ms_median = 1e3 * t_med;
+        row->ns_per_projection = 1e9 * t_min / (double)projections;
+        row->mproj_per_s = (double)projections / t_min / 1e6;
+        row->ns_per_particle_step = 1e9 * t_min / w->n;
+        row->bytes_per_particle =
+            (double)(r->b ? baseline_bytes(r->b) : pbd_world_bytes(w)) / w->n;
+        row->max_stretch = r->b ? baseline_stretch(r->b) : max_stretch(w);
+        row->checksum = checksum(r->b ? r->b->x : w->x, 3 * (size_t)w->n);
+        row->load_before = load0;
+        row->load_after = load1;
+        if (r->b) base_rate = row->mproj_per_s;
+        row->x_baseline = base_rate > 0.0 ? row->mproj_per_s / base_rate : NAN;
+        baseline_free(r->b);
+        pbd_world_free(w);
+        free(r->times);
+    }
+    return n;
+}
+
+/* ---- output ------------------------------------------------------------------------- */
+
+static void print_header(void)
+{
+    printf("%-18s %-20s %8s %8s %9s %9s %8s %8s %7s %9s %7s\n", "scene", "solver", "particles",
+           "constr", "ms/step", "(median)", "ns/proj", "Mproj/s", "B/part", "stretch", "x_base");
+}
+
+static void print_row(const bench_row *r)
+{
+    printf("%-18s %-20s %8d %8d %9.3f %9.3f %8.2f %8.1f %7.0f %9.2e %7.2f\n", r->scene,
+           r->solver, r->particles, r->constraints, r->ms_min, r->ms_median,
+           r->ns_per_projection, r->mproj_per_s, r->bytes_per_particle, r->max_stretch,
+           r->x_baseline);
+}
+
+static const bench_row *find(const bench_row *rows, int n, const char *scene, const char *solver)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(rows[i].scene, scene) == 0 && strcmp(rows[i].solver, solver) == 0)
+            return &rows[i];
+    return NULL;
+}
+
+/* The targets, from the rows of this run (one line each; NULL rows: not run). */
+static int targets(const bench_row *rows, int n, int threads, int quick, char out[][256])
+{
+    const char *cloth = quick ? "cloth100" : "cloth316";
+    char col_t[32], col_t_x[32];
+    snprintf(col_t, sizeof col_t, "colour-%dt", threads);
+    snprintf(col_t_x, sizeof col_t_x, "colour-%dt-xpbd", threads);
+    int k = 0;
+    const bench_row *base = find(rows, n, cloth, "baseline"), *gs = find(rows, n, cloth, "gs"),
+                    *gen = find(rows, n, cloth, "gs-generic"), *col = find(rows, n, cloth, col_t),
+                    *gsx = find(rows, n, cloth, "gs-xpbd"), *colx = find(rows, n, cloth, col_t_x);
+#define MET(ok) ((ok) ? "met" : "NOT met")
+    if (base && gs && gen) {
+        double a = gs->ms_min / base->ms_min, g = gen->ms_min / base->ms_min;
+        snprintf(out[k++], 256, "serial GS time / baseline on %s: %.2f with kernels, %.2f generic "
+                 "eval (target <= 1.25): %s with kernels, %s generic", cloth, a, g, MET(a <= 1.25),
+                 MET(g <= 1.25));
+    }
+    if (base && col)
+        snprintf(out[k++], 256, "coloured GS + kernels, %d threads, on %s: %.2fx the baseline's "
+                 "projections/s, %.0f M/s (target >= 4.5x, ~400 M/s): %s", threads, cloth,
+                 col->x_baseline, col->mproj_per_s, MET(col->x_baseline >= 4.5));
+    if (gs && gsx)
+        snprintf(out[k++], 256, "XPBD / PBD time on %s: %.3f serial GS, %.3f coloured %dt "
+                 "(target <= 1.03): %s, %s", cloth, gsx->ms_min / gs->ms_min,
+                 col && colx ? colx->ms_min / col->ms_min : NAN, threads,
+                 MET(gsx->ms_min / gs->ms_min <= 1.03),
+                 MET(col && colx && colx->ms_min / col->ms_min <= 1.03));
+    const char *sizes[] = {"cloth32", "cloth100", "cloth316", "cloth1000"};
+    for (int v = 0; v < 2; v++) {
+        const char *solver = v ? col_t : "gs";
+        double lo = INFINITY, hi = 0.0;
+        int found = 0;
+        char list[128] = "";
+        for (int i = 0; i < 4; i++) {
+            const bench_row *r = find(rows, n, sizes[i], solver);
+            if (!r) continue;
+            found++;
+            lo = fmin(lo, r->ns_per_particle_step);
+            hi = fmax(hi, r->ns_per_particle_step);
+            size_t len = strlen(list);
+            snprintf(list + len, sizeof list - len, "%s%.0f", len ? "/" : "", r->ns_per_particle_step);
+        }
+        if (found >= 2)
+            snprintf(out[k++], 256, "time per particle-step, %s, cloth 32^2..1000^2: %s ns, "
+                     "max/min %.2f (target <= 1.5): %s", solver, list, hi / lo, MET(hi / lo <= 1.5));
+    }
+    if (col)
+        snprintf(out[k++], 256, "memory, %s, %s: %.0f bytes per particle (target <= 256): %s",
+                 cloth, col_t, col->bytes_per_particle, MET(col->bytes_per_particle <= 256.0));
+    /* determinism: every cloth scene's 1- and N-thread coloured rows */
+    int same = 0, pairs = 0;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(rows[i].solver, "colour-1t") != 0) continue;
+        const bench_row *t = find(rows, n, rows[i].scene, col_t);
+        if (!t) continue;
+        pairs++;
+        same += t->checksum == rows[i].checksum;
+    }
+    if (pairs)
+        snprintf(out[k++], 256, "coloured GS, 1 vs %d threads: %d of %d scenes bit-identical "
+                 "(target: all): %s", threads, same, pairs, MET(same == pairs));
+    /* the yardstick and the registry's GS do the same arithmetic in the same order */
+    int eq = 0, both = 0;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(rows[i].solver, "baseline") != 0) continue;
+        const bench_row *g = find(rows, n, rows[i].scene, "gs");
+        if (!g || g->constraints != rows[i].constraints) continue; /* distance-only scenes */
+        both++;
+        eq += g->checksum == rows[i].checksum;
+    }
+    if (both)
+        snprintf(out[k++], 256, "check: serial GS with kernels reproduces the baseline's positions "
+                 "bit for bit on %d of %d distance-only scenes", eq, both);
+#undef MET
+    return k;
+}
+
+static void machine_info(bench_machine *m, int reps, int quick, int threads)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->cpu, sizeof m->cpu, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "model name", 10) == 0) {
+            char *c = strchr(line, ':');
+            if (c) {
+                c += 1 + (c[1] == ' ');
+                c[strcspn(c, "\n")] = '\0';
+                snprintf(m->cpu, sizeof m->cpu, "%s", c);
+            }
+            break;
+        }
+    if (f) fclose(f);
+    m->cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+#ifdef __VERSION__
+    snprintf(m->compiler, sizeof m->compiler, "cc %s", __VERSION__);
+#endif
+    snprintf(m->flags, sizeof m->flags, "%s", PBD_BENCH_FLAGS);
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(m->date, sizeof m->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    snprintf(m->revision, sizeof m->revision, "unknown");
+    FILE *g = popen("git rev-parse --short HEAD 2>/dev/null", "r");
+    if (g) {
+        if (fgets(line, sizeof line, g)) {
+            line[strcspn(line, "\n")] = '\0';
+            line[sizeof m->revision - 1] = '\0';
+            if (line[0]) memcpy(m->revision, line, strlen(line) + 1);
+        }
+        pclose(g);
+    }
+    m->reps = reps;
+    m->quick = quick;
+    m->threads = threads;
+}
+
+int main(int argc, char **argv)
+{
+    int quick = 0, reps = 0, threads = 2;
+    const char *output = "data/results/bench", *only = NULL;
+    const cli_option opts[] = {
+        {"quick", CLI_FLAG, &quick, 0, 0, 0, "small scenes, 2 repetitions: a smoke run", NULL},
+        {"reps", CLI_INT, &reps, 0, 1000, 0, "repetitions per row (0: 5, or 2 with --quick)", NULL},
+        {"threads", CLI_INT, &threads, 1, 64, 0, "threads of the parallel rows", NULL},
+        {"output", CLI_STRING, &output, 0, 0, 0, "writes OUTPUT.csv and OUTPUT.h5", NULL},
+        {"scene", CLI_STRING, &only, 0, 0, 0, "only scenes whose name contains this", NULL},
+    };
+    int np = 0;
+    int rc = cli_parse("pbd-bench", "pbd-bench [options]", argc, argv, 1, opts,
+                       (int)(sizeof opts / sizeof opts[0]), NULL, 0, &np);
+    if (rc == CLI_EXIT_OK) return 0;
+    if (rc != CLI_OK) return 2;
+    if (reps == 0) reps = quick ? 2 : 5;
+    const scene_spec *scenes = quick ? quick_scenes : full_scenes;
+    int n_scenes = quick ? (int)(sizeof quick_scenes / sizeof *quick_scenes)
+                         : (int)(sizeof full_scenes / sizeof *full_scenes);
+    bench_machine m;
+    machine_info(&m, reps, quick, threads);
+    printf("# pbd-bench: %s, %d cores, %s, flags %s, revision %s\n", m.cpu, m.cores, m.compiler,
+           m.flags, m.revision);
+    printf("# per step, wall clock, measure stage off; min (and median) of %d repetitions, "
+           "interleaved; derived columns from the min; x_base = Mproj/s / the baseline's\n",
+           reps);
+    print_header();
+    bench_row *rows = calloc((size_t)n_scenes * C_COUNT, sizeof *rows);
+    int n_rows = 0;
+    for (int s = 0; s < n_scenes; s++) {
+        if (only && !strstr(scenes[s].name, only)) continue;
+        int first = n_rows;
+        if (run_scene(&scenes[s], reps, threads, rows, &n_rows) < 0) return 1;
+        for (int i = first; i < n_rows; i++) print_row(&rows[i]);
+        printf("# load average %.2f -> %.2f\n", rows[first].load_before, rows[first].load_after);
+        fflush(stdout);
+    }
+    char lines[16][256];
+    int n_targets = targets(rows, n_rows, threads, quick, lines);
+    const char *tp[16];
+    printf("# targets%s:\n", quick ? " (quick run: small scenes, indicative only)" : "");
+    for (int i = 0; i < n_targets; i++) {
+        printf("#   %s\n", lines[i]);
+        tp[i] = lines[i];
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s.csv", output);
+    pbd_status st = bench_write_csv(path, rows, n_rows, &m);
+    if (st == PBD_OK) {
+        snprintf(path, sizeof path, "%s.h5", output);
+        st = bench_write_h5(path, rows, n_rows, &m, tp, n_targets);
+    }
+    if (st != PBD_OK) {
+        fprintf(stderr, "pbd-bench: %s\n", pbd_last_error());
+        return 3;
+    }
+    printf("# wrote %s.csv and %s.h5\n", output, output);
+    free(rows);
+    return 0;
+}
