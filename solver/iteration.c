@@ -42,8 +42,9 @@ static int gauss_seidel(pbd_world *w, double h)
 /* Coloured Gauss–Seidel: sets in order, colours in order (solver/colouring.c); the
  * constraints of one colour share no particle, so they are projected in parallel, each
  * thread with its own workspace. Every projection reads and writes only its own particles,
- * so the result does not depend on the number of threads or the schedule. */
-int pbd_sweep_coloured(pbd_world *w, double h)
+ * so the result does not depend on the number of threads or the schedule. `iterations`
+ * sweeps run inside one parallel region; returns the skips of the last sweep. */
+static int coloured_sweeps(pbd_world *w, double h, int iterations)
 {
     struct pbd_variants_state *vs = w->variants;
     assert(vs && vs->col_valid && vs->n_ws > 0); /* pbd_variants_prepare ran */
@@ -57,38 +58,53 @@ int pbd_sweep_coloured(pbd_world *w, double h)
     {
         pbd_workspace *ws = &vs->ws[omp_get_thread_num()];
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        for (int s = 0; s < w->n_sets; s++) {
-            pbd_constraint_set *set = &w->sets[s];
-            const pbd_set_colouring *col = &vs->col[s];
-            pbd_batch_fn kernel = pbd_set_kernel(w, set, 1);
-            if (kernel) {
-                /* each thread hands its contiguous share of the colour to the type's kernel;
-                 * a set sorted by colour is read straight, without the permutation */
-                pbd_batch b = pbd_set_batch(w, set, h);
-                const int32_t *rows = col->identity ? NULL : col->order;
-                for (int k = 0; k < col->n_colours; k++) {
-                    long lo = col->start[k], n = col->start[k + 1] - lo;
-                    skipped += kernel(&b, rows, (int)(lo + n * t / nt), (int)(lo + n * (t + 1) / nt));
+        int mine = 0; /* this thread's skips in the current sweep */
+        for (int it = 0; it < iterations; it++) {
+            mine = 0;
+            for (int s = 0; s < w->n_sets; s++) {
+                pbd_constraint_set *set = &w->sets[s];
+                const pbd_set_colouring *col = &vs->col[s];
+                pbd_batch_fn kernel = pbd_set_kernel(w, set, 1);
+                if (kernel) {
+                    /* each thread hands its contiguous share of the colour to the type's
+                     * kernel; a set sorted by colour is read straight, without the permutation */
+                    pbd_batch b = pbd_set_batch(w, set, h);
+                    const int32_t *rows = col->identity ? NULL : col->order;
+                    for (int k = 0; k < col->n_colours; k++) {
+                        long lo = col->start[k], n = col->start[k + 1] - lo;
+                        mine += kernel(&b, rows, (int)(lo + n * t / nt), (int)(lo + n * (t + 1) / nt));
 #pragma omp barrier
+                    }
+                    continue;
                 }
-                continue;
-            }
-            for (int k = 0; k < col->n_colours; k++) {
+                for (int k = 0; k < col->n_colours; k++) {
 #pragma omp for schedule(static)
-                for (int q = col->start[k]; q < col->start[k + 1]; q++) {
-                    int c = col->order[q];
-                    double dl;
-                    int st = pbd_project_into(w, ws, set, c, h, w->p, &dl);
-                    if (st == PBD_EVAL_OK) {
-                        set->lambda[c] += dl;
-                        pbd_scatter_ws(w, ws, set, c, w->p);
-                    } else if (st == PBD_EVAL_DEGENERATE) {
-                        skipped++;
+                    for (int q = col->start[k]; q < col->start[k + 1]; q++) {
+                        int c = col->order[q];
+                        double dl;
+                        int st = pbd_project_into(w, ws, set, c, h, w->p, &dl);
+                        if (st == PBD_EVAL_OK) {
+                            set->lambda[c] += dl;
+                            pbd_scatter_ws(w, ws, set, c, w->p);
+                        } else if (st == PBD_EVAL_DEGENERATE) {
+                            mine++;
+                        }
                     }
                 }
             }
         }
+        skipped += mine;
     }
+    return skipped;
+}
+
+int pbd_sweep_coloured(pbd_world *w, double h) { return coloured_sweeps(w, h, 1); }
+
+int pbd_project_iterations(pbd_world *w, double h, int iterations)
+{
+    if (w->def.scheme == PBD_SCHEME_COLORED_GS) return coloured_sweeps(w, h, iterations);
+    int skipped = 0;
+    for (int it = 0; it < iterations; it++) skipped = pbd_project_iteration(w, h);
     return skipped;
 }
 

@@ -19,5 +19,8 @@ void pbd_velocity_update(pbd_world *w, double h);
 /* One projection sweep over all constraint sets with the scheme of w->def. Returns the
  * number of constraints skipped as degenerate. */
 int pbd_project_iteration(pbd_world *w, double h);
+/* `iterations` such sweeps (the coloured scheme in one parallel region); returns the
+ * number skipped in the last one. */
+int pbd_project_iterations(pbd_world *w, double h, int iterations);
 
 #endif

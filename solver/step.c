@@ -128,13 +128,13 @@ pbd_status pbd_step(pbd_world *w)
         /* (9–11) solverIterations × projectConstraints */
         prepare_sets(w);
         if ((status = pbd_variants_prepare(w)) != PBD_OK) return status;
-        for (int it = 0; it < d->iterations; it++) {
+        if (!d->record_iterations) /* all sweeps at once (one parallel region) */
+            w->stats.skipped = pbd_project_iterations(w, h, d->iterations);
+        for (int it = 0; d->record_iterations && it < d->iterations; it++) {
             w->stats.skipped = pbd_project_iteration(w, h);
-            if (d->record_iterations) {
-                int k = sub * d->iterations + it;
-                pbd_world_residuals(w, w->p, 1.0 / (h * h), &w->iter_max_c[k],
-                                    &w->iter_l2_c[k], &w->iter_xpbd[k]);
-            }
+            int k = sub * d->iterations + it;
+            pbd_world_residuals(w, w->p, 1.0 / (h * h), &w->iter_max_c[k], &w->iter_l2_c[k],
+                                &w->iter_xpbd[k]);
         }
         STAGE(w, PBD_STAGE_PROJECT, t0);
         /* (12–15) v_i <- (p_i - x_i)/Δt, x_i <- p_i */

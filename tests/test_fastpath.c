@@ -112,6 +112,57 @@ static void test_kernels_equal_generic(void)
     CU_ASSERT(with_kernels >= 4); /* distance, dihedral, isometric bending, tet volume */
 }
 
+/* The colour kernels (which may group constraints, e.g. two per SIMD vector) against the
+ * Gauss–Seidel kernels: on a world of many disjoint constraints (the type's random samples,
+ * some near-degenerate, some with fixed particles) Gauss–Seidel order and one colour are
+ * the same schedule, so coloured GS on 1 or 2 threads must give GS's bits exactly. */
+static void test_colour_kernels_equal_sequential(void)
+{
+    enum { N = 600 };
+    static double x[3 * PBD_SAMPLE_MAX_ARITY], rest[64];
+    static int32_t aux[PBD_SAMPLE_MAX_AUX];
+    for (int t = 0; t < pbd_constraint_type_count(); t++) {
+        const pbd_constraint_type *type = pbd_constraint_type_at(t);
+        if (!type->kernels || type->arity < 1) continue;
+        for (int method = 0; method < 2; method++) {
+            pbd_world *w[3];
+            for (int v = 0; v < 3; v++) {
+                pbd_rng r;
+                pbd_rng_seed(&r, 1000 + (uint64_t)t);
+                w[v] = pbd_world_create(N * type->arity);
+                w[v]->def.gravity[1] = -1.0;
+                w[v]->def.method = method;
+                w[v]->def.iterations = 2;
+                w[v]->def.scheme = v ? PBD_SCHEME_COLORED_GS : PBD_SCHEME_GAUSS_SEIDEL;
+                w[v]->def.threads = v;
+                int set = pbd_world_add_set(w[v], type, 0);
+                for (int c = 0; c < N; c++) {
+                    int n_aux = 0, arity = type->sample(&r, c % 5 == 4, x, rest, aux, &n_aux);
+                    int32_t idx[PBD_SAMPLE_MAX_ARITY];
+                    for (int j = 0; j < arity; j++) {
+                        idx[j] = c * arity + j;
+                        double m = c % 7 == 0 && j == 1 ? 0.0 : pbd_rng_range(&r, 0.2, 5.0);
+                        pbd_world_set_particle(w[v], idx[j], x + 3 * j, NULL, m);
+                    }
+                    pbd_set_add(w[v], set, idx, rest, pbd_rng_uniform(&r), pbd_rng_range(&r, 0, 1e-4));
+                }
+            }
+            for (int s = 0; s < 3; s++)
+                for (int v = 0; v < 3; v++) pbd_step(w[v]);
+            size_t bytes = 3 * (size_t)w[0]->n * sizeof(double);
+            const int32_t *order, *start;
+            CU_ASSERT_EQUAL(pbd_set_colours(w[1], 0, &order, &start), 1); /* one colour */
+            for (int v = 1; v < 3; v++) {
+                CU_ASSERT(memcmp(w[0]->x, w[v]->x, bytes) == 0);
+                CU_ASSERT(memcmp(w[0]->sets[0].lambda, w[v]->sets[0].lambda,
+                                 N * sizeof(double)) == 0);
+                CU_ASSERT_EQUAL(w[0]->stats.skipped, w[v]->stats.skipped);
+            }
+            for (int v = 0; v < 3; v++) pbd_world_free(w[v]);
+        }
+    }
+}
+
 /* ---- whole runs ------------------------------------------------------------------------ */
 
 enum { SCENE_CLOTH_DIHEDRAL, SCENE_CLOTH_ISOMETRIC, SCENE_TET_BEAM, SCENE_CHAIN, SCENE_COUNT };
@@ -263,6 +314,27 @@ static void test_xpbd_damping_uses_generic(void)
     CU_ASSERT(memcmp(w[0]->x, w[1]->x, 3 * (size_t)w[0]->n * sizeof(double)) == 0);
     pbd_world_free(w[0]);
     pbd_world_free(w[1]);
+}
+
+/* Without per-iteration residuals the step runs all sweeps of a substep at once (the
+ * coloured scheme in one parallel region): the same bits as sweep by sweep. */
+static void test_sweeps_at_once(void)
+{
+    for (int scheme = 0; scheme < 3; scheme++) {
+        pbd_world *w[2];
+        for (int v = 0; v < 2; v++) {
+            w[v] = scene(SCENE_CLOTH_ISOMETRIC, PBD_METHOD_XPBD);
+            w[v]->def.scheme = scheme;
+            w[v]->def.threads = 2;
+            w[v]->def.record_iterations = v;
+        }
+        double dx, dl;
+        run_pair(w[0], w[1], 10, &dx, &dl);
+        CU_ASSERT(memcmp(w[0]->x, w[1]->x, 3 * (size_t)w[0]->n * sizeof(double)) == 0);
+        CU_ASSERT_EQUAL(w[0]->stats.skipped, w[1]->stats.skipped);
+        pbd_world_free(w[0]);
+        pbd_world_free(w[1]);
+    }
 }
 
 /* ---- threads and layout ------------------------------------------------------------ */
@@ -449,10 +521,12 @@ void register_fastpath_tests(void)
 {
     CU_pSuite s = CU_add_suite("fastpath", NULL, NULL);
     CU_add_test(s, "kernels_equal_generic", test_kernels_equal_generic);
+    CU_add_test(s, "colour_kernels_equal_sequential", test_colour_kernels_equal_sequential);
     CU_add_test(s, "runs_equal_generic", test_runs_equal_generic);
     CU_add_test(s, "runs_bit_identical_without_distance", test_runs_bit_identical_without_distance);
     CU_add_test(s, "generic_reference_hash", test_generic_reference_hash);
     CU_add_test(s, "xpbd_damping_uses_generic", test_xpbd_damping_uses_generic);
+    CU_add_test(s, "sweeps_at_once", test_sweeps_at_once);
     CU_add_test(s, "threads_bit_identical", test_threads_bit_identical);
     CU_add_test(s, "sorted_layout_same_physics", test_sorted_layout_same_physics);
     CU_add_test(s, "measure_switch", test_measure_switch);
