@@ -107,7 +107,9 @@ static int distance_gs_xpbd(const pbd_batch *b, const int32_t *rows, int begin, 
  * the one-at-a-time loop (each projection is a ~70-cycle chain through sqrt and div). */
 typedef double dist_v2 __attribute__((vector_size(16)));
 
-static inline int distance_pair(const pbd_batch *b, int c0, int c1, int xpbd)
+/* always_inline: inlined, `xpbd` is a constant and the pair loop stays free of calls */
+static inline __attribute__((always_inline)) int
+distance_pair(const pbd_batch *b, int c0, int c1, int xpbd)
 {
     const int32_t *e0 = b->idx + 2 * (size_t)c0, *e1 = b->idx + 2 * (size_t)c1;
     const double *wm = b->inv_mass;
@@ -149,8 +151,8 @@ static inline int distance_pair(const pbd_batch *b, int c0, int c1, int xpbd)
     return 0;
 }
 
-static inline int distance_colour(const pbd_batch *b, const int32_t *rows, int begin, int end,
-                                  int xpbd)
+static inline __attribute__((always_inline)) int
+distance_colour(const pbd_batch *b, const int32_t *rows, int begin, int end, int xpbd)
 {
     int skipped = 0, q = begin;
     if (rows)

@@ -33,11 +33,16 @@ static double now_seconds(void)
 static void prepare_sets(pbd_world *w)
 {
     int n = w->def.iterations;
+    double k_last = NAN, k_lin = NAN; /* pow once per run of equal stiffnesses */
     for (int s = 0; s < w->n_sets; s++) {
         pbd_constraint_set *set = &w->sets[s];
         for (int c = 0; c < set->count; c++) {
             double k = set->stiffness[c];
-            set->k_eff[c] = w->def.linearize_stiffness ? 1.0 - pow(1.0 - k, 1.0 / n) : k;
+            if (w->def.linearize_stiffness && k != k_last) {
+                k_last = k;
+                k_lin = 1.0 - pow(1.0 - k, 1.0 / n);
+            }
+            set->k_eff[c] = w->def.linearize_stiffness ? k_lin : k;
             set->lambda[c] = 0.0; /* XPBD: λ = 0 at the start of each (sub)step */
         }
     }

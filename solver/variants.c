@@ -17,7 +17,9 @@ static uint64_t mix(uint64_t h, uint64_t v)
 
 /* Computed before every (sub)step's projection when the scheme needs a colouring or the
  * Jacobi workspace: one pass over the index rows, a small cost next to the iterations. It
- * catches constraints added or removed and index rows changed in place (tearing). */
+ * catches constraints added or removed and index rows changed in place (tearing). The rows
+ * are hashed 64 bits at a time in four independent lanes (four multiply chains in flight
+ * instead of one), combined at the end. */
 uint64_t pbd_topology_key(const pbd_world *w)
 {
     uint64_t h = 14695981039346656037ULL;
@@ -28,8 +30,16 @@ uint64_t pbd_topology_key(const pbd_world *w)
         h = mix(h, (uint64_t)(uintptr_t)set->type);
         h = mix(h, (uint64_t)set->arity);
         h = mix(h, (uint64_t)set->count);
-        size_t n = (size_t)set->count * set->arity;
-        for (size_t i = 0; i < n; i++) h = mix(h, (uint64_t)(uint32_t)set->idx[i]);
+        size_t n = (size_t)set->count * set->arity, i = 0;
+        uint64_t lane[4] = {h, h ^ 1, h ^ 2, h ^ 3};
+        for (; i + 8 <= n; i += 8)
+            for (int k = 0; k < 4; k++) {
+                uint64_t word = (uint64_t)(uint32_t)set->idx[i + 2 * k] |
+                                (uint64_t)(uint32_t)set->idx[i + 2 * k + 1] << 32;
+                lane[k] = (lane[k] ^ word) * 1099511628211ULL;
+            }
+        for (int k = 0; k < 4; k++) h = mix(h, lane[k]);
+        for (; i < n; i++) h = mix(h, (uint64_t)(uint32_t)set->idx[i]);
     }
     return h;
 }
