@@ -31,6 +31,12 @@ int pbd_solver_options(pbd_solver_def *d, cli_option *out)
          "XPBD constraint damping beta (XPBD Eq. 26: gamma = alpha beta / dt; 0: off)", NULL},
         {"gravity", CLI_DOUBLE, &d->gravity[1], -INFINITY, INFINITY, 0,
          "vertical gravity component in m/s^2", NULL},
+        {"kernels", CLI_INT, &d->kernels, 0, 1, 0,
+         "1: the constraint types' batched kernels; 0: the generic projection (reference)", NULL},
+        {"sort-by-colour", CLI_INT, &d->sort_by_colour, 0, 1, 0,
+         "coloured GS: keep each set's constraints sorted by colour (indices change)", NULL},
+        {"measure-every", CLI_INT, &d->measure_every, 0, 1e9, 0,
+         "measure residuals/momenta/energy after every N-th step (0: never)", NULL},
     };
     int n = (int)(sizeof rows / sizeof rows[0]);
     for (int i = 0; i < n; i++) out[i] = rows[i];

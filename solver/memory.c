@@ -19,6 +19,7 @@ size_t pbd_world_bytes(const pbd_world *w)
         if (set->aux) bytes += (size_t)(set->n_aux > 0 ? set->n_aux : 1) * i4;
     }
     bytes += (size_t)w->n_attach * (i4 + 6 * d);
+    if (w->particle_origin) bytes += n * i4;
     bytes += (size_t)w->max_arity * 10 * d; /* work_x, work_x0, work_grad, work_w */
     bytes += (size_t)w->iter_capacity * 3 * d;
     const struct pbd_variants_state *vs = w->variants;

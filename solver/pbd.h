@@ -146,6 +146,8 @@ typedef struct pbd_world {
     pbd_step_stats stats;
     /* colliders, contacts and rigid bodies (solver/collision*.c); NULL when none */
     struct pbd_collision_state *collision;
+    /* NULL, or after pbd_world_reorder: the index particle i had before (solver/reorder.c) */
+    int32_t *particle_origin;
 } pbd_world;
 
 pbd_world *pbd_world_create(int n_particles);
@@ -232,6 +234,20 @@ size_t pbd_world_bytes(const pbd_world *w);
 /* For a set sorted by colour, where[a] (count entries) gets the current index of the
  * constraint added as number a; for an unsorted set where[a] = a. */
 void pbd_set_current_index(const pbd_world *w, int set, int32_t *where);
+
+/* Renumber the particles for memory locality, along a Morton (Z-order) curve through their
+ * positions x; with sort_constraints, also sort each set's constraints by their first
+ * particle's new index (stably; set->origin maps them back). Particle arrays, index rows and
+ * attachments move together; w->particle_origin[i] is the index particle i had before
+ * (composed over calls). Renumbering alone changes no result: mapped back, the positions are
+ * bit for bit those of the original numbering. Sorting constraints changes the Gauss–Seidel
+ * order (and the colouring), so the results are equivalent, not identical. For scenes whose
+ * numbering has no locality (a shuffled mesh); the built-in grids are in order already.
+ * Call it after building and before adding colliders (PBD_EINVAL otherwise). */
+pbd_status pbd_world_reorder(pbd_world *w, int sort_constraints);
+/* A per-particle array (width doubles per particle) back in the numbering before
+ * pbd_world_reorder: out[origin[i]] = in[i]; a plain copy when never reordered. */
+void pbd_world_in_input_order(const pbd_world *w, const double *in, int width, double *out);
 
 /* ---- collision, friction, rigid coupling ------------------------------------------- */
 

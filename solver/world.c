@@ -59,6 +59,7 @@ void pbd_world_free(pbd_world *w)
     free(w->iter_l2_c);
     free(w->iter_xpbd);
     pbd_variants_free(w);
+    free(w->particle_origin);
     free(w);
 }
 
