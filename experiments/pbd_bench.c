@@ -192,11 +192,11 @@ typedef struct scene_spec {
 
 #define FAST (BIT(C_BASE) | BIT(C_GS) | BIT(C_COL1) | BIT(C_COLT))
 static const scene_spec full_scenes[] = {
-    {"cloth100-dihedral", S_CLOTH_DIHEDRAL, 100, 10, 6, 3, ALL_CONFIGS & ~BIT(C_COLT_UNSORTED)},
-    {"cloth316", S_CLOTH, 316, 10, 2, 2, ALL_CONFIGS},
+    {"cloth100-dihedral", S_CLOTH_DIHEDRAL, 100, 10, 10, 3, ALL_CONFIGS & ~BIT(C_COLT_UNSORTED)},
+    {"cloth316", S_CLOTH, 316, 10, 4, 2, ALL_CONFIGS},
     {"cloth1000", S_CLOTH, 1000, 10, 1, 1, FAST | BIT(C_GS_XPBD) | BIT(C_COLT_XPBD)},
-    {"tet-beam", S_TET_BEAM, 40, 10, 4, 2, FAST | BIT(C_GENERIC) | BIT(C_COLT_XPBD)},
-    {"chain", S_CHAIN, 100000, 10, 6, 2, FAST | BIT(C_GS_XPBD)},
+    {"tet-beam", S_TET_BEAM, 40, 10, 10, 2, FAST | BIT(C_GENERIC) | BIT(C_COLT_XPBD)},
+    {"chain", S_CHAIN, 1000, 10, 100, 10, FAST | BIT(C_GS_XPBD)},
     {"cloth32", S_CLOTH, 32, 10, 200, 20, FAST | BIT(C_GS_XPBD) | BIT(C_COLT_XPBD)},
 };
 static const scene_spec quick_scenes[] = {
@@ -252,22 +252,24 @@ typedef struct runner {
     const config *cfg;
     pbd_world *w;
     baseline *b;
-    double *times; /* per repetition: seconds per step */
+    double *times; /* seconds, every timed step */
 } runner;
 
-/* Steps `steps` times; returns seconds per step, or -1 on a solver error. */
-static double time_steps(runner *r, int steps)
+/* Steps `steps` times, timing each step into t (may be NULL); returns 0, or -1 on a
+ * solver error. */
+static int time_steps(runner *r, int steps, double *t)
 {
-    double t0 = now_seconds();
     for (int s = 0; s < steps; s++) {
+        double t0 = now_seconds();
         if (r->b) {
             baseline_step(r->b);
         } else if (pbd_step(r->w) != PBD_OK) {
             fprintf(stderr, "pbd-bench: %s\n", pbd_last_error());
-            return -1.0;
+            return -1;
         }
+        if (t) t[s] = now_seconds() - t0;
     }
-    return (now_seconds() - t0) / steps;
+    return 0;
 }
 
 static int run_scene(const scene_spec *sc, int reps, int threads, bench_row *rows, int *n_rows)
@@ -281,7 +283,7 @@ static int run_scene(const scene_spec *sc, int reps, int threads, bench_row *row
         memset(r, 0, sizeof *r);
         r->cfg = &configs[c];
         r->w = build(sc);
-        r->times = calloc((size_t)reps, sizeof *r->times);
+        r->times = calloc((size_t)reps * sc->steps_per_rep, sizeof *r->times);
         if (!r->w || !r->times) {
             fprintf(stderr, "pbd-bench: cannot build %s: %s\n", sc->name, pbd_last_error());
             return -1;
@@ -301,13 +303,13 @@ static int run_scene(const scene_spec *sc, int reps, int threads, bench_row *row
         n++;
     }
     for (int i = 0; i < n; i++) { /* warm-up: colouring, sorting, caches */
-        if (time_steps(&run[i], sc->warmup) < 0.0) return -1;
+        if (time_steps(&run[i], sc->warmup, NULL) < 0) return -1;
         if (!run[i].b) pbd_world_compact(run[i].w);
     }
     for (int rep = 0; rep < reps; rep++)
         for (int i = 0; i < n; i++) { /* interleaved: a passing load hits every row alike */
-            run[i].times[rep] = time_steps(&run[i], sc->steps_per_rep);
-            if (run[i].times[rep] < 0.0) return -1;
+            if (time_steps(&run[i], sc->steps_per_rep, run[i].times + rep * sc->steps_per_rep) < 0)
+                return -1;
         }
     double load1 = load_average();
     double base_rate = 0.0;
@@ -319,8 +321,9 @@ static int run_scene(const scene_spec *sc, int reps, int threads, bench_row *row
         snprintf(row->solver, sizeof row->solver, "%s", r->cfg->name);
         char *nt = strstr(row->solver, "Nt");
         if (nt) *nt = (char)('0' + (threads < 10 ? threads : 9));
-        qsort(r->times, (size_t)reps, sizeof *r->times, cmp_double);
-        double t_min = r->times[0], t_med = r->times[reps / 2];
+        int samples = reps * sc->steps_per_rep;
+        qsort(r->times, (size_t)samples, sizeof *r->times, cmp_double);
+        double t_min = r->times[0], t_med = r->times[samples / 2];
         pbd_world *w = r->w;
         long projections = 0;
         int constraints = 0;
@@ -335,7 +338,7 @@ static int run_scene(const scene_spec *sc, int reps, int threads, bench_row *row
         row->constraints = constraints;
         row->iterations = sc->iterations;
         row->threads = r->cfg->parallel ? threads : 1;
-        row->steps_timed = reps * sc->steps_per_rep;
+        row->steps_timed = samples;
         row->projections_per_step = projections;
         row->ms_min = 1e3 * t_min;
         row->ms_median = 1e3 * t_med;
@@ -506,7 +509,8 @@ int main(int argc, char **argv)
     const char *output = "data/results/bench", *only = NULL;
     const cli_option opts[] = {
         {"quick", CLI_FLAG, &quick, 0, 0, 0, "small scenes, 2 repetitions: a smoke run", NULL},
-        {"reps", CLI_INT, &reps, 0, 1000, 0, "repetitions per row (0: 5, or 2 with --quick)", NULL},
+        {"reps", CLI_INT, &reps, 0, 1000, 0, "interleaved rounds per scene (0: 7, or 2 with --quick)",
+         NULL},
         {"threads", CLI_INT, &threads, 1, 64, 0, "threads of the parallel rows", NULL},
         {"output", CLI_STRING, &output, 0, 0, 0, "writes OUTPUT.csv and OUTPUT.h5", NULL},
         {"scene", CLI_STRING, &only, 0, 0, 0, "only scenes whose name contains this", NULL},
@@ -516,7 +520,7 @@ int main(int argc, char **argv)
                        (int)(sizeof opts / sizeof opts[0]), NULL, 0, &np);
     if (rc == CLI_EXIT_OK) return 0;
     if (rc != CLI_OK) return 2;
-    if (reps == 0) reps = quick ? 2 : 5;
+    if (reps == 0) reps = quick ? 2 : 7;
     const scene_spec *scenes = quick ? quick_scenes : full_scenes;
     int n_scenes = quick ? (int)(sizeof quick_scenes / sizeof *quick_scenes)
                          : (int)(sizeof full_scenes / sizeof *full_scenes);
@@ -524,8 +528,8 @@ int main(int argc, char **argv)
     machine_info(&m, reps, quick, threads);
     printf("# pbd-bench: %s, %d cores, %s, flags %s, revision %s\n", m.cpu, m.cores, m.compiler,
            m.flags, m.revision);
-    printf("# per step, wall clock, measure stage off; min (and median) of %d repetitions, "
-           "interleaved; derived columns from the min; x_base = Mproj/s / the baseline's\n",
+    printf("# wall clock per step, measure stage off; min (and median) over every timed step of %d "
+           "interleaved rounds; derived columns from the min; x_base = Mproj/s / the baseline's\n",
            reps);
     print_header();
     bench_row *rows = calloc((size_t)n_scenes * C_COUNT, sizeof *rows);
