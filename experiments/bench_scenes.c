@@ -53,6 +53,19 @@ pbd_world *pbd_bench_cloth(const pbd_scene_params *sp, const pbd_constraint_type
 {
     pbd_world *w = pbd_scene_cloth(sp);
     if (!w || !bending) return w;
+    /* laid flat (x-y -> x-z) before the hinges take their rest angles: hanging in its own
+     * plane the cloth would stay flat, every hinge on the kink at φ = π and skipped; lying
+     * down it drapes from the two attached corners and folds */
+    for (int i = 0; i < w->n; i++) {
+        double *x = w->x + 3 * i, *p = w->p + 3 * i;
+        x[2] = -x[1];
+        x[1] = 0.0;
+        p[0] = x[0], p[1] = x[1], p[2] = x[2];
+    }
+    for (int a = 0; a < w->n_attach; a++)
+        for (int c = 0; c < 3; c++)
+            w->attach_anchor[3 * a + c] = w->attach_target[3 * a + c] =
+                w->x[3 * (size_t)w->attach_idx[a] + c];
     int r = sp->resolution > 1 ? sp->resolution : 16;
     int32_t *tri = malloc((size_t)2 * (r - 1) * (r - 1) * 3 * sizeof *tri);
     if (!tri) {

@@ -68,7 +68,8 @@ pbd_world *pbd_scene_cloth(const pbd_scene_params *sp);
  * in a new set of the bending type; returns the number of hinges or -1. */
 int pbd_add_hinges(pbd_world *w, const pbd_constraint_type *type, const int32_t *tri, int n_tri,
                    double stiffness, double compliance);
-/* pbd_scene_cloth plus, when bending != NULL, a hinge on every interior edge. */
+/* pbd_scene_cloth plus, when bending != NULL, a hinge on every interior edge; with bending
+ * the cloth lies flat (in the x-z plane) and drapes from its two attached corners. */
 pbd_world *pbd_bench_cloth(const pbd_scene_params *sp, const pbd_constraint_type *bending,
                            double bend_stiffness, double bend_compliance);
 /* nx × ny × nz cubes of side `size`, 6 tets each: distance constraints on the tets' edges and

@@ -215,8 +215,9 @@ static void run_pair(pbd_world *a, pbd_world *b, int steps, double *dx, double *
 
 /* Gauss–Seidel and coloured GS with kernels against the same scheme without them (the
  * generic path, def.kernels = 0), PBD and XPBD, on cloth with either bending model, a tet
- * beam and a chain: the same positions to 1e-12 after 40 steps (distance's closed form
- * rounds differently; everything else is bit for bit, see the next test). */
+ * beam and a chain: the same positions to 1e-11 m after 40 steps (distance's closed form
+ * rounds differently, by ~1e-16 per projection; the draping, folding cloth amplifies that to
+ * at most 1.3e-12 m here; everything else is bit for bit, see the next test). */
 static void test_runs_equal_generic(void)
 {
     for (int scheme = 0; scheme <= PBD_SCHEME_COLORED_GS; scheme += PBD_SCHEME_COLORED_GS)
@@ -228,10 +229,10 @@ static void test_runs_equal_generic(void)
                 b->def.kernels = 0;
                 double y0 = a->x[3 * (a->n - 1) + 1], dx, dl;
                 run_pair(a, b, 40, &dx, &dl);
-                if (dx > 1e-12 || dl > 1e-9)
+                if (dx > 1e-11 || dl > 1e-9)
                     fprintf(stderr, "\n  scheme %d method %d scene %d: |dx| %.2e |dλ|/|λ| %.2e\n",
                             scheme, method, sc, dx, dl);
-                CU_ASSERT(dx <= 1e-12);
+                CU_ASSERT(dx <= 1e-11);
                 CU_ASSERT(dl <= 1e-9);
                 CU_ASSERT(fabs(a->x[3 * (a->n - 1) + 1] - y0) > 1e-3); /* it moved */
                 CU_ASSERT_EQUAL(a->stats.skipped, b->stats.skipped);
@@ -340,8 +341,8 @@ static void test_sweeps_at_once(void)
 /* ---- threads and layout ------------------------------------------------------------ */
 
 /* Coloured GS with kernels: 1 and 2 threads give bit-identical x, v and λ (PBD and XPBD,
- * with substeps), also on a sorted layout. The cloth has 533 distance constraints and 365
- * hinges, enough for the sweep to use both threads. */
+ * with substeps), also on a sorted layout. The draping cloth has 533 distance constraints
+ * and 365 hinges, enough for the sweep to use both threads. */
 static void test_threads_bit_identical(void)
 {
     for (int sorted = 0; sorted < 2; sorted++)
@@ -363,7 +364,7 @@ static void test_threads_bit_identical(void)
             for (int s = 0; s < w[0]->n_sets; s++)
                 CU_ASSERT(memcmp(w[0]->sets[s].lambda, w[1]->sets[s].lambda,
                                  (size_t)w[0]->sets[s].count * sizeof(double)) == 0);
-            CU_ASSERT(w[0]->x[3 * (w[0]->n - 1) + 1] < -1.001); /* it fell */
+            CU_ASSERT(w[0]->x[3 * (w[0]->n - 1) + 1] < -0.05); /* it fell */
             pbd_world_free(w[0]);
             pbd_world_free(w[1]);
         }
