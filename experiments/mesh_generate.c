@@ -6,12 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const diagonal_names[] = {"same", "alternate", "union-jack"};
-
-const char *pbd_diagonal_name(int d)
-{
-    return d >= 0 && d <= PBD_DIAGONAL_UNION_JACK ? diagonal_names[d] : "?";
-}
+const char *const pbd_diagonal_names[4] = {"same", "alternate", "union-jack", NULL};
 
 /* Does quad (u, v) take the diagonal (u,v)–(u+1,v+1)? Otherwise (u+1,v)–(u,v+1). */
 static int main_diagonal(pbd_diagonal d, int u, int v)
@@ -48,7 +43,7 @@ pbd_status pbd_mesh_grid(int nx, int ny, double sx, double sy, pbd_diagonal d, p
         for (int i = 0; i < nx; i++) {
             double *x = out->x + 3 * ((size_t)j * nx + i);
             x[0] = hx * i;
-            x[1] = -hy * j;
+            x[1] = 0.0 - hy * j; /* +0 on the top row */
             x[2] = 0.0;
         }
     int32_t *t = out->tri;

@@ -53,6 +53,14 @@ typedef struct pbd_scene_params {
     double stiffness;   /* PBD k of every constraint */
     double compliance;  /* XPBD α of every constraint */
     unsigned long seed;
+    /* mesh scenes */
+    int diagonal;            /* pbd_diagonal of the generated cloth grid and bag */
+    double k_bend;           /* PBD stiffness of the bending constraints */
+    double bend_compliance;  /* XPBD α of the bending constraints */
+    double k_pressure;       /* balloon overpressure factor (PBD Eq. 14) */
+    int tets_per_cube;       /* tet_beam: 5 or 6 */
+    const char *mesh_path;   /* --mesh: OBJ surface replacing the generated one */
+    const char *tet_path;    /* --tet: TetGen .node (+ .ele) replacing the generated tets */
 } pbd_scene_params;
 
 pbd_scene_params pbd_scene_params_default(void);
@@ -167,7 +175,7 @@ typedef enum {
     PBD_DIAGONAL_ALTERNATE = 1, /* the direction alternates from row to row */
     PBD_DIAGONAL_UNION_JACK = 2 /* checkerboard: diagonals meet in stars (union jack) */
 } pbd_diagonal;
-const char *pbd_diagonal_name(int d);
+extern const char *const pbd_diagonal_names[4]; /* "same", "alternate", "union-jack", NULL */
 /* nx × ny vertices, vertex (i, j) = j·nx + i at (sx·i/(nx-1), -sy·j/(ny-1), 0); triangles
  * counter-clockwise seen from +z. */
 pbd_status pbd_mesh_grid(int nx, int ny, double sx, double sy, pbd_diagonal d,
