@@ -57,7 +57,7 @@ static pbd_status next_record(mesh_reader *r, const char *what, int i, int count
     int got = mesh_reader_next(r);
     if (got < 0) return r->error;
     if (got == 0)
-        return pbd_error(PBD_EINPUT, "%s:%d: expected %d %ss (as the header on line %d says), "
+        return pbd_error(PBD_EINPUT, "%s:%d: expected %d %s (as the header on line %d says), "
                          "found %d", r->path, r->next_line > 1 ? r->next_line - 1 : 1, count,
                          what, header_line, i);
     return PBD_OK;
@@ -68,7 +68,7 @@ static pbd_status expect_end(mesh_reader *r, const char *what, int count, int he
     int got = mesh_reader_next(r);
     if (got < 0) return r->error;
     if (got == 1)
-        return pbd_error(PBD_EINPUT, "%s:%d: expected %d %ss (as the header on line %d says) and "
+        return pbd_error(PBD_EINPUT, "%s:%d: expected %d %s (as the header on line %d says) and "
                          "then the end of the file, found more: '%.40s'", r->path, r->line, count,
                          what, header_line, r->tok[0]);
     return PBD_OK;
@@ -79,7 +79,7 @@ static pbd_status read_header(mesh_reader *r, const char *what)
     int got = mesh_reader_next(r);
     if (got < 0) return r->error;
     if (got == 0)
-        return pbd_error(PBD_EINPUT, "%s:%d: expected a header line (number of %ss, ...), found "
+        return pbd_error(PBD_EINPUT, "%s:%d: expected a header line (number of %s, ...), found "
                          "%s", r->path, r->next_line > 1 ? r->next_line - 1 : 1, what,
                          r->next_line > 1 ? "only blank lines and comments" : "an empty file");
     return PBD_OK;
@@ -88,7 +88,7 @@ static pbd_status read_header(mesh_reader *r, const char *what)
 static pbd_status read_nodes(mesh_reader *r, pbd_tetmesh *m, int *base)
 {
     long n, dim, n_attr, n_mark;
-    pbd_status st = read_header(r, "point");
+    pbd_status st = read_header(r, "points");
     if (st == PBD_OK && r->n_tok > 4)
         st = pbd_error(PBD_EINPUT, "%s:%d: expected a header of at most 4 fields (#points, "
                        "dimension, #attributes, #markers), found %d", r->path, r->line, r->n_tok);
@@ -102,12 +102,12 @@ static pbd_status read_nodes(mesh_reader *r, pbd_tetmesh *m, int *base)
     if (st != PBD_OK) return st;
     int header_line = r->line, fields = 4 + (int)n_attr + (int)n_mark;
     if (pbd_tetmesh_alloc(m, (int)n, 0) != PBD_OK) return PBD_ENOMEM;
-    static const char *const axis[] = {"x", "y", "z"};
+    static const char *const axis[] = {"x coordinate", "y coordinate", "z coordinate"};
     for (int i = 0; i < n; i++) {
-        if ((st = next_record(r, "point", i, (int)n, header_line)) != PBD_OK) return st;
+        if ((st = next_record(r, "points", i, (int)n, header_line)) != PBD_OK) return st;
         if (r->n_tok != fields)
             return pbd_error(PBD_EINPUT, "%s:%d: expected %d fields (number, x, y, z, %ld "
-                             "attributes, %ld markers), found %d", r->path, r->line, fields,
+                             "attribute(s), %ld boundary marker(s)), found %d", r->path, r->line, fields,
                              n_attr, n_mark, r->n_tok);
         if ((st = record_number(r, "point", i, base)) != PBD_OK) return st;
         for (int k = 1; k < fields; k++) {
@@ -115,19 +115,19 @@ static pbd_status read_nodes(mesh_reader *r, pbd_tetmesh *m, int *base)
             if (mesh_parse_double(r->tok[k], &v))
                 return pbd_error(PBD_EINPUT, "%s:%d: expected a finite number for the point's %s, "
                                  "found '%.40s'", r->path, r->line,
-                                 k <= 3 ? axis[k - 1] : k <= 3 + n_attr ? "attribute" : "marker",
+                                 k <= 3 ? axis[k - 1] : k <= 3 + n_attr ? "attribute" : "boundary marker",
                                  r->tok[k]);
             if (k <= 3) m->x[3 * i + k - 1] = v;
         }
     }
-    return expect_end(r, "point", (int)n, header_line);
+    return expect_end(r, "points", (int)n, header_line);
 }
 
 static pbd_status read_elements(mesh_reader *r, pbd_tetmesh *m, int node_base,
                                 const char *node_path)
 {
     long n, corners, n_attr;
-    pbd_status st = read_header(r, "tetrahedron");
+    pbd_status st = read_header(r, "tetrahedra");
     if (st == PBD_OK && r->n_tok > 3)
         st = pbd_error(PBD_EINPUT, "%s:%d: expected a header of at most 3 fields (#tets, nodes "
                        "per tet, #attributes), found %d", r->path, r->line, r->n_tok);
@@ -143,10 +143,10 @@ static pbd_status read_elements(mesh_reader *r, pbd_tetmesh *m, int node_base,
     m->tet = malloc(4 * (size_t)n * sizeof *m->tet);
     if (!m->tet) return pbd_error(PBD_ENOMEM, "%s: out of memory for %ld tets", r->path, n);
     for (int i = 0; i < n; i++) {
-        if ((st = next_record(r, "tetrahedron", i, (int)n, header_line)) != PBD_OK) return st;
+        if ((st = next_record(r, "tetrahedra", i, (int)n, header_line)) != PBD_OK) return st;
         if (r->n_tok != fields)
             return pbd_error(PBD_EINPUT, "%s:%d: expected %d fields (number, %ld nodes, %ld "
-                             "attributes), found %d", r->path, r->line, fields, corners, n_attr,
+                             "attribute(s)), found %d", r->path, r->line, fields, corners, n_attr,
                              r->n_tok);
         if ((st = record_number(r, "tetrahedron", i, &base)) != PBD_OK) return st;
         int32_t *t = m->tet + 4 * (size_t)i;
@@ -175,7 +175,7 @@ static pbd_status read_elements(mesh_reader *r, pbd_tetmesh *m, int node_base,
                              "a degenerate (zero-volume) tetrahedron of nodes %s %s %s %s",
                              r->path, r->line, r->tok[1], r->tok[2], r->tok[3], r->tok[4]);
     }
-    return expect_end(r, "tetrahedron", (int)n, header_line);
+    return expect_end(r, "tetrahedra", (int)n, header_line);
 }
 
 pbd_status pbd_tetmesh_load_tetgen(const char *path, pbd_tetmesh *out)
