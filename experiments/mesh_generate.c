@@ -43,7 +43,7 @@ pbd_status pbd_mesh_grid(int nx, int ny, double sx, double sy, pbd_diagonal d, p
         for (int i = 0; i < nx; i++) {
             double *x = out->x + 3 * ((size_t)j * nx + i);
             x[0] = hx * i;
-            x[1] = 0.0 - hy * j; /* +0 on the top row */
+            x[1] = -hy * j;
             x[2] = 0.0;
         }
     int32_t *t = out->tri;
