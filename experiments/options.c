@@ -43,7 +43,7 @@ int pbd_scene_options(pbd_scene_params *sp, cli_option *out)
         {"compliance", CLI_DOUBLE, &sp->compliance, 0, INFINITY, 0,
          "XPBD compliance alpha of every constraint", NULL},
         {"resolution", CLI_INT, &sp->resolution, 0, 1e5, 0,
-         "particles along the chain / cloth side (0: scene default)", NULL},
+         "chain particles, cloth side, bag/beam cubes, balloon level (0: scene default)", NULL},
         {"size", CLI_DOUBLE, &sp->size, 0, INFINITY, 1, "chain length / cloth side in m", NULL},
         {"mass", CLI_DOUBLE, &sp->total_mass, 0, INFINITY, 1, "total mass in kg", NULL},
         {"diagonal", CLI_CHOICE, &sp->diagonal, 0, 0, 0,

@@ -70,6 +70,17 @@ pbd_world *pbd_scene_chain(const pbd_scene_params *sp);
 /* Cloth grid of resolution × resolution particles in the x–y plane, hanging from its two
  * top corners; stretch (distance) constraints on every triangle edge. */
 pbd_world *pbd_scene_cloth(const pbd_scene_params *sp);
+/* The cloth grid laid horizontal (x–z plane), hanging from the same two corners, plus a
+ * bend_dihedral constraint (stiffness k_bend) on every interior edge. */
+pbd_world *pbd_scene_cloth_bend(const pbd_scene_params *sp);
+/* A beam of tets (or --tet), distance on every edge and tet_volume per tet, the end at
+ * the smallest x attached (cantilever); masses lumped by tet volume. */
+pbd_world *pbd_scene_tet_beam(const pbd_scene_params *sp);
+/* An icosphere (level = resolution, diameter size) or a closed --mesh: distances, bending
+ * and the balloon_volume constraint with k_pressure; hangs from its top vertex. */
+pbd_world *pbd_scene_balloon(const pbd_scene_params *sp);
+/* The open cloth bag (PBD Fig. 3): distances and bending, hung from its rim's 4 corners. */
+pbd_world *pbd_scene_cloth_bag(const pbd_scene_params *sp);
 
 typedef struct pbd_scene_entry {
     const char *name;

@@ -68,6 +68,30 @@ void scene_attach_top_corners(pbd_world *w)
     if (right != left) pbd_world_attach(w, right);
 }
 
+void scene_attach_top_extremes(pbd_world *w)
+{
+    if (w->n == 0) return;
+    double tol = 1e-9 * extent(w), top = -INFINITY;
+    for (int i = 0; i < w->n; i++) top = fmax(top, w->x[3 * i + 1]);
+    int best[4] = {-1, -1, -1, -1};
+    double score[4];
+    for (int i = 0; i < w->n; i++) {
+        if (w->x[3 * i + 1] < top - tol) continue;
+        for (int d = 0; d < 4; d++) {
+            double s = (d & 1 ? -1.0 : 1.0) * w->x[3 * i] + (d & 2 ? -1.0 : 1.0) * w->x[3 * i + 2];
+            if (best[d] < 0 || s > score[d]) {
+                best[d] = i;
+                score[d] = s;
+            }
+        }
+    }
+    for (int d = 0; d < 4; d++) {
+        int seen = 0;
+        for (int e = 0; e < d; e++) seen |= best[e] == best[d];
+        if (!seen) pbd_world_attach(w, best[d]);
+    }
+}
+
 int scene_attach_side(pbd_world *w, int axis, int max_side)
 {
     if (w->n == 0) return 0;

@@ -16,6 +16,9 @@ int scene_add_edges(pbd_world *w, int n_edges, const int32_t *edges, double k, d
 /* Attach the two ends of the top edge: of the vertices at the largest y, the ones with
  * the smallest and the largest x (the grid's corners 0 and r-1). */
 void scene_attach_top_corners(pbd_world *w);
+/* Of the vertices at the largest y, attach the extremes along ±x±z (the open bag's four
+ * rim corners); each vertex once. */
+void scene_attach_top_extremes(pbd_world *w);
 /* Attach every particle whose coordinate `axis` is within 1e-9 of its minimum (max_side=0)
  * or maximum (max_side=1) over the world. Returns how many. */
 int scene_attach_side(pbd_world *w, int axis, int max_side);
