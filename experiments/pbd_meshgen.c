@@ -19,7 +19,7 @@ int main(int argc, char **argv)
          NULL},
         {"level", CLI_INT, &level, 0, 8, 0, "icosphere: subdivision level", NULL},
         {"size", CLI_DOUBLE, &size, 0, 1e9, 1,
-         "grid side, bag side, icosphere radius or beam length in m", NULL},
+         "grid side, bag side, icosphere diameter or beam length in m", NULL},
         {"diagonal", CLI_CHOICE, &diagonal, 0, 0, 0, "grid and bag: diagonal pattern",
          pbd_diagonal_names},
         {"closed", CLI_FLAG, &closed, 0, 0, 0, "bag: with its top face (a closed box)", NULL},
@@ -63,7 +63,7 @@ int main(int argc, char **argv)
             snprintf(comment, sizeof comment, "pbd-meshgen grid --resolution=%d --size=%g "
                      "--diagonal=%s", resolution, size, pbd_diagonal_names[diagonal]);
         } else if (kind == 1) {
-            st = pbd_mesh_icosphere(level, size, &m);
+            st = pbd_mesh_icosphere(level, size / 2, &m);
             snprintf(comment, sizeof comment, "pbd-meshgen icosphere --level=%d --size=%g", level,
                      size);
         } else {

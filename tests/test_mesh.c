@@ -464,7 +464,7 @@ static void test_meshgen_round_trip(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
     pbd_trimesh g, l;
     snprintf(path, sizeof path, "%s/sphere.obj", dir);
-    snprintf(cmd, sizeof cmd, "%s/pbd-meshgen icosphere --level=2 --size=0.3 --out=%s",
+    snprintf(cmd, sizeof cmd, "%s/pbd-meshgen icosphere --level=2 --size=0.6 --out=%s",
              test_bin_dir(), path);
     CU_ASSERT_EQUAL(test_run(cmd), 0);
     CU_ASSERT_EQUAL_FATAL(pbd_mesh_icosphere(2, 0.3, &g), PBD_OK);
