@@ -137,6 +137,13 @@ typedef struct pbd_world {
     pbd_step_stats stats;
     /* colliders, contacts and rigid bodies (solver/collision*.c); NULL when none */
     struct pbd_collision_state *collision;
+    /* post-step hook: called at the end of pbd_step, after the step is complete and its
+     * results checked finite (topology changes such as tearing go here); a status other
+     * than PBD_OK is returned by pbd_step. post_step_free(post_step_user), when set, is
+     * called by pbd_world_free. */
+    pbd_status (*post_step)(struct pbd_world *w, void *user);
+    void *post_step_user;
+    void (*post_step_free)(void *user);
 } pbd_world;
 
 pbd_world *pbd_world_create(int n_particles);
@@ -145,6 +152,12 @@ void pbd_world_free(pbd_world *w);
 /* Mass m > 0, or m = 0 / INFINITY for a fixed particle (w = 0). */
 void pbd_world_set_particle(pbd_world *w, int i, const double x[3], const double v[3],
                             double mass);
+/* Append one particle (between steps, never inside one): position x, velocity v (NULL: 0)
+ * and mass as for pbd_world_set_particle. x, p, v and w grow by one; the solver variants'
+ * per-particle workspaces follow at the next step (their fingerprint holds n). Pointers
+ * into w->x, w->p, w->v, w->w taken before are invalid afterwards. Returns the new
+ * particle's index (the old n) or -1 (pbd_last_error tells why). */
+int pbd_world_add_particle(pbd_world *w, const double x[3], const double v[3], double mass);
 
 /* Add an (empty) constraint set; arity 0 means the type's own. Returns its index or -1. */
 int pbd_world_add_set(pbd_world *w, const pbd_constraint_type *type, int arity);
@@ -152,6 +165,12 @@ int pbd_world_add_set(pbd_world *w, const pbd_constraint_type *type, int arity);
  * Returns the constraint's index in the set, or -1 (pbd_last_error tells why). */
 int pbd_set_add(pbd_world *w, int set, const int32_t *idx, const double *rest,
                 double stiffness, double compliance);
+/* Between steps: rewrite constraint c's index row in place (rest, stiffness and
+ * compliance stay), or remove constraint c (the ones after it move down by one). Both
+ * invalidate the colouring and the Jacobi workspace, which are rebuilt at the next step.
+ * PBD_EINVAL for a bad set, constraint or particle index. */
+pbd_status pbd_set_rewrite(pbd_world *w, int set, int c, const int32_t *idx);
+pbd_status pbd_set_remove(pbd_world *w, int set, int c);
 /* Give a set its auxiliary topology (copied). */
 pbd_status pbd_set_aux(pbd_world *w, int set, const int32_t *aux, int n_aux);
 
