@@ -7,10 +7,14 @@
 /* Σ_j w_j |∇_j C|² below this is an all-fixed or degenerate constraint: skip it. */
 #define PBD_MIN_DENOMINATOR 1e-300
 
-int pbd_project_generic(const pbd_constraint_type *type, const pbd_eval_input *in,
-                        const double *w, double k, double *x_out, double *grad)
+/* PBD projection; *dlambda receives its multiplier Δλ = -k C / Σ w|∇C|², so that
+ * Δx_j = Δλ w_j ∇_j C as in XPBD and Σ Δλ ∇C / Δt is the constraint's impulse (the contact
+ * impulses of velocityUpdate and the rigid coupling read it, PBD Sec. 4.2). */
+static int project_pbd(const pbd_constraint_type *type, const pbd_eval_input *in,
+                       const double *w, double k, double *x_out, double *grad, double *dlambda)
 {
     double C;
+    *dlambda = 0.0;
     int st = type->eval(in, &C, grad);
     if (st != PBD_EVAL_OK) return st;
     if (type->inequality && C >= 0.0) return -1;
@@ -23,7 +27,15 @@ int pbd_project_generic(const pbd_constraint_type *type, const pbd_eval_input *i
     double s = C / denom; /* Eq. 8 */
     for (int j = 0; j < in->arity; j++)
         for (int c = 0; c < 3; c++) x_out[3 * j + c] -= k * s * w[j] * grad[3 * j + c]; /* Eq. 9 */
+    *dlambda = -k * s;
     return PBD_EVAL_OK;
+}
+
+int pbd_project_generic(const pbd_constraint_type *type, const pbd_eval_input *in,
+                        const double *w, double k, double *x_out, double *grad)
+{
+    double dlambda;
+    return project_pbd(type, in, w, k, x_out, grad, &dlambda);
 }
 
 /* XPBD (Macklin et al. 2016, Eq. 18): Δλ = (-C - α̃λ) / (Σ w|∇C|² + α̃), Δx = Δλ w ∇C. */
@@ -85,8 +97,11 @@ int pbd_project_one(pbd_world *w, pbd_constraint_set *s, int c, double alpha_sca
     if (w->def.method == PBD_METHOD_XPBD)
         st = pbd_project_xpbd(s->type, &in, w->work_w, s->compliance[c] * alpha_scale,
                               &s->lambda[c], w->work_x, w->work_grad);
-    else
-        st = pbd_project_generic(s->type, &in, w->work_w, s->k_eff[c], w->work_x, w->work_grad);
+    else {
+        double dlambda;
+        st = project_pbd(s->type, &in, w->work_w, s->k_eff[c], w->work_x, w->work_grad, &dlambda);
+        s->lambda[c] += dlambda;
+    }
     if (st == PBD_EVAL_OK) pbd_scatter(w, s, c, w->p);
     return st;
 }
