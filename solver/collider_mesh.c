@@ -13,6 +13,10 @@
 /* A crossing at barycentric coordinates >= -this is on the triangle: closes the cracks
  * between neighbours that rounding would open. */
 #define MESH_BARY_EPS 1e-12
+/* A ray may start this far (times the mean edge) behind a triangle and still cross it
+ * from the front: a particle left on the surface by the last projection sits there up to
+ * rounding, on either side. */
+#define MESH_SIDE_EPS 1e-9
 
 void mesh_shape_free(mesh_shape *m)
 {
@@ -116,6 +120,7 @@ mesh_shape *mesh_shape_create(const double *verts, int nv, const int32_t *tris, 
     }
     m->closed = mesh_is_closed(m->t, nt, nv);
     double cell = pbd_mean_edge_length(m->v, m->t, nt);
+    m->side_eps = MESH_SIDE_EPS * cell;
     m->hash = pbd_spatial_hash_create(nt, cell > 0.0 ? cell : 1.0);
     if (!m->hash || pbd_spatial_hash_build(m->hash, m->centroid, NULL, nt) != PBD_OK) goto oom;
     return m;
@@ -205,8 +210,10 @@ static int first_crossing(mesh_shape *m, const double x[3], const double p[3], d
                      *c = m->v + 3 * m->t[3 * i + 2];
         double ax[3];
         cv_sub(ax, a, x);
-        double t = cv_dot(ax, nt) / denom; /* (a - x)·n / (d·n) */
-        if (t < 0.0 || t > 1.0 || t >= best_t) continue;
+        double front = -cv_dot(ax, nt); /* (x - a)·n: x's height over the triangle's plane */
+        if (front < -m->side_eps) continue; /* x starts behind it */
+        double t = fmax(0.0, -front / denom); /* (a - x)·n / (d·n) */
+        if (t > 1.0 || t >= best_t) continue;
         double y[3];
         cv_lerp(y, x, p, t);
         /* inside: y on the inner side of each edge (edge × (y - vertex) along n) */

@@ -76,6 +76,7 @@ typedef struct mesh_shape {
     double lo[3], hi[3];   /* bounds */
     double max_radius;     /* max distance of a vertex from its triangle's centroid */
     int closed;
+    double side_eps;        /* how far behind a triangle a ray may start (rounding) */
     pbd_spatial_hash *hash; /* of the centroids, built once */
     int32_t *cand;          /* nt candidates (scratch of a query) */
 } mesh_shape;

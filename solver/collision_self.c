@@ -4,12 +4,13 @@
  * triangles of about the same size).
  *
  * Self collision: triangle t = (p1, p2, p3) queries the box around its swept positions
- * (x and p of its corners) grown by the thickness h and the largest particle displacement
- * d_max of the substep, so every particle whose path x_q -> p_q comes within h of the
+ * (x and p of its corners) grown by 2h + 2 d_max (d_max: the largest particle displacement
+ * of the substep), so every particle whose path x_q -> p_q comes within 2h + d_max of the
  * swept triangle is a candidate. With n̂ the unit normal (p2-p1)×(p3-p1)/|…| and
  * d = (q - p1)·n̂, the side the particle came from is sign(d) at the start of the step
  * (x positions); the candidate gets the constraint C = sign (q - p1)·n̂ - h >= 0 (Eq. 12
- * for sign +1, Eq. 13 for -1) when it ends within h of the triangle or behind it, and
+ * for sign +1, Eq. 13 for -1) when it ends within 2h + d_max of the triangle or behind it
+ * (a margin: the projection still moves the triangle), and
  * either its path crosses the triangle's plane inside the triangle (continuous test,
  * linearized: particle and triangle interpolated to the crossing time) or its end point
  * projects into the triangle (proximity test).
@@ -26,6 +27,11 @@
 #define CLOTH_BARY_EPS 1e-9
 /* |d| below this fraction of the mean edge: the start side is undefined. */
 #define CLOTH_SIDE_EPS 1e-9
+/* Detection margins. The projection moves the triangles after the detection (the cloth's
+ * own constraints), so a pair that the prediction leaves just clear can still cross: pairs
+ * are kept up to a distance of 2h + d_max (self collision) and 0.05 × mean edge + d_max
+ * (corners). The extra rows are inactive inequalities until they are violated. */
+#define CLOTH_CORNER_MARGIN 0.05
 
 /* Unit normal of (a, b, c); 0 for a zero-area triangle. */
 static int unit_normal(const double *a, const double *b, const double *c, double n[3])
@@ -77,7 +83,8 @@ static int crossed_inside(const double *q0, const double *q1, const double *a0, 
 
 /* Self-collision test of particle v against triangle (i1, i2, i3); the sign of Eq. 12/13
  * or 0 for no constraint. */
-static double self_test(const pbd_world *w, int v, const int32_t *tri, double thick, double eps)
+static double self_test(const pbd_world *w, int v, const int32_t *tri, double detect,
+                        double eps)
 {
     const double *xq = w->x + 3 * v, *pq = w->p + 3 * v;
     const double *x1 = w->x + 3 * tri[0], *x2 = w->x + 3 * tri[1], *x3 = w->x + 3 * tri[2];
@@ -90,14 +97,14 @@ static double self_test(const pbd_world *w, int v, const int32_t *tri, double th
     double sign = d0 > 0.0 ? 1.0 : -1.0;
     cv_sub(e, pq, p1);
     double d1 = cv_dot(e, n1);
-    if (sign * d1 >= thick) return 0.0; /* ends clear of the cloth's thickness */
+    if (sign * d1 >= detect) return 0.0; /* ends clear of the cloth's thickness */
     if (sign * d1 < 0.0 && crossed_inside(xq, pq, x1, p1, x2, p2, x3, p3, d0, d1)) return sign;
     return over_triangle(pq, p1, p2, p3, n1) ? sign : 0.0;
 }
 
 /* Corner test: the sign for point_triangle, or 0. centre0: the body's centre at the start. */
 static double corner_test(const pbd_world *w, int v, const int32_t *tri, const double *centre0,
-                          double eps)
+                          double detect, double eps)
 {
     const double *c0 = w->x + 3 * v, *c1 = w->p + 3 * v;
     const double *x1 = w->x + 3 * tri[0], *x2 = w->x + 3 * tri[1], *x3 = w->x + 3 * tri[2];
@@ -116,7 +123,7 @@ static double corner_test(const pbd_world *w, int v, const int32_t *tri, const d
     }
     cv_sub(e, c1, p1);
     double d1 = cv_dot(e, n1);
-    if (sign * d1 >= 0.0) return 0.0;
+    if (sign * d1 >= detect) return 0.0;
     if (sign * d0 > eps && crossed_inside(c0, c1, x1, p1, x2, p2, x3, p3, d0, d1)) return sign;
     return over_triangle(c1, p1, p2, p3, n1) ? sign : 0.0;
 }
@@ -145,7 +152,8 @@ static void self_pass(pbd_world *w, double dmax)
 {
     struct pbd_collision_state *cs = w->collision;
     const cloth_tris *cl = cs->cloth;
-    double thick = cs->thickness, eps = CLOTH_SIDE_EPS * cl->mean_edge, grow = thick + dmax;
+    double thick = cs->thickness, eps = CLOTH_SIDE_EPS * cl->mean_edge;
+    double detect = 2.0 * thick + dmax, grow = detect + dmax;
     for (int t = 0; t < cl->nt; t++) {
         const int32_t *tri = cl->t + 3 * t;
         double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -164,7 +172,7 @@ static void self_pass(pbd_world *w, double dmax)
         for (int j = 0; j < nc && j < w->n; j++) {
             int v = cs->vcand[j];
             if (in_triangle(tri, v) || (!tri_free && w->w[v] <= 0.0)) continue;
-            double sign = self_test(w, v, tri, thick, eps);
+            double sign = self_test(w, v, tri, detect, eps);
             if (sign == 0.0) continue;
             const int32_t idx[4] = {v, tri[0], tri[1], tri[2]};
             const double rest[2] = {thick, sign};
@@ -196,7 +204,8 @@ static void corner_pass(pbd_world *w, double dmax)
     double eps = CLOTH_SIDE_EPS * cl->mean_edge;
     /* a triangle touching the corner's path has a corner within the longest edge of it,
      * and that corner's p within d_max of where it was then */
-    double grow = max_edge(w, cl) + dmax;
+    double detect = CLOTH_CORNER_MARGIN * cl->mean_edge + dmax;
+    double grow = max_edge(w, cl) + dmax + detect;
     for (int bi = 0; bi < cs->n_bodies; bi++) {
         const rigid_body *b = &cs->bodies[bi];
         for (int k = 0; k < b->n_corners; k++) {
@@ -218,7 +227,7 @@ static void corner_pass(pbd_world *w, double dmax)
                     if (cl->tri_stamp[t] == cl->stamp) continue;
                     cl->tri_stamp[t] = cl->stamp;
                     const int32_t *tri = cl->t + 3 * t;
-                    double sign = corner_test(w, v, tri, b->x, eps);
+                    double sign = corner_test(w, v, tri, b->x, detect, eps);
                     if (sign == 0.0) continue;
                     const int32_t idx[4] = {v, tri[0], tri[1], tri[2]};
                     int row = collision_push(w, cs->corner_set, idx, &sign);
