@@ -181,18 +181,66 @@ static int box_contact(const shape *s, const double x[3], const double p[3], dou
     return CONTACT_INSIDE;
 }
 
-/* ---- dispatch ------------------------------------------------------------------------- */
+/* ---- near contacts: p outside, within the margin -------------------------------------- */
 
-int shape_contact(const shape *s, const double x[3], const double p[3], double q[3],
-                  double n[3])
+/* Surface point closest to p (outside the solid or on it) and the outward normal there. */
+static void closest_outside(const shape *s, const double p[3], double q[3], double n[3])
 {
     switch (s->kind) {
-    case SHAPE_PLANE: return plane_contact(s, x, p, q, n);
-    case SHAPE_SPHERE: return sphere_contact(s, x, p, q, n);
-    case SHAPE_BOX: return box_contact(s, x, p, q, n);
-    case SHAPE_MESH: return mesh_shape_contact(s->mesh, x, p, q, n);
+    case SHAPE_PLANE:
+        cv_copy(q, p);
+        cv_axpy(q, -plane_distance(s, p), s->n);
+        cv_copy(n, s->n);
+        return;
+    case SHAPE_SPHERE:
+        sphere_normal(s, p, p, n);
+        cv_copy(q, s->c);
+        cv_axpy(q, s->radius, n);
+        return;
+    case SHAPE_BOX: {
+        double l[3], lq[3], d[3], nl[3] = {0, 0, 0};
+        box_local(s, p, l);
+        int axis = 0;
+        double best = -INFINITY;
+        for (int k = 0; k < 3; k++) {
+            lq[k] = fmax(-s->half[k], fmin(s->half[k], l[k]));
+            double e = fabs(l[k]) - s->half[k];
+            if (e > best) { best = e; axis = k; }
+        }
+        cv_sub(d, l, lq);
+        double len = cv_norm(d);
+        if (len > 1e-12 * (s->half[0] + s->half[1] + s->half[2])) {
+            cv_scale(nl, d, 1.0 / len);
+        } else { /* on the surface: the face it lies on */
+            nl[axis] = l[axis] >= 0.0 ? 1.0 : -1.0;
+            lq[axis] = nl[axis] * s->half[axis];
+        }
+        box_world(s, lq, q);
+        box_world_dir(s, nl, n);
+        return;
     }
-    return CONTACT_NONE;
+    case SHAPE_MESH:
+        break; /* mesh_shape_contact handles its own margin */
+    }
+}
+
+/* ---- dispatch ------------------------------------------------------------------------- */
+
+int shape_contact(const shape *s, const double x[3], const double p[3], double margin,
+                  double q[3], double n[3])
+{
+    int k = CONTACT_NONE;
+    switch (s->kind) {
+    case SHAPE_PLANE: k = plane_contact(s, x, p, q, n); break;
+    case SHAPE_SPHERE: k = sphere_contact(s, x, p, q, n); break;
+    case SHAPE_BOX: k = box_contact(s, x, p, q, n); break;
+    case SHAPE_MESH: return mesh_shape_contact(s->mesh, x, p, margin, q, n);
+    }
+    if (k != CONTACT_NONE || !(margin > 0.0)) return k;
+    double d = shape_signed_distance(s, p);
+    if (!(d >= 0.0 && d < margin)) return CONTACT_NONE;
+    closest_outside(s, p, q, n);
+    return CONTACT_NEAR;
 }
 
 double shape_signed_distance(const shape *s, const double y[3])

@@ -3,7 +3,8 @@
  * first such crossing q_c with n_c the triangle's normal. A closed mesh bounds a solid:
  * when p is inside it (generalized winding number > 1/2) and no crossing was found, the
  * ray lies inside and the closest surface point q_s with n_s = (q_s - p)/|q_s - p| is used.
- * The triangles' centroids sit in a spatial hash, so a ray only tests the triangles near
+ * With a contact margin, a p outside the mesh (in front of an open one) but closer than the
+ * margin gets its closest surface point and n = (p - q)/|p - q|. The triangles' centroids sit in a spatial hash, so a ray only tests the triangles near
  * it; the inside test and the closest point are O(nt). */
 #include "collision_private.h"
 
@@ -240,15 +241,32 @@ static int first_crossing(mesh_shape *m, const double x[3], const double p[3], d
     return best;
 }
 
-int mesh_shape_contact(mesh_shape *m, const double x[3], const double p[3], double q[3],
-                       double n[3])
+/* p outside (or on the front side of an open mesh) within margin: the closest point. */
+static int mesh_near(const mesh_shape *m, const double p[3], double margin, double q[3],
+                     double n[3])
 {
+    int t = closest_triangle(m, p, q);
+    if (t < 0) return CONTACT_NONE;
+    double d[3];
+    cv_sub(d, p, q);
+    double len = cv_norm(d);
+    if (!(len < margin)) return CONTACT_NONE;
+    if (m->closed ? point_inside(m, p) : cv_dot(d, m->tn + 3 * t) < 0.0) return CONTACT_NONE;
+    if (len > 1e-12 * (1.0 + cv_norm(p))) cv_scale(n, d, 1.0 / len);
+    else cv_copy(n, m->tn + 3 * t);
+    return CONTACT_NEAR;
+}
+
+int mesh_shape_contact(mesh_shape *m, const double x[3], const double p[3], double margin,
+                       double q[3], double n[3])
+{
+    double grow = m->max_radius + (margin > 0.0 ? margin : 0.0);
     for (int k = 0; k < 3; k++) /* the segment misses the bounds: nothing to test */
-        if (fmax(x[k], p[k]) < m->lo[k] - m->max_radius ||
-            fmin(x[k], p[k]) > m->hi[k] + m->max_radius)
+        if (fmax(x[k], p[k]) < m->lo[k] - grow || fmin(x[k], p[k]) > m->hi[k] + grow)
             return CONTACT_NONE;
     if (first_crossing(m, x, p, q, n) >= 0) return CONTACT_ENTRY;
-    if (!m->closed || !point_inside(m, p)) return CONTACT_NONE;
+    if (!m->closed || !point_inside(m, p))
+        return margin > 0.0 ? mesh_near(m, p, margin, q, n) : CONTACT_NONE;
     int t = closest_triangle(m, p, q);
     if (t < 0) return CONTACT_NONE;
     double d[3];

@@ -344,7 +344,7 @@ int pbd_collider_query(pbd_world *w, int c, const double x[3], const double p[3]
                        double n[3])
 {
     if (!w->collision || c < 0 || c >= w->collision->n_colliders) return -1;
-    return shape_contact(&w->collision->colliders[c].shape, x, p, q, n);
+    return shape_contact(&w->collision->colliders[c].shape, x, p, w->collision->margin, q, n);
 }
 
 double pbd_collider_distance(pbd_world *w, int c, const double y[3])
@@ -403,6 +403,17 @@ pbd_status pbd_world_enable_self_collision(pbd_world *w, const int32_t *tris, in
     w->collision->self_enabled = 1;
     w->collision->thickness = thickness;
     return collision_reserve(w);
+}
+
+pbd_status pbd_world_set_contact_margin(pbd_world *w, double margin)
+{
+    if (!(isfinite(margin) && margin >= 0.0))
+        return pbd_error(PBD_EINVAL, "contact margin: expected a finite number >= 0, found %g",
+                         margin);
+    struct pbd_collision_state *cs = collision_state(w);
+    if (!cs) return PBD_ENOMEM;
+    cs->margin = margin;
+    return PBD_OK;
 }
 
 pbd_collision_stats pbd_world_collision_stats(const pbd_world *w)

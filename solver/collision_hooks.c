@@ -19,7 +19,19 @@
  *      iterations; λ > 0 when the contact pushed) is a normal impulse J_p = λ/Δt on the
  *      particle. It left v_n between v_n,pre and 0 (just enough to reach the surface):
  *      a perfectly inelastic impact. A body receives -J_p n at q: m_i Δp_i / Δt
- *      (PBD Sec. 4.2). Contacts with λ = 0 never acted and are skipped.
+ *      (PBD Sec. 4.2), so the exchange conserves linear momentum exactly. It acts at the
+ *      particle's start position x_i rather than at q: the particle's own angular momentum
+ *      changes by x_i × m_i Δp_i/Δt, so this choice conserves the discrete angular
+ *      momentum Σ x × m v + x_b × M v_b + L exactly (the body keeps its predicted pose);
+ *      the two points differ by the particle's motion within the substep, O(Δt |v_i|).
+ *      The body reacts in its velocity: its pose for this substep stays the one the
+ *      particles were projected against (one substep of lag, like an explicit force).
+ *      The body is kinematic during the projection (k = 1, α = 0 like every contact).
+ *      Limitation: when the particle cannot give way (cloth pulled taut between
+ *      attachments, no slack), the contact and the cloth fight in every iteration, λ grows
+ *      with the iteration count and the body is thrown back; cloth with some slack and a
+ *      contact margin (pbd_world_set_contact_margin) behave (tests/test_rigid.c).
+ *      Contacts with λ = 0 never acted and are skipped.
  *  (1) Restitution: the target is v_n' = -e v_n,pre when the approach was faster than
  *      2 |g| Δt (what gravity adds in two substeps; slower, resting contacts get e = 0 so
  *      that they do not jitter), else v_n' = 0. The normal impulse
@@ -36,8 +48,10 @@
  *      (position-level static friction, as Macklin et al. 2014 do in the projection); the
  *      change is tangential, so the contact stays satisfied.
  *  Corner contacts (point_triangle with the corner as a fixed particle) give the body the
- *  reaction of what the projection did to the triangle, +λ ∇_q C / Δt at the corner
- *  (∇_q C at the end of the substep); they have no friction or restitution. Self collision
+ *  reaction of what the projection did to the triangle, +λ ∇_q C / Δt at the corner, with
+ *  ∇_q C at the predicted positions where the projection starts (λ sums the iterations'
+ *  multipliers, each with its own gradient; the first, largest one sees these positions);
+ *  they have no friction or restitution. Self collision
  *  is internal: it needs no velocity pass. Finally the bodies take their predicted pose. */
 #include "collision_private.h"
 #include "solver_private.h"
@@ -67,7 +81,8 @@ static void particle_contacts(pbd_world *w, double h)
         const double *x = w->x + 3 * i, *p = w->p + 3 * i;
         for (int c = 0; c < cs->n_colliders; c++) {
             double rest[6];
-            if (shape_contact(&cs->colliders[c].shape, x, p, rest, rest + 3) == CONTACT_NONE)
+            if (shape_contact(&cs->colliders[c].shape, x, p, cs->margin, rest, rest + 3) ==
+                CONTACT_NONE)
                 continue;
             const int32_t idx = i;
             int row = collision_push(w, cs->contact_set, &idx, rest);
@@ -76,8 +91,8 @@ static void particle_contacts(pbd_world *w, double h)
             for (int k = 0; k < 3; k++) v[k] = (p[k] - x[k]) / h;
             const rigid_body *b = body_of(cs, c);
             if (b) rigid_point_velocity(b, rest, vs);
-            cv_sub(v, v, vs);
             cs->contact[row].collider = c;
+            cv_sub(v, v, vs);
             cs->contact[row].vn_pre = cv_dot(v, rest + 3);
             cs->stats.contacts++;
         }
@@ -97,7 +112,10 @@ void pbd_generate_collisions(pbd_world *w, double h)
     collision_self_generate(w, h);
 }
 
-/* (1) and (2) of the model above for row r of the contact set. */
+/* (1) and (2) of the model above for row r of the contact set. Relative velocities and
+ * effective masses are taken where the particle is (on the contact plane, next to q); the
+ * body's side of the restitution impulse acts there too, so that the particle's
+ * x_i × m_i Δv_i and the body's change cancel and the angular momentum is kept. */
 static void respond(pbd_world *w, const pbd_constraint_set *s, int r, double h)
 {
     struct pbd_collision_state *cs = w->collision;
@@ -105,33 +123,34 @@ static void respond(pbd_world *w, const pbd_constraint_set *s, int r, double h)
     int i = s->idx[r];
     double wi = w->w[i];
     if (!(lambda > 0.0) || wi <= 0.0) return;
-    const double *q = s->rest + 6 * r, *n = q + 3;
+    const double *n = s->rest + 6 * r + 3;
     const contact_info *ci = &cs->contact[r];
     const pbd_material *mat = &cs->colliders[ci->collider].mat;
     int bi = cs->colliders[ci->collider].body;
     rigid_body *b = bi >= 0 ? &cs->bodies[bi] : NULL;
-    double *vi = w->v + 3 * i, vs[3] = {0, 0, 0}, v[3], J[3];
+    double *vi = w->v + 3 * i, *xi = w->x + 3 * i, at[3], vs[3] = {0, 0, 0}, v[3], J[3];
+    cv_copy(at, xi);
 
     /* (1) restitution */
-    if (b) rigid_point_velocity(b, q, vs);
+    if (b) rigid_point_velocity(b, at, vs);
     cv_sub(v, vi, vs);
     double vn = cv_dot(v, n);
     double g = cv_norm(w->def.gravity);
     double target = ci->vn_pre < -2.0 * g * h ? -mat->restitution * ci->vn_pre : 0.0;
     double jn = 0.0;
     if (vn < target) {
-        jn = (target - vn) / (wi + (b ? rigid_inv_mass_at(b, q, n) : 0.0));
+        jn = (target - vn) / (wi + (b ? rigid_inv_mass_at(b, at, n) : 0.0));
         cv_axpy(vi, wi * jn, n);
         if (b) {
             cv_scale(J, n, -jn);
-            rigid_apply_impulse(b, J, q);
+            rigid_apply_impulse(b, J, at);
         }
     }
 
     /* (2) Coulomb friction with the substep's normal impulse */
     double Jn = lambda / h + jn;
     if (!(mat->mu_static > 0.0 || mat->mu_kinetic > 0.0)) return;
-    if (b) rigid_point_velocity(b, q, vs);
+    if (b) rigid_point_velocity(b, at, vs);
     cv_sub(v, vi, vs);
     vn = cv_dot(v, n);
     double vt[3];
@@ -141,14 +160,26 @@ static void respond(pbd_world *w, const pbd_constraint_set *s, int r, double h)
     if (!(speed > 0.0)) return;
     double t[3];
     cv_scale(t, vt, 1.0 / speed);
-    double j_stick = speed / (wi + (b ? rigid_inv_mass_at(b, q, t) : 0.0));
+    double j_stick = speed / (wi + (b ? rigid_inv_mass_at(b, at, t) : 0.0));
     double jt = j_stick <= mat->mu_static * Jn ? j_stick : fmin(mat->mu_kinetic * Jn, j_stick);
+    /* with the position correction the particle's x × m v changes by (x - Δt v) × m Δv:
+     * the body takes the reaction at that point (the lever arm that keeps L exact) */
+    double at_f[3];
+    cv_copy(at_f, xi);
+    cv_axpy(at_f, -h, vi);
     cv_axpy(vi, -wi * jt, t);
-    cv_axpy(w->x + 3 * i, -h * wi * jt, t);
+    cv_axpy(xi, -h * wi * jt, t);
     if (b) {
         cv_scale(J, t, jt);
-        rigid_apply_impulse(b, J, q);
+        rigid_apply_impulse(b, J, at_f);
     }
+}
+
+/* Where the body takes the reaction to particle i's projection impulse: the particle's
+ * start position x_i = x - Δt v (the model above). */
+static void reaction_point(const pbd_world *w, int i, double h, double at[3])
+{
+    for (int k = 0; k < 3; k++) at[k] = w->x[3 * i + k] - h * w->v[3 * i + k];
 }
 
 /* (0) for the bodies: the reaction to every projection impulse. */
@@ -160,25 +191,23 @@ static void projection_reactions(pbd_world *w, double h)
         for (int r = 0; r < s->count; r++) {
             int bi = cs->colliders[cs->contact[r].collider].body;
             if (bi < 0 || !(s->lambda[r] > 0.0)) continue;
-            const double *q = s->rest + 6 * r, *n = q + 3;
-            double J[3];
-            cv_scale(J, n, -s->lambda[r] / h); /* -m_i Δp_i / Δt */
-            rigid_apply_impulse(&cs->bodies[bi], J, q);
+            rigid_body *b = &cs->bodies[bi];
+            double J[3], at[3];
+            cv_scale(J, s->rest + 6 * r + 3, -s->lambda[r] / h); /* -m_i Δp_i / Δt */
+            reaction_point(w, s->idx[r], h, at);
+            rigid_apply_impulse(b, J, at);
         }
     }
     if (cs->corner_set >= 0) {
         const pbd_constraint_set *s = &w->sets[cs->corner_set];
         for (int r = 0; r < s->count; r++) {
             if (!(s->lambda[r] > 0.0)) continue;
-            const int32_t *idx = s->idx + 4 * r;
-            const double *c = w->p + 3 * idx[0], *p1 = w->p + 3 * idx[1],
-                         *p2 = w->p + 3 * idx[2], *p3 = w->p + 3 * idx[3];
-            double e2[3], e3[3], gq[3], J[3];
-            cv_sub(e2, p2, p1);
-            cv_sub(e3, p3, p1);
-            cv_cross(gq, e2, e3); /* ∇_q C = sign (p2 - p1) × (p3 - p1) */
-            cv_scale(J, gq, s->rest[r] * s->lambda[r] / h);
-            rigid_apply_impulse(&cs->bodies[cs->corner[r].body], J, c);
+            const corner_info *ki = &cs->corner[r];
+            rigid_body *b = &cs->bodies[ki->body];
+            double J[3], at[3];
+            cv_scale(J, ki->grad_q, s->lambda[r] / h); /* +λ ∇_q C / Δt */
+            reaction_point(w, s->idx[4 * r], h, at); /* the corner's start position */
+            rigid_apply_impulse(b, J, at);
         }
     }
 }

@@ -93,20 +93,23 @@ typedef struct shape {
     mesh_shape *mesh; /* mesh */
 } shape;
 
-enum { CONTACT_NONE = 0, CONTACT_ENTRY = 1, CONTACT_INSIDE = 2 };
+enum { CONTACT_NONE = 0, CONTACT_ENTRY = 1, CONTACT_INSIDE = 2, CONTACT_NEAR = 3 };
 
 /* PBD Sec. 3.4 for one shape: CONTACT_ENTRY when the ray x -> p enters the solid (q = the
  * entry point q_c, n = the outward normal n_c there), CONTACT_INSIDE when the ray lies
- * completely inside (q = q_s, the surface point closest to p, n = n_s), else CONTACT_NONE.
- * Never NaN: degenerate directions fall back to a documented choice. */
-int shape_contact(const shape *s, const double x[3], const double p[3], double q[3],
-                  double n[3]);
+ * completely inside (q = q_s, the surface point closest to p, n = n_s); otherwise, when p
+ * ends outside but closer than margin > 0 to the surface, CONTACT_NEAR with q the surface
+ * point closest to p and n the outward normal there (the tangent plane separates p from a
+ * convex solid, so the row stays inactive unless the projection pushes p in); else
+ * CONTACT_NONE. Never NaN: degenerate directions fall back to a documented choice. */
+int shape_contact(const shape *s, const double x[3], const double p[3], double margin,
+                  double q[3], double n[3]);
 /* Signed distance of y from the surface (negative inside); for an open mesh, the
  * distance to the closest triangle signed by its front side. */
 double shape_signed_distance(const shape *s, const double y[3]);
 
-int mesh_shape_contact(mesh_shape *m, const double x[3], const double p[3], double q[3],
-                       double n[3]);
+int mesh_shape_contact(mesh_shape *m, const double x[3], const double p[3], double margin,
+                       double q[3], double n[3]);
 double mesh_shape_signed_distance(const mesh_shape *m, const double y[3]);
 /* Builds a mesh shape (copies the arrays). NULL with pbd_error set on bad input. */
 mesh_shape *mesh_shape_create(const double *verts, int nv, const int32_t *tris, int nt);
@@ -137,6 +140,7 @@ typedef struct rigid_body {
     double v[3], L[3];
     int n_corners;              /* 8 for a box, 0 for a sphere */
     int first_proxy;            /* world particle of corner 0 (w = 0), -1 when none */
+    int n_rows;                 /* contact rows on the body this substep */
     double corner_local[8][3];
 } rigid_body;
 
@@ -149,6 +153,7 @@ typedef struct contact_info {
 /* What velocityUpdate needs of a corner–triangle contact: row r of the corner set. */
 typedef struct corner_info {
     int32_t body;
+    double grad_q[3]; /* ∇_q C at the predicted positions (where the projection starts) */
 } corner_info;
 
 /* Self collision and corner tests need the cloth's triangles (PBD Sec. 4.2, 4.3). */
@@ -176,6 +181,7 @@ struct pbd_collision_state {
     cloth_tris *cloth;
     int self_enabled;
     double thickness;
+    double margin;           /* contact margin (pbd_world_set_contact_margin) */
     pbd_spatial_hash *vhash; /* of the particles' predicted positions */
     int32_t *vcand;          /* n candidates (scratch) */
     int32_t *is_proxy;       /* n: 1 for a rigid body's corner particle */

@@ -16,10 +16,10 @@
  * projects into the triangle (proximity test).
  *
  * Corners: a box corner moving c0 -> c1 (a kinematic particle, w = 0) that crosses a
- * cloth triangle, or ends behind it inside its outline, gets the point_triangle constraint
- * sign (c - p1)·[(p2-p1)×(p3-p1)] >= 0 with the sign of its side at the start; a corner
- * lying in the triangle's plane at the start (a resting contact) takes the side of the
- * body's centre. The triangle is pushed, the body takes the reaction in velocityUpdate. */
+ * cloth triangle, or ends behind it (or within a margin) inside its outline, gets the
+ * point_triangle constraint sign (c - p1)·[(p2-p1)×(p3-p1)] >= 0, the sign being the side
+ * of the body's centre (not the corner's start side: see corner_test). The triangle is
+ * pushed, the body takes the reaction in velocityUpdate. */
 #include "collision_private.h"
 #include "solver_private.h"
 
@@ -32,6 +32,10 @@
  * are kept up to a distance of 2h + d_max (self collision) and 0.05 × mean edge + d_max
  * (corners). The extra rows are inactive inequalities until they are violated. */
 #define CLOTH_CORNER_MARGIN 0.05
+/* A corner counts as over a triangle when its projection is inside it or outside by at most
+ * this (barycentric): the corner pressed into a fold lies behind both planes but over
+ * neither outline, and would slip through the crease. */
+#define CORNER_BARY_TOL 0.25
 
 /* Unit normal of (a, b, c); 0 for a zero-area triangle. */
 static int unit_normal(const double *a, const double *b, const double *c, double n[3])
@@ -46,9 +50,10 @@ static int unit_normal(const double *a, const double *b, const double *c, double
     return 1;
 }
 
-/* y lies over the triangle (a, b, c) with unit normal n (its projection is inside). */
-static int over_triangle(const double *y, const double *a, const double *b, const double *c,
-                         const double n[3])
+/* y lies over the triangle (a, b, c) with unit normal n: its projection is inside, or
+ * outside by at most tol in barycentric terms. */
+static int over_triangle_tol(const double *y, const double *a, const double *b, const double *c,
+                             const double n[3], double tol)
 {
     const double *v[3] = {a, b, c};
     double ab[3], ac[3], m[3];
@@ -61,9 +66,15 @@ static int over_triangle(const double *y, const double *a, const double *b, cons
         cv_sub(ed, v[(e + 1) % 3], v[e]);
         cv_sub(ey, y, v[e]);
         cv_cross(cr, ed, ey);
-        if (cv_dot(cr, n) < -CLOTH_BARY_EPS * area2) return 0;
+        if (cv_dot(cr, n) < -tol * area2) return 0;
     }
     return 1;
+}
+
+static int over_triangle(const double *y, const double *a, const double *b, const double *c,
+                         const double n[3])
+{
+    return over_triangle_tol(y, a, b, c, n, CLOTH_BARY_EPS);
 }
 
 /* Did the path q0 -> q1 cross the plane of the moving triangle (a0 b0 c0 -> a1 b1 c1) inside
@@ -102,30 +113,30 @@ static double self_test(const pbd_world *w, int v, const int32_t *tri, double de
     return over_triangle(pq, p1, p2, p3, n1) ? sign : 0.0;
 }
 
-/* Corner test: the sign for point_triangle, or 0. centre0: the body's centre at the start. */
+/* Corner test: the sign for point_triangle, or 0. centre0: the body's centre at the start.
+ * The side to keep is the centre's: a cloth triangle touching a convex body from outside
+ * lies in a supporting plane, with the whole body on one side; this also pushes a corner
+ * that has got through a triangle back out, where the start side would keep it inside. */
 static double corner_test(const pbd_world *w, int v, const int32_t *tri, const double *centre0,
-                          double detect, double eps)
+                          double detect)
 {
     const double *c0 = w->x + 3 * v, *c1 = w->p + 3 * v;
     const double *x1 = w->x + 3 * tri[0], *x2 = w->x + 3 * tri[1], *x3 = w->x + 3 * tri[2];
     const double *p1 = w->p + 3 * tri[0], *p2 = w->p + 3 * tri[1], *p3 = w->p + 3 * tri[2];
     double n0[3], n1[3], e[3];
     if (!unit_normal(x1, x2, x3, n0) || !unit_normal(p1, p2, p3, n1)) return 0.0;
+    cv_sub(e, centre0, x1);
+    double dc = cv_dot(e, n0);
+    if (dc == 0.0) return 0.0;
+    double sign = dc > 0.0 ? 1.0 : -1.0;
     cv_sub(e, c0, x1);
-    double d0 = cv_dot(e, n0), sign;
-    if (fabs(d0) > eps) {
-        sign = d0 > 0.0 ? 1.0 : -1.0;
-    } else {
-        cv_sub(e, centre0, x1);
-        double dc = cv_dot(e, n0);
-        if (dc == 0.0) return 0.0;
-        sign = dc > 0.0 ? 1.0 : -1.0;
-    }
+    double d0 = cv_dot(e, n0);
     cv_sub(e, c1, p1);
     double d1 = cv_dot(e, n1);
     if (sign * d1 >= detect) return 0.0;
-    if (sign * d0 > eps && crossed_inside(c0, c1, x1, p1, x2, p2, x3, p3, d0, d1)) return sign;
-    return over_triangle(c1, p1, p2, p3, n1) ? sign : 0.0;
+    if (sign * d0 > 0.0 && sign * d1 < 0.0 && crossed_inside(c0, c1, x1, p1, x2, p2, x3, p3, d0, d1))
+        return sign;
+    return over_triangle_tol(c1, p1, p2, p3, n1, CORNER_BARY_TOL) ? sign : 0.0;
 }
 
 static int in_triangle(const int32_t *tri, int v) { return tri[0] == v || tri[1] == v || tri[2] == v; }
@@ -201,7 +212,6 @@ static void corner_pass(pbd_world *w, double dmax)
 {
     struct pbd_collision_state *cs = w->collision;
     cloth_tris *cl = cs->cloth;
-    double eps = CLOTH_SIDE_EPS * cl->mean_edge;
     /* a triangle touching the corner's path has a corner within the longest edge of it,
      * and that corner's p within d_max of where it was then */
     double detect = CLOTH_CORNER_MARGIN * cl->mean_edge + dmax;
@@ -227,12 +237,19 @@ static void corner_pass(pbd_world *w, double dmax)
                     if (cl->tri_stamp[t] == cl->stamp) continue;
                     cl->tri_stamp[t] = cl->stamp;
                     const int32_t *tri = cl->t + 3 * t;
-                    double sign = corner_test(w, v, tri, b->x, detect, eps);
+                    double sign = corner_test(w, v, tri, b->x, detect);
                     if (sign == 0.0) continue;
                     const int32_t idx[4] = {v, tri[0], tri[1], tri[2]};
                     int row = collision_push(w, cs->corner_set, idx, &sign);
                     if (row < 0) continue;
-                    cs->corner[row].body = bi;
+                    corner_info *ki = &cs->corner[row];
+                    ki->body = bi;
+                    /* ∇_q C = sign (p2 - p1) × (p3 - p1) where the projection starts */
+                    double e2[3], e3[3];
+                    cv_sub(e2, w->p + 3 * tri[1], w->p + 3 * tri[0]);
+                    cv_sub(e3, w->p + 3 * tri[2], w->p + 3 * tri[0]);
+                    cv_cross(ki->grad_q, e2, e3);
+                    cv_scale(ki->grad_q, ki->grad_q, sign);
                     cs->stats.corner_contacts++;
                 }
             }

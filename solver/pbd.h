@@ -216,8 +216,17 @@ int pbd_world_add_obb(pbd_world *w, const double center[3], const double half[3]
 int pbd_world_add_mesh_collider(pbd_world *w, const double *verts, int nv,
                                 const int32_t *tris, int nt, const pbd_material *m);
 
+/* Contact margin m >= 0 (default 0, the paper's test): a particle whose predicted position
+ * p ends outside a collider but closer than m to it also gets a plane_collision row, at the
+ * surface point closest to p with the outward normal there. The row is inactive unless the
+ * projection (other constraints: cloth pulled against a body, a particle leaving a body it
+ * started in) pushes the particle in; then it stops it at the surface. A fraction of the
+ * cloth's edge length is a good value. */
+pbd_status pbd_world_set_contact_margin(pbd_world *w, double margin);
+
 /* Contact of the ray x -> p with collider c (PBD Sec. 3.4): 0 none, 1 the ray enters (q =
- * q_c, n = n_c), 2 the ray lies inside (q = q_s closest to p, n = n_s); -1 bad index. */
+ * q_c, n = n_c), 2 the ray lies inside (q = q_s closest to p, n = n_s), 3 p ends outside
+ * within the contact margin (q closest to p, n outward); -1 bad index. */
 int pbd_collider_query(pbd_world *w, int c, const double x[3], const double p[3], double q[3],
                        double n[3]);
 /* Signed distance of y from collider c's surface (negative inside). */

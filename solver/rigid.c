@@ -6,7 +6,8 @@
  *   v <- v + h g;  ω = I_w(q)⁻¹ L;  x* = x + h v;  q* = normalize(q + h/2 (0, ω) ⊗ q);
  * the particles then collide with the body at its predicted pose (x*, q*), which stays
  * fixed during the projection; in velocityUpdate every contact's impulse J acts back on the
- * body at its contact point y: v <- v + J/M, L <- L + (y - x*) × J; finally x, q <- x*, q*.
+ * body at its contact point y: v <- v + J/M, L <- L + (y - x*) × J; finally x, q <- x*, q*
+ * (the impulses move the body from the next substep on).
  * Without impulses L is constant (torque-free motion conserves angular momentum exactly).
  * A box's corners are 8 kinematic particles (w = 0) appended to the world; they follow the
  * body (x = corner at the old pose, p = at the predicted pose) so that point_triangle
@@ -73,22 +74,26 @@ static void place_proxies(pbd_world *w, const rigid_body *b, double h)
     }
 }
 
+/* x* = x + h v, q* = normalize(q + h/2 (0, ω) ⊗ q) with (0, ω) ⊗ (w, u) = (-ω·u, w ω + ω × u) */
+static void predict_pose(rigid_body *b, double h)
+{
+    double omega[3], u[3] = {b->q[1], b->q[2], b->q[3]}, cr[3];
+    rigid_omega(b, b->q, omega);
+    cv_copy(b->x_pred, b->x);
+    cv_axpy(b->x_pred, h, b->v);
+    cv_cross(cr, omega, u);
+    b->q_pred[0] = b->q[0] - 0.5 * h * cv_dot(omega, u);
+    for (int k = 0; k < 3; k++) b->q_pred[k + 1] = b->q[k + 1] + 0.5 * h * (b->q[0] * omega[k] + cr[k]);
+    quat_normalize(b->q_pred);
+}
+
 void rigid_predict(pbd_world *w, double h)
 {
     struct pbd_collision_state *cs = w->collision;
     for (int bi = 0; bi < cs->n_bodies; bi++) {
         rigid_body *b = &cs->bodies[bi];
-        double omega[3];
-        cv_axpy(b->v, h, w->def.gravity);      /* v <- v + h g */
-        rigid_omega(b, b->q, omega);
-        cv_copy(b->x_pred, b->x);
-        cv_axpy(b->x_pred, h, b->v);           /* x* = x + h v */
-        /* q* = q + h/2 (0, ω) ⊗ q, with (0, ω) ⊗ (w, u) = (-ω·u, w ω + ω × u) */
-        double u[3] = {b->q[1], b->q[2], b->q[3]}, cr[3];
-        cv_cross(cr, omega, u);
-        b->q_pred[0] = b->q[0] - 0.5 * h * cv_dot(omega, u);
-        for (int k = 0; k < 3; k++) b->q_pred[k + 1] = b->q[k + 1] + 0.5 * h * (b->q[0] * omega[k] + cr[k]);
-        quat_normalize(b->q_pred);
+        cv_axpy(b->v, h, w->def.gravity); /* v <- v + h g */
+        predict_pose(b, h);
         rigid_update_shape(w, bi);
         place_proxies(w, b, h);
     }
@@ -128,6 +133,7 @@ void rigid_commit(pbd_world *w)
         rigid_body *b = &cs->bodies[bi];
         cv_copy(b->x, b->x_pred);
         memcpy(b->q, b->q_pred, sizeof b->q);
+        place_proxies(w, b, 0.0); /* the corners where the body ends the substep */
     }
 }
 
