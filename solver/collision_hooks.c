@@ -4,16 +4,19 @@
  * Line 8, for a substep Δt: the rigid bodies predict their pose (solver/rigid.c); every free
  * particle's ray x_i -> p_i is tested against every collider (static or a body's shape):
  * entering at q_c with normal n_c, or lying inside with the closest point q_s and normal
- * n_s, gives a plane_collision row {q, n}, k = 1, α = 0, in the contact set; then self
- * collision and the boxes' corners add their rows (solver/collision_self.c). The contact
- * sets are emptied and refilled every substep and projected with the other constraints.
+ * n_s, gives a plane_collision row {q, n}, k = 1, α = 0, in the contact set (so does a p
+ * that ends outside within the contact margin, at its closest surface point: inactive
+ * unless the projection pushes the particle in); then self collision and the boxes' corners
+ * add their rows (solver/collision_self.c). The contact sets are emptied and refilled every
+ * substep and projected with the other constraints.
  *
  * Line 16, the friction and restitution model. For a contact of particle i (inverse mass
- * w_i) with normal n at q: v_s is the surface's velocity at q (0 for a static collider,
- * v_b + ω × (q - x_b) for a body), v = v_i - v_s the relative velocity, v_n = v·n,
- * v_t = v - v_n n, w_s(d) = 1/M + (r × d)·I⁻¹(r × d) the body's inverse effective mass at
- * q along d (0 for a static collider), and v_n,pre < 0 the relative normal velocity of the
- * predicted motion (x_i -> p_i), stored when the contact was made.
+ * w_i, now at x_i on the contact plane next to q) with normal n: v_s is the surface's
+ * velocity there (0 for a static collider, v_b + ω × (x_i - x_b) for a body), v = v_i - v_s
+ * the relative velocity, v_n = v·n, v_t = v - v_n n, w_s(d) = 1/M + (r × d)·I⁻¹(r × d) the
+ * body's inverse effective mass there along d (0 for a static collider), and v_n,pre < 0
+ * the relative normal velocity of the predicted motion (x_i -> p_i), stored when the
+ * contact was made.
  *
  *  (0) What the projection did. Its multiplier λ (Δp_i = λ w_i n summed over the
  *      iterations; λ > 0 when the contact pushed) is a normal impulse J_p = λ/Δt on the
@@ -36,23 +39,26 @@
  *      2 |g| Δt (what gravity adds in two substeps; slower, resting contacts get e = 0 so
  *      that they do not jitter), else v_n' = 0. The normal impulse
  *          j_n = max(0, v_n' - v_n) / (w_i + w_s(n))
- *      moves v_i by w_i j_n n and the body by -j_n n at q.
+ *      moves v_i by w_i j_n n and the body by -j_n n at x_i.
  *  (2) Coulomb friction with the substep's normal impulse J_n = J_p + j_n. The impulse
  *      that stops the sliding is j_stick = |v_t| / (w_i + w_s(t)), t = v_t/|v_t|:
  *          static:   j_stick <= μs J_n  ->  j_t = j_stick   (v_t = 0, the contact sticks)
  *          kinetic:  otherwise          ->  j_t = min(μk J_n, j_stick)
- *      v_i -= w_i j_t t, the body gets +j_t t at q. On a static surface this reads: stick if
+ *      v_i -= w_i j_t t, the body gets +j_t t. On a static surface this reads: stick if
  *      |v_t| <= μs |Δv_n|, else |v_t| <- max(0, |v_t| - μk |Δv_n|), Δv_n = w_i J_n the normal
  *      velocity change of the substep. The same impulse is applied to the substep's motion,
  *      x_i -= Δt w_i j_t t, so that a sticking particle does not creep by Δt v_t per substep
  *      (position-level static friction, as Macklin et al. 2014 do in the projection); the
- *      change is tangential, so the contact stays satisfied.
+ *      change is tangential, so the contact stays satisfied. With it the particle's
+ *      x × m v changes as if the impulse acted at x_i - Δt v_i, and that is where the body
+ *      takes it (exact angular momentum again).
  *  Corner contacts (point_triangle with the corner as a fixed particle) give the body the
- *  reaction of what the projection did to the triangle, +λ ∇_q C / Δt at the corner, with
- *  ∇_q C at the predicted positions where the projection starts (λ sums the iterations'
- *  multipliers, each with its own gradient; the first, largest one sees these positions);
- *  they have no friction or restitution. Self collision
- *  is internal: it needs no velocity pass. Finally the bodies take their predicted pose. */
+ *  reaction of what the projection did to the triangle, +λ ∇_q C / Δt at the corner's start
+ *  position, with ∇_q C at the predicted positions where the projection starts (λ sums the
+ *  iterations' multipliers, each with its own gradient; the first, largest one sees these
+ *  positions: the linear momentum is then exchanged to ~1e-4, tests/test_rigid.c); they
+ *  have no friction or restitution. Self collision is internal: it needs no velocity pass.
+ *  Finally the bodies take their predicted pose. */
 #include "collision_private.h"
 #include "solver_private.h"
 

@@ -237,19 +237,26 @@ double pbd_collider_distance(pbd_world *w, int c, const double y[3]);
 pbd_status pbd_world_set_cloth_triangles(pbd_world *w, const int32_t *tris, int n_tris);
 /* Self collision (PBD Sec. 4.3) of every free particle against these triangles with cloth
  * thickness h > 0: a spatial hash with cells of the mean edge length finds vertex–triangle
- * pairs; a vertex that moves through a triangle, or ends closer than h to it, gets a
- * self_collision constraint {h, sign} on the side it came from (Eq. 12 or 13). */
+ * pairs; a vertex that moves through a triangle, or ends over it closer than 2h + d_max
+ * (d_max the substep's largest displacement: a detection margin), gets a self_collision
+ * constraint {h, sign} that keeps it h away on the side it came from (Eq. 12 or 13). */
 pbd_status pbd_world_enable_self_collision(pbd_world *w, const int32_t *tris, int n_tris,
                                            double thickness);
 
 /* Rigid bodies (PBD Sec. 4.2): a sphere or box with mass, inertia, pose and velocity,
  * integrated with each substep (gravity, symplectic Euler; torque-free rotation conserves
- * the angular momentum L exactly). Particles collide with it like with a static collider;
- * each contact's impulse (the multiplier of its projection, m_i Δp_i / Δt, and the friction
- * and restitution impulses) acts back on the body at the contact point. A box's 8 corners
- * are also tested against the cloth triangles (point_triangle constraints): they become 8
+ * the angular momentum L exactly). Particles collide with it like with a static collider,
+ * against its predicted pose, which stays fixed during the projection; each contact's
+ * impulse (the projection's m_i Δp_i / Δt = λ n / Δt, then the restitution and friction
+ * impulses) acts back on the body, which therefore reacts one substep late, like an explicit
+ * force (at rest it ends a step with v = +g Δt that the next substep's gravity removes). The
+ * reactions are applied where the particle's own x × m v changes, so linear and angular
+ * momentum are exchanged exactly (solver/collision_hooks.c). A box's 8 corners are also
+ * tested against the cloth triangles (point_triangle constraints): they become 8
  * kinematic particles (w = 0) appended to the world, so w->n grows by 8 per box. Bodies do
- * not collide with static colliders or with each other. */
+ * not collide with static colliders or with each other. A body pressed into cloth that
+ * cannot give way (pulled taut between attachments) is thrown back: cloth with slack and a
+ * contact margin behave. */
 typedef struct pbd_rigid_state {
     double x[3];     /* centre of mass, m */
     double q[4];     /* orientation (w, x, y, z), unit */
