@@ -24,7 +24,7 @@ ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
 -include build/config.mk
 endif
 
-.PHONY: fuzz all test asan experiments gradcheck plots report bench clean deps help install
+.PHONY: soak fuzz all test asan experiments gradcheck plots report bench clean deps help install
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -78,6 +78,10 @@ gradcheck: $(BUILD)/pbd-gradcheck
 experiments: $(BINS)
 	@mkdir -p data/results
 	sh experiments/run_all.sh $(BUILD) $(QUICK)
+
+# Every standard scene for 10^5 steps: finite and bounded (not part of `make test`).
+soak: $(BUILD)/pbd-soak
+	$(BUILD)/pbd-soak
 
 # Fuzzing with libFuzzer (clang): each target in tests/fuzz/ runs FUZZ_RUNS inputs (at most
 # FUZZ_SECONDS) from its seed corpus tests/data/fuzz/<target>/; crashes go to build/fuzz/.
