@@ -123,7 +123,8 @@ static pbd_world *patch(int r, double size, double m, int32_t *tris, int *nt)
  * angular bookkeeping is tested with free particles below.) With a contact margin of
  * half an edge no cloth particle ends a step inside the sphere (1e-9 m); with 0.3 edges a
  * neighbour of the first contacts is dragged 1.3 cm in before it has a row. */
-static void sphere_hits_cloth(pbd_material m, int method, double *dP, double *exchanged)
+static void sphere_hits_cloth(pbd_material m, int method, int scheme, double *dP,
+                              double *exchanged, double *deepest)
 {
     int32_t tris[2 * 3 * 64];
     int nt;
@@ -136,6 +137,7 @@ static void sphere_hits_cloth(pbd_material m, int method, double *dP, double *ex
     int b = pbd_world_add_rigid_sphere(w, 0.15, 0.5, &s, &m);
     pbd_world_set_contact_margin(w, 0.05);
     w->def.method = method;
+    w->def.scheme = scheme;
     w->def.iterations = 10;
     w->def.dt = 1.0 / 120.0;
     double P0[3], L0[3], P[3], L[3];
@@ -150,7 +152,7 @@ static void sphere_hits_cloth(pbd_material m, int method, double *dP, double *ex
             worst = fmin(worst, pbd_collider_distance(w, col, w->x + 3 * i));
     }
     CU_ASSERT(contacts > 0);
-    CU_ASSERT(worst > -1e-9);
+    *deepest = worst;
     pbd_world_total_momentum(w, P, L);
     double d[3];
     for (int k = 0; k < 3; k++) d[k] = P[k] - P0[k];
@@ -164,16 +166,30 @@ static void sphere_hits_cloth(pbd_material m, int method, double *dP, double *ex
 static void test_momentum_sphere_cloth(void)
 {
     const pbd_material mats[3] = {{0, 0, 0}, {0.5, 0.4, 0.5}, {1.0, 0.8, 1.0}};
-    for (int method = 0; method < 2; method++)
-        for (int k = 0; k < 3; k++) {
-            double dP, ex;
-            sphere_hits_cloth(mats[k], method, &dP, &ex);
-            printf("\n    %s μs %.1f e %.1f: |ΔP|/|P0| = %.1e, body lost %.0f %% of its approach "
-                   "speed ", method ? "XPBD" : "PBD", mats[k].mu_static, mats[k].restitution, dP,
-                   100 * ex);
-            CU_ASSERT(dP < 1e-12);
-            CU_ASSERT(ex > 0.2); /* momentum was exchanged */
-        }
+    const char *schemes[3] = {"GS", "Jacobi", "coloured GS"};
+    for (int scheme = 0; scheme < 3; scheme++)
+        for (int method = 0; method < 2; method++)
+            for (int k = 0; k < 3; k++) {
+                double dP, ex, deepest;
+                sphere_hits_cloth(mats[k], method, scheme, &dP, &ex, &deepest);
+                printf("\n    %s %s μs %.1f e %.1f: |ΔP|/|P0| = %.1e, body lost %.0f %% of its "
+                       "approach speed, deepest particle inside %.1e m ",
+                       method ? "XPBD" : "PBD", schemes[scheme], mats[k].mu_static,
+                       mats[k].restitution, dP, 100 * ex, deepest);
+                CU_ASSERT(ex > 0.2); /* momentum was exchanged */
+                if (scheme == PBD_SCHEME_JACOBI) {
+                    /* Jacobi averages each particle's corrections over its constraints:
+                     * 10 iterations do not finish the contacts (the particles stay inside by
+                     * less than the sphere's travel in one step, 3.3 cm); and PBD Jacobi's
+                     * per-particle averaging does not conserve momentum even without
+                     * contacts (a free tumbling cloth loses it too), so only XPBD's is held */
+                    if (method == PBD_METHOD_XPBD) CU_ASSERT(dP < 1e-12);
+                    CU_ASSERT(deepest > -4.0 / 120.0);
+                } else {
+                    CU_ASSERT(dP < 1e-12);
+                    CU_ASSERT(deepest > -1e-9);
+                }
+            }
 }
 
 /* Free particles (no constraints among them) struck by a spinning, translating box: the
