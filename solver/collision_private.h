@@ -140,7 +140,6 @@ typedef struct rigid_body {
     double v[3], L[3];
     int n_corners;              /* 8 for a box, 0 for a sphere */
     int first_proxy;            /* world particle of corner 0 (w = 0), -1 when none */
-    int n_rows;                 /* contact rows on the body this substep */
     double corner_local[8][3];
 } rigid_body;
 

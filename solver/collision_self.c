@@ -21,7 +21,6 @@
  * of the body's centre (not the corner's start side: see corner_test). The triangle is
  * pushed, the body takes the reaction in velocityUpdate. */
 #include "collision_private.h"
-#include "solver_private.h"
 
 /* A point at barycentric coordinates >= -this is on the triangle. */
 #define CLOTH_BARY_EPS 1e-9
