@@ -239,6 +239,10 @@ typedef struct pbd_tearing pbd_tearing;
 pbd_tearing *pbd_tearing_create(const pbd_world *w, const pbd_trimesh *m, int distance_set,
                                 int bending_set, double threshold);
 void pbd_tearing_free(pbd_tearing *t);
+/* Keep the collision module's cloth triangles (self collision, rigid corners: see
+ * pbd_world_set_cloth_triangles) equal to the torn mesh's: set them now and after every
+ * pass that changed the mesh. Without it they keep the triangles they were given. */
+pbd_status pbd_tearing_share_triangles(pbd_world *w, pbd_tearing *t);
 /* At most max_splits splits per pass (0, the default: only one per vertex). */
 void pbd_tearing_set_max_splits(pbd_tearing *t, int max_splits);
 /* One tearing pass now (between steps). *n_splits (may be NULL) gets the vertices split

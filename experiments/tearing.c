@@ -19,6 +19,7 @@
 struct pbd_tearing {
     double threshold;
     int max_splits;        /* per pass; 0 = one per vertex only */
+    int share_triangles;   /* hand the torn triangles to the collision module */
     int dist_set, bend_set;
     pbd_trimesh mesh;      /* triangles (particle indices), x = rest positions */
     int vert_cap;          /* capacity of mesh.x, head, mark */
@@ -478,6 +479,7 @@ pbd_status pbd_tearing_apply(pbd_world *w, pbd_tearing *t, int *n_splits)
     pbd_status st = sync_vertices(w, t);
     if (st != PBD_OK) return st;
     t->pass++;
+    const long repairs0 = t->repairs;
     /* the edges beyond the threshold, from the distance rows as they are now */
     const pbd_constraint_set *s = &w->sets[t->dist_set];
     const int nr = s->type->n_rest > 0 ? s->type->n_rest : 1;
@@ -517,8 +519,11 @@ pbd_status pbd_tearing_apply(pbd_world *w, pbd_tearing *t, int *n_splits)
         }
     }
     free(cand);
+    int changed = done > 0 || t->repairs != repairs0;
     t->splits += done;
     if (n_splits) *n_splits = done;
+    if (changed && t->share_triangles)
+        return pbd_world_set_cloth_triangles(w, t->mesh.tri, t->mesh.n_triangles);
     return PBD_OK;
 }
 
@@ -633,6 +638,12 @@ void pbd_tearing_free(pbd_tearing *t)
     free(t->cut);
     free(t->rest_buf);
     free(t);
+}
+
+pbd_status pbd_tearing_share_triangles(pbd_world *w, pbd_tearing *t)
+{
+    t->share_triangles = 1;
+    return pbd_world_set_cloth_triangles(w, t->mesh.tri, t->mesh.n_triangles);
 }
 
 void pbd_tearing_set_max_splits(pbd_tearing *t, int max_splits)

@@ -713,6 +713,55 @@ static void test_schemes_follow_topology(void)
     }
 }
 
+/* Self collision (solver/collision_self.c) sees the torn cloth when the tearing shares its
+ * triangles: every self-collision row of a step names a triangle of the mesh as it was in
+ * that step. Without sharing, rows name triangles that no longer exist (the check bites). */
+static int self_contacts_on_mesh(int share, int *rows_seen)
+{
+    pbd_scene_params sp = pbd_scene_params_default();
+    pbd_world *w = pbd_scene_tear(&sp);
+    pbd_tearing *t = pbd_world_tearing(w);
+    const pbd_trimesh *m = pbd_tearing_mesh(t);
+    pbd_world_enable_self_collision(w, m->tri, m->n_triangles, 0.02);
+    if (share) pbd_tearing_share_triangles(w, t);
+    int nt = m->n_triangles, stale = 0;
+    int32_t *before = malloc(3 * (size_t)nt * sizeof *before);
+    *rows_seen = 0;
+    for (int s = 0; s < 300 && stale == 0; s++) {
+        memcpy(before, m->tri, 3 * (size_t)nt * sizeof *before);
+        if (pbd_step(w) != PBD_OK || !all_finite(w)) {
+            stale = -1;
+            break;
+        }
+        pbd_collision_stats cs = pbd_world_collision_stats(w);
+        if (cs.self_set < 0) continue;
+        const pbd_constraint_set *set = &w->sets[cs.self_set];
+        for (int c = 0; c < set->count; c++) {
+            const int32_t *r = set->idx + 4 * c + 1;
+            int found = 0;
+            for (int k = 0; k < nt && !found; k++) {
+                const int32_t *q = before + 3 * k;
+                found = has(q, r[0]) && has(q, r[1]) && has(q, r[2]);
+            }
+            stale += !found;
+            (*rows_seen)++;
+        }
+    }
+    if (stale == 0 && !tear_consistent(w, t, 0, 1)) stale = -1;
+    if (stale == 0 && components(w, 0) != 2) stale = -1;
+    free(before);
+    pbd_world_free(w);
+    return stale;
+}
+
+static void test_self_collision_sees_tears(void)
+{
+    int rows_shared, rows_stale;
+    CU_ASSERT_EQUAL(self_contacts_on_mesh(1, &rows_shared), 0);
+    CU_ASSERT(rows_shared > 0);
+    CU_ASSERT(self_contacts_on_mesh(0, &rows_stale) > 0);
+}
+
 static int run_prog(const char *args)
 {
     char cmd[512];
@@ -823,6 +872,7 @@ void register_tearing_tests(void)
     CU_add_test(s, "hard_pull_tears_in_two", test_hard_pull_tears_in_two);
     CU_add_test(s, "gentle_pull_does_not_tear", test_gentle_pull_does_not_tear);
     CU_add_test(s, "schemes_follow_topology", test_schemes_follow_topology);
+    CU_add_test(s, "self_collision_sees_tears", test_self_collision_sees_tears);
     CU_add_test(s, "pbd_run_tear", test_pbd_run_tear);
     CU_add_test(s, "bad_input", test_bad_input);
     CU_add_test(s, "checkers_catch_errors", test_checkers_catch_errors);
