@@ -263,8 +263,9 @@ long pbd_tearing_repairs(const pbd_tearing *t);
 /* Cloth torn apart: the cloth scene's grid (vertical, x–y plane, bulged by 1 % of its size
  * along z; or --mesh) with bending (k_bend) on its hinges, held by its top row except the
  * row's middle vertex; the left
- * part of the row moves towards -x and the right part towards +x at 0.5 m/s each, and
- * edges tear beyond tear_threshold (0: off), starting at the free middle vertex. */
+ * part of the row moves towards -x and the right part towards +x at 0.5 m/s each for 1 m
+ * (2 s), then holds; edges tear beyond tear_threshold (0: off), starting at the free middle
+ * vertex. */
 pbd_world *pbd_scene_tear(const pbd_scene_params *sp);
 
 #endif

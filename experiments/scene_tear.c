@@ -5,15 +5,18 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* m/s of each held group, outward along x */
+/* m/s of each held group, outward along x, until it has moved TEAR_PULL_DISTANCE (m); then
+ * it holds (the torn pieces hang still, the scene stays bounded in a long run) */
 #define TEAR_PULL_SPEED 0.5
+#define TEAR_PULL_DISTANCE 1.0
 
 /* The two halves of the top row are attached alternately, left first (see hold_top_row):
  * even attachments move towards -x, odd ones towards +x. */
 static void pull_apart(int a, double t, const double anchor[3], double target[3], void *user)
 {
     (void)user;
-    target[0] = anchor[0] + (a % 2 == 0 ? -1.0 : 1.0) * TEAR_PULL_SPEED * t;
+    double d = fmin(TEAR_PULL_SPEED * t, TEAR_PULL_DISTANCE);
+    target[0] = anchor[0] + (a % 2 == 0 ? -d : d);
     target[1] = anchor[1];
     target[2] = anchor[2];
 }
