@@ -196,7 +196,8 @@ static pbd_status update_edges(pbd_world *w, pbd_tearing *t, int32_t v, int32_t 
         if (sides == 2) {
             st = pbd_set_rewrite(w, set, c, row);
         } else if (sides == 3) {
-            memcpy(t->rest_buf, s->rest + (size_t)c * (nr > 0 ? nr : 1), (size_t)nr * sizeof(double));
+            memcpy(t->rest_buf, s->rest + (size_t)c * (nr > 0 ? nr : 1),
+                   (size_t)nr * sizeof(double));
             if (pbd_set_add(w, set, row, t->rest_buf, s->stiffness[c], s->compliance[c]) < 0)
                 st = PBD_ENOMEM;
         }
