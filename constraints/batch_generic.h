@@ -2,7 +2,8 @@
  * constraints/). A type file instantiates them with its own eval, which the compiler then
  * inlines: no function pointer, no copy through the solver's workspace, but the same
  * operations in the same order as pbd_project_generic (PBD Eq. 8–9) and XPBD Eq. 18 with
- * γ = 0 (solver/project.c), so the results are bit for bit those of the generic path. */
+ * γ = 0 (solver/project.c), so the results are bit for bit those of the generic path —
+ * positions and multipliers (PBD's Δλ = -k C / Σ w|∇C|², which the contact response reads). */
 #ifndef PBD_BATCH_GENERIC_H
 #define PBD_BATCH_GENERIC_H
 
@@ -58,6 +59,7 @@ static inline int bg_project(const pbd_batch *b, const int32_t *rows, int begin,
             double k_eff = b->stiffness[c], s = C / denom; /* Eq. 8 */
             for (int j = 0; j < arity; j++)
                 for (int k = 0; k < 3; k++) x[3 * j + k] -= k_eff * s * w[j] * g[3 * j + k];
+            b->lambda[c] += -k_eff * s; /* the multiplier: Δx_j = Δλ w_j ∇_j C */
         }
         for (int j = 0; j < arity; j++) {
             if (w[j] <= 0.0) continue;

@@ -50,6 +50,7 @@ static int distance_project(const pbd_eval_input *in, const double *w, double k,
 
 /* Batched kernels (README "Performance"), PBD Eq. 10/11 as in distance_project:
  *   s = k (|d| - d0) / ((w1 + w2) |d|),  p1 -= w1 s d,  p2 += w2 s d,  d = p1 - p2,
+ * with the multiplier Δλ = -k C/(w1 + w2) = -s |d| (the generic path's -k C / Σ w|∇C|²),
  * and XPBD Eq. 18 with Σ_j w_j |∇_j C|² = w1 + w2 (|∇C| = 1 for both particles):
  *   Δλ = (-C - α̃λ) / (w1 + w2 + α̃),  p1 += w1 Δλ d/|d|,  p2 -= w2 Δλ d/|d|,
  * computed as t = Δλ/|d| with one division. Degenerate, as in the generic path: coincident
@@ -63,6 +64,7 @@ static inline int distance_pbd_one(const pbd_batch *b, int c)
     double len = v3_norm(d), wsum = w1 + w2;
     if (!(wsum > 0.0) || !(len >= DISTANCE_MIN_LENGTH)) return 1;
     double s = b->stiffness[c] * (len - b->rest[c]) / (wsum * len);
+    b->lambda[c] += -s * len; /* Δλ = -k C/(w1 + w2): Δp1 = Δλ w1 n */
     if (w1 > 0.0) v3_axpy(p1, -w1 * s, d);
     if (w2 > 0.0) v3_axpy(p2, w2 * s, d);
     return 0;
@@ -139,6 +141,8 @@ distance_pair(const pbd_batch *b, int c0, int c1, int xpbd)
     } else {
         dist_v2 k = {b->stiffness[c0], b->stiffness[c1]};
         dist_v2 s = k * (len - rest) / (wsum * len);
+        b->lambda[c0] += -s[0] * len[0];
+        b->lambda[c1] += -s[1] * len[1];
         f1 = -w1 * s;
         f2 = w2 * s;
     }

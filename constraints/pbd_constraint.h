@@ -75,7 +75,8 @@ typedef struct pbd_batch {
     const double *rest;       /* the set's rest values, n_rest per constraint */
     const double *stiffness;  /* PBD: the k used this step (the set's k_eff) */
     const double *compliance; /* XPBD: α per constraint */
-    double *lambda;           /* XPBD: λ per constraint, incremented by Δλ */
+    double *lambda;           /* λ per constraint, incremented by Δλ (PBD: Δλ = -k C/Σ w|∇C|²,
+                               * so that Δx_j = Δλ w_j ∇_j C as in XPBD) */
     double alpha_scale;       /* XPBD: α̃ = α · alpha_scale = α/Δt², Δt the (sub)step */
     int arity;
 } pbd_batch;

@@ -31,7 +31,7 @@ static int permute(void **arr, const int32_t *order, int m, int width, size_t si
 static pbd_status sort_set(pbd_constraint_set *s, pbd_set_colouring *col)
 {
     int m = s->count;
-    if (col->identity || m == 0) return PBD_OK;
+    if (col->identity || m == 0 || s->fixed_order) return PBD_OK;
     if (!s->origin) { /* first sort: the constraints are still in the order they were added */
         s->origin = malloc((size_t)s->capacity * sizeof *s->origin);
         if (!s->origin) return pbd_error(PBD_ENOMEM, "out of memory sorting a %s set", s->type->name);
@@ -58,7 +58,7 @@ pbd_status pbd_sort_sets_by_colour(pbd_world *w)
     struct pbd_variants_state *vs = w->variants;
     int moved = 0;
     for (int s = 0; s < w->n_sets && s < vs->n_col_sets; s++) {
-        moved += !vs->col[s].identity && w->sets[s].count > 0;
+        moved += !vs->col[s].identity && w->sets[s].count > 0 && !w->sets[s].fixed_order;
         pbd_status st = sort_set(&w->sets[s], &vs->col[s]);
         if (st != PBD_OK) return st;
     }

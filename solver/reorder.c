@@ -159,6 +159,7 @@ pbd_status pbd_world_reorder(pbd_world *w, int sort_constraints)
     w->particle_origin = origin;
     if (sort_constraints)
         for (int s = 0; s < w->n_sets; s++) {
+            if (w->sets[s].fixed_order) continue;
             pbd_status st = sort_set_rows(&w->sets[s]);
             if (st != PBD_OK) return st;
         }

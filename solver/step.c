@@ -74,13 +74,43 @@ static void move_attachments(pbd_world *w, double t)
     }
 }
 
+static int particle_finite(const pbd_world *w, int i)
+{
+    const double *x = w->x + 3 * (size_t)i, *v = w->v + 3 * (size_t)i;
+    return isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]) && isfinite(v[0]) &&
+           isfinite(v[1]) && isfinite(v[2]);
+}
+
+/* Watchdog: after a step every position, velocity and λ must be finite. When one is not,
+ * name the first constraint (in projection order) that holds a non-finite λ or touches a
+ * non-finite particle, so that the user sees which type and index blew up. */
 static pbd_status check_finite(pbd_world *w)
 {
-    for (int i = 0; i < 3 * w->n; i++)
-        if (!isfinite(w->x[i]) || !isfinite(w->v[i]))
-            return pbd_error(PBD_ENUMERIC,
-                             "step %ld: particle %d has a non-finite position or velocity",
-                             w->step_count, i / 3);
+    int bad = -1;
+    for (int i = 0; i < w->n && bad < 0; i++)
+        if (!particle_finite(w, i)) bad = i;
+    for (int s = 0; s < w->n_sets; s++) {
+        const pbd_constraint_set *set = &w->sets[s];
+        for (int c = 0; c < set->count; c++) {
+            if (!isfinite(set->lambda[c]))
+                return pbd_error(PBD_ENUMERIC,
+                                 "step %ld: constraint %s #%d (set %d) has a non-finite lambda",
+                                 w->step_count, set->type->name, c, s);
+            if (bad < 0) continue;
+            for (int j = 0; j < set->arity; j++) {
+                int i = set->idx[(size_t)c * set->arity + j];
+                if (!particle_finite(w, i))
+                    return pbd_error(PBD_ENUMERIC,
+                                     "step %ld: constraint %s #%d (set %d) holds particle %d "
+                                     "with a non-finite position or velocity",
+                                     w->step_count, set->type->name, c, s, i);
+            }
+        }
+    }
+    if (bad >= 0)
+        return pbd_error(PBD_ENUMERIC,
+                         "step %ld: particle %d has a non-finite position or velocity",
+                         w->step_count, bad);
     return PBD_OK;
 }
 
@@ -157,5 +187,8 @@ pbd_status pbd_step(pbd_world *w)
     /* the measure stage costs about one more sweep; def.measure_every thins it out */
     if (d->measure_every > 0 && w->step_count % d->measure_every == 0) pbd_measure(w, h);
     STAGE(w, PBD_STAGE_MEASURE, t0);
-    return check_finite(w);
+    status = check_finite(w);
+    /* after the step, outside its stages: topology changes (tearing) */
+    if (status == PBD_OK && w->post_step) status = w->post_step(w, w->post_step_user);
+    return status;
 }

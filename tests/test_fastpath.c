@@ -523,6 +523,48 @@ static void test_reorder_particles(void)
         }
 }
 
+/* Sets whose rows a side table indexes (the collision module's contact sets, fixed_order)
+ * are never sorted: a cloth falling on two spheres of different materials, coloured GS with
+ * and without sorting, gives the same bits (contacts, friction and restitution included),
+ * and the contact set keeps its order (sorting it would pair rows with the wrong side-table
+ * entries: the test fails then). */
+static void test_sort_keeps_contact_sets(void)
+{
+    pbd_world *w[2];
+    for (int v = 0; v < 2; v++) {
+        pbd_scene_params sp = pbd_scene_params_default();
+        sp.resolution = 16;
+        w[v] = pbd_bench_cloth(&sp, &pbd_bend_isometric_type, 0.5, 1e-3);
+        /* two overlapping spheres: a particle on both has two contact rows, which then fall
+         * into different colours, so sorting would move rows */
+        const double c1[3] = {0.45, -0.4, 0.5}, c2[3] = {0.55, -0.4, 0.5};
+        pbd_material m = pbd_material_default();
+        m.mu_static = m.mu_kinetic = 0.3;
+        CU_ASSERT_FATAL(pbd_world_add_sphere(w[v], c1, 0.3, &m) >= 0);
+        m.restitution = 0.5;
+        CU_ASSERT_FATAL(pbd_world_add_sphere(w[v], c2, 0.3, &m) >= 0);
+        w[v]->def.scheme = PBD_SCHEME_COLORED_GS;
+        w[v]->def.threads = 2;
+        w[v]->def.sort_by_colour = v;
+    }
+    int contacts = 0;
+    for (int s = 0; s < 40; s++)
+        for (int v = 0; v < 2; v++) {
+            CU_ASSERT_EQUAL_FATAL(pbd_step(w[v]), PBD_OK);
+            for (int k = 0; k < w[v]->n_sets; k++)
+                if (w[v]->sets[k].fixed_order) {
+                    CU_ASSERT_PTR_NULL(w[v]->sets[k].origin);
+                    contacts += v ? w[v]->sets[k].count : 0;
+                }
+        }
+    CU_ASSERT(contacts > 100); /* the cloth did hit the sphere */
+    CU_ASSERT(memcmp(w[0]->x, w[1]->x, 3 * (size_t)w[0]->n * sizeof(double)) == 0);
+    CU_ASSERT(memcmp(w[0]->v, w[1]->v, 3 * (size_t)w[0]->n * sizeof(double)) == 0);
+    CU_ASSERT_PTR_NOT_NULL(w[1]->sets[0].origin); /* the cloth's own sets were sorted */
+    pbd_world_free(w[0]);
+    pbd_world_free(w[1]);
+}
+
 /* ---- the measure switch and the memory count ---------------------------------------- */
 
 /* def.measure_every = 0 skips the measure stage (stats keep their values) and changes no
@@ -645,6 +687,7 @@ void register_fastpath_tests(void)
     CU_add_test(s, "threads_bit_identical", test_threads_bit_identical);
     CU_add_test(s, "sorted_layout_same_physics", test_sorted_layout_same_physics);
     CU_add_test(s, "reorder_particles", test_reorder_particles);
+    CU_add_test(s, "sort_keeps_contact_sets", test_sort_keeps_contact_sets);
     CU_add_test(s, "measure_switch", test_measure_switch);
     CU_add_test(s, "memory_count", test_memory_count);
     CU_add_test(s, "bench_scenes", test_bench_scenes);

@@ -115,9 +115,26 @@ static void test_determinism(void)
     CU_ASSERT_EQUAL(a, CLOTH_REFERENCE_HASH);
 }
 
+/* The watchdog stops a step that produced a non-finite value and names the step, the
+ * constraint type and its index. An absurd time step overflows the velocity to Inf. */
+static void test_watchdog(void)
+{
+    pbd_scene_params sp = pbd_scene_params_default();
+    sp.resolution = 5;
+    pbd_world *w = pbd_scene_chain(&sp);
+    CU_ASSERT_EQUAL(pbd_step(w), PBD_OK);
+    w->def.dt = 1e306;
+    CU_ASSERT_EQUAL(pbd_step(w), PBD_ENUMERIC);
+    const char *msg = pbd_last_error();
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "step 2"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "constraint distance #0"));
+    pbd_world_free(w);
+}
+
 void register_robustness_tests(void)
 {
     CU_pSuite s = CU_add_suite("robustness", NULL, NULL);
     CU_add_test(s, "stress_finite", test_stress_finite);
     CU_add_test(s, "determinism", test_determinism);
+    CU_add_test(s, "watchdog", test_watchdog);
 }
