@@ -210,14 +210,16 @@ static pbd_world *build(const scene_spec *sc)
 {
     pbd_scene_params sp = pbd_scene_params_default();
     sp.compliance = 1e-7; /* m/N; only the XPBD rows use it */
+    sp.bend_compliance = 1e-4;
     sp.resolution = sc->size;
     switch (sc->kind) {
     case S_CLOTH:
         return pbd_scene_cloth(&sp);
-    case S_CLOTH_DIHEDRAL:
-        return pbd_bench_cloth(&sp, &pbd_bend_dihedral_type, 0.5, 1e-4);
-    case S_TET_BEAM: /* size × size/4 × size/4 cubes of 2.5 cm */
-        return pbd_bench_tet_beam(sc->size, sc->size / 4, sc->size / 4, 0.025, 5.0, 1.0, 1e-7);
+    case S_CLOTH_DIHEDRAL: /* laid flat, it drapes from two corners and its hinges fold */
+        return pbd_scene_cloth_bend(&sp);
+    case S_TET_BEAM: /* size × size/4 × size/4 cubes, 6 tets each, 1 m long */
+        sp.total_mass = 5.0;
+        return pbd_scene_tet_beam(&sp);
     default:
         return pbd_scene_chain(&sp);
     }

@@ -194,20 +194,6 @@ pbd_world *pbd_scene_balloon(const pbd_scene_params *sp);
 /* The open cloth bag (PBD Fig. 3): distances and bending, hung from its rim's 4 corners. */
 pbd_world *pbd_scene_cloth_bag(const pbd_scene_params *sp);
 
-/* Scenes of the performance table (experiments/bench_scenes.c). Hinges (index rows
- * p1, p2, p3, p4 as in pbd_constraint.h) on every edge that two of the n_tri triangles share,
- * in a new set of the bending type; returns the number of hinges or -1. */
-int pbd_add_hinges(pbd_world *w, const pbd_constraint_type *type, const int32_t *tri, int n_tri,
-                   double stiffness, double compliance);
-/* pbd_scene_cloth plus, when bending != NULL, a hinge on every interior edge; with bending
- * the cloth lies flat (in the x-z plane) and drapes from its two attached corners. */
-pbd_world *pbd_bench_cloth(const pbd_scene_params *sp, const pbd_constraint_type *bending,
-                           double bend_stiffness, double bend_compliance);
-/* nx × ny × nz cubes of side `size`, 6 tets each: distance constraints on the tets' edges and
- * tet_volume per tet; the x = 0 end attached. */
-pbd_world *pbd_bench_tet_beam(int nx, int ny, int nz, double size, double total_mass,
-                              double stiffness, double compliance);
-
 typedef struct pbd_scene_entry {
     const char *name;
     const char *description;
