@@ -182,7 +182,7 @@ static const config configs[C_COUNT] = {
 #define ALL_CONFIGS ((1u << C_COUNT) - 1)
 #define BIT(c) (1u << (c))
 
-enum { S_CLOTH, S_CLOTH_DIHEDRAL, S_TET_BEAM, S_CHAIN };
+enum { S_CLOTH, S_CLOTH_DIHEDRAL, S_TET_BEAM, S_CHAIN, S_CLOTH_SHUFFLED, S_CLOTH_RENUMBERED };
 typedef struct scene_spec {
     const char *name;
     int kind, size, iterations;
@@ -198,6 +198,8 @@ static const scene_spec full_scenes[] = {
     {"tet-beam", S_TET_BEAM, 40, 10, 10, 2, FAST | BIT(C_GENERIC) | BIT(C_COLT_XPBD)},
     {"chain", S_CHAIN, 1000, 10, 100, 10, FAST | BIT(C_GS_XPBD)},
     {"cloth32", S_CLOTH, 32, 10, 200, 20, FAST | BIT(C_GS_XPBD) | BIT(C_COLT_XPBD)},
+    {"cloth316-shuffled", S_CLOTH_SHUFFLED, 316, 10, 4, 2, FAST},
+    {"cloth316-renumbered", S_CLOTH_RENUMBERED, 316, 10, 4, 2, FAST},
 };
 static const scene_spec quick_scenes[] = {
     {"cloth32-dihedral", S_CLOTH_DIHEDRAL, 32, 10, 20, 2, ALL_CONFIGS & ~BIT(C_COLT_UNSORTED)},
@@ -205,6 +207,38 @@ static const scene_spec quick_scenes[] = {
     {"tet-beam", S_TET_BEAM, 8, 10, 5, 1, FAST | BIT(C_GENERIC)},
     {"chain", S_CHAIN, 2000, 10, 20, 1, FAST},
 };
+
+/* The cloth with its particles numbered at random (the same particles, constraints in the
+ * same order, the same two corners attached): a scene without memory locality. */
+static pbd_world *shuffled(pbd_world *o)
+{
+    int n = o->n;
+    int32_t *perm = malloc((size_t)n * sizeof *perm);
+    pbd_world *w = perm ? pbd_world_create(n) : NULL;
+    if (w) {
+        for (int i = 0; i < n; i++) perm[i] = i;
+        pbd_rng g;
+        pbd_rng_seed(&g, 2024);
+        for (int i = n - 1; i > 0; i--) {
+            int j = (int)(pbd_rng_next(&g) % (uint64_t)(i + 1)), t = perm[i];
+            perm[i] = perm[j];
+            perm[j] = t;
+        }
+        w->def = o->def;
+        for (int i = 0; i < n; i++)
+            pbd_world_set_particle(w, perm[i], o->x + 3 * i, NULL, o->w[i] > 0.0 ? 1.0 / o->w[i] : 0.0);
+        const pbd_constraint_set *s = &o->sets[0];
+        int set = pbd_world_add_set(w, s->type, 0);
+        for (int c = 0; c < s->count; c++) {
+            int32_t idx[2] = {perm[s->idx[2 * c]], perm[s->idx[2 * c + 1]]};
+            pbd_set_add(w, set, idx, s->rest + c, s->stiffness[c], s->compliance[c]);
+        }
+        for (int a = 0; a < o->n_attach; a++) pbd_world_attach(w, perm[o->attach_idx[a]]);
+    }
+    free(perm);
+    pbd_world_free(o);
+    return w;
+}
 
 static pbd_world *build(const scene_spec *sc)
 {
@@ -220,6 +254,16 @@ static pbd_world *build(const scene_spec *sc)
     case S_TET_BEAM: /* size × size/4 × size/4 cubes, 6 tets each, 1 m long */
         sp.total_mass = 5.0;
         return pbd_scene_tet_beam(&sp);
+    case S_CLOTH_SHUFFLED:
+        return shuffled(pbd_scene_cloth(&sp));
+    case S_CLOTH_RENUMBERED: { /* shuffled, then renumbered along a Morton curve */
+        pbd_world *w = shuffled(pbd_scene_cloth(&sp));
+        if (w && pbd_world_reorder(w, 1) != PBD_OK) {
+            pbd_world_free(w);
+            w = NULL;
+        }
+        return w;
+    }
     default:
         return pbd_scene_chain(&sp);
     }
