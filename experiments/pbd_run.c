@@ -1,4 +1,5 @@
-/* pbd-run SCENE [options]: build a scene, step it, print the per-step residual. */
+/* pbd-run SCENE [options]: build a scene, step it, print the per-step residual.
+ * pbd-run EXPERIMENT [options]: run an experiment of the suite (experiments/exp_*.c). */
 #include "pbd_experiments.h"
 
 #include <math.h>
@@ -8,6 +9,9 @@
 
 int main(int argc, char **argv)
 {
+    const pbd_experiment *experiment = argc > 1 ? pbd_experiment_find(argv[1]) : NULL;
+    if (experiment) return pbd_experiment_main(experiment, argc - 1, argv + 1);
+
     pbd_solver_def def = pbd_solver_def_default();
     pbd_scene_params sp = pbd_scene_params_default();
     int steps = 100, every = 1, quiet = 0;
@@ -23,12 +27,19 @@ int main(int argc, char **argv)
     n_opts += pbd_scene_options(&sp, opts + n_opts);
     const char *positional[1];
     int np = 0;
-    int rc = cli_parse("pbd-run", "pbd-run SCENE [options]", argc, argv, 1, opts, n_opts,
-                       positional, 1, &np);
+    int rc = cli_parse("pbd-run", "pbd-run SCENE [options]\n       pbd-run EXPERIMENT [options] "
+                       "(pbd-run EXPERIMENT --help lists its parameters)", argc, argv, 1, opts,
+                       n_opts, positional, 1, &np);
     if (rc == CLI_EXIT_OK) {
+        int help = 0;
+        for (int i = 1; i < argc; i++) help |= !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
+        if (!help) return 0;
         printf("\nScenes:\n");
         for (int i = 0; i < pbd_scene_count(); i++)
             printf("  %-24s %s\n", pbd_scene_at(i)->name, pbd_scene_at(i)->description);
+        printf("\nExperiments (results under data/results/<experiment>/):\n");
+        for (int i = 0; i < pbd_experiment_count(); i++)
+            printf("  %-24s %s\n", pbd_experiment_at(i)->name, pbd_experiment_at(i)->description);
         return 0;
     }
     if (rc != CLI_OK) return 2;

@@ -1,0 +1,24 @@
+/* The experiment suite: one driver file experiments/exp_<name>.c per row. */
+#include "pbd_experiments.h"
+
+#include <string.h>
+
+extern const pbd_experiment pbd_exp_spring_oscillator;
+
+static const pbd_experiment *const experiments[] = {
+    &pbd_exp_spring_oscillator,
+};
+
+int pbd_experiment_count(void) { return (int)(sizeof experiments / sizeof experiments[0]); }
+
+const pbd_experiment *pbd_experiment_at(int i)
+{
+    return (i >= 0 && i < pbd_experiment_count()) ? experiments[i] : NULL;
+}
+
+const pbd_experiment *pbd_experiment_find(const char *name)
+{
+    for (int i = 0; i < pbd_experiment_count(); i++)
+        if (strcmp(experiments[i]->name, name) == 0) return experiments[i];
+    return NULL;
+}
