@@ -211,4 +211,24 @@ pbd_status pbd_exp_summary_finish(pbd_exp_summary *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 
+/* ---- scenes the experiments share (experiments/exp_scenes.c) ------------------------ */
+
+/* A cloth grid of resolution² particles, side `size` m, total mass `mass` kg, in the x–y
+ * plane (hanging along -y) with distance constraints on the structural edges, optionally
+ * both diagonals of every quad (shear) and the edges two apart (bend); pinned at its two
+ * top corners when pinned != 0. With shear and bend, 64² particles give 23 938 constraints. */
+typedef struct pbd_exp_cloth {
+    int resolution;
+    double size, mass;
+    int shear, bend, pinned;
+    int horizontal; /* in the x–z plane (swings down when released) instead of x–y */
+    double stiffness, compliance;
+} pbd_exp_cloth;
+/* *triangles (2 per quad, malloc'd) may be NULL when not wanted. */
+pbd_world *pbd_exp_cloth_build(const pbd_exp_cloth *c, int32_t **triangles, int *n_triangles);
+/* Relative elongation (|d| - d0)/d0 of set `set`'s distance constraints: mean and max. */
+void pbd_exp_stretch(const pbd_world *w, int set, double *mean, double *max);
+/* Wall time of the step's solver stages (all but the measurement), in s. */
+double pbd_exp_step_seconds(const pbd_world *w);
+
 #endif
