@@ -45,10 +45,7 @@ static int print_attr(const char *path, const char *name)
         (cls == H5T_FLOAT || cls == H5T_INTEGER) && dims[0] <= 64) {
         double v[64];
         if (H5LTget_attribute_double(f, "/", name, v) >= 0) {
-            for (hsize_t i = 0; i < dims[0]; i++) {
-                if (i) putchar(' ');
-                print_value(v[i]);
-            }
+            for (hsize_t i = 0; i < dims[0]; i++) printf(i ? " %.12g" : "%.12g", v[i]);
             putchar('\n');
             rc = 0;
         }

@@ -14,13 +14,16 @@ int main(int argc, char **argv)
 
     pbd_solver_def def = pbd_solver_def_default();
     pbd_scene_params sp = pbd_scene_params_default();
-    int steps = 100, every = 1, quiet = 0;
+    int steps = 100, every = 1, quiet = 0, list_experiments = 0;
     cli_option opts[PBD_MAX_OPTIONS];
     int n_opts = 0;
     const cli_option own[] = {
         {"steps", CLI_INT, &steps, 1, 1e9, 0, "number of steps", NULL},
         {"every", CLI_INT, &every, 1, 1e9, 0, "print every N-th step", NULL},
         {"quiet", CLI_FLAG, &quiet, 0, 0, 0, "print only the final line", NULL},
+        {"list-experiments", CLI_FLAG, &list_experiments, 0, 0, 0,
+         "print each experiment's name and 1 if it measures wall time (run alone), and exit",
+         NULL},
     };
     for (unsigned i = 0; i < sizeof own / sizeof own[0]; i++) opts[n_opts++] = own[i];
     n_opts += pbd_solver_options(&def, opts + n_opts);
@@ -43,6 +46,11 @@ int main(int argc, char **argv)
         return 0;
     }
     if (rc != CLI_OK) return 2;
+    if (list_experiments) {
+        for (int i = 0; i < pbd_experiment_count(); i++)
+            printf("%s %d\n", pbd_experiment_at(i)->name, pbd_experiment_at(i)->timing);
+        return 0;
+    }
     if (np < 1) {
         fprintf(stderr, "pbd-run: expected a SCENE (one of:");
         for (int i = 0; i < pbd_scene_count(); i++) fprintf(stderr, " %s", pbd_scene_at(i)->name);
