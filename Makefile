@@ -6,8 +6,9 @@ CC      ?= cc
 BUILD   ?= build
 OPT     ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror -D_XOPEN_SOURCE=700
-CFLAGS  += $(OPT) $(WARN) -fopenmp $(SAN_FLAGS)
-LDFLAGS += -fopenmp $(SAN_FLAGS)
+OMP     ?= -fopenmp
+CFLAGS  += $(OPT) $(WARN) $(OMP) $(SAN_FLAGS)
+LDFLAGS += $(OMP) $(SAN_FLAGS)
 QUICK   ?= 0
 
 LIB_DIRS := solver constraints experiments analysis
@@ -23,7 +24,7 @@ ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
 -include build/config.mk
 endif
 
-.PHONY: all test asan experiments gradcheck plots report bench clean deps help install
+.PHONY: soak fuzz all test asan experiments gradcheck plots report bench clean deps help install
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -95,6 +96,29 @@ plots: $(BINS)
 
 report: plots
 	$(BUILD)/pbd-report data/results
+
+# Every standard scene for 10^5 steps: finite and bounded (not part of `make test`).
+soak: $(BUILD)/pbd-soak
+	$(BUILD)/pbd-soak
+
+# Fuzzing with libFuzzer (clang): each target in tests/fuzz/ runs FUZZ_RUNS inputs (at most
+# FUZZ_SECONDS) from its seed corpus tests/data/fuzz/<target>/; crashes go to build/fuzz/.
+FUZZ_RUNS ?= 1000000
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+fuzz:
+	$(MAKE) BUILD=build/fuzz CC=clang OPT="-O1 -g" \
+	  SAN_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" build/fuzz/libpbd.a
+	@for t in $(FUZZ_TARGETS); do \
+	  clang -O1 -g -fopenmp -fsanitize=fuzzer,address,undefined $(DEP_CFLAGS) tests/fuzz/$$t.c \
+	    build/fuzz/libpbd.a $(DEP_LIBS) -o build/fuzz/$$t || exit 1; \
+	  mkdir -p build/fuzz/corpus-$$t; \
+	  echo "fuzz: $$t, $(FUZZ_RUNS) runs or $(FUZZ_SECONDS) s"; \
+	  build/fuzz/$$t -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=build/fuzz/$$t- \
+	    build/fuzz/corpus-$$t tests/data/fuzz/$$(echo $$t | sed 's/fuzz_//') \
+	    > build/fuzz/$$t.log 2>&1 || { tail -20 build/fuzz/$$t.log; exit 1; }; \
+	  grep -E '^Done|#[0-9]+.*DONE' build/fuzz/$$t.log | tail -1; \
+	done
 
 clean:
 	rm -rf build

@@ -110,4 +110,15 @@ extern const pbd_constraint_type pbd_self_collision_type;
 extern const pbd_constraint_type pbd_balloon_volume_type;
 extern const pbd_constraint_type pbd_attachment_type;
 
+/* Bending (constraints/bend_dihedral.c): the review slides' calBendingConstraint step, which
+ * divides by Σ|q_j| instead of Eq. 28's Σ w_j|q_j|² and scales by s = 4/Σw; kept to show that
+ * it does not solve the linearized constraint. Same arguments and return as a closed form. */
+int pbd_bend_dihedral_slides_project(const pbd_eval_input *in, const double *w, double k,
+                                     double *x_out);
+/* |C + ∇C·dx| / |C| at in->x (|∇C·dx| when C = 0): zero for a step that solves the
+ * linearized constraint, PBD Eq. 3. Returns -1 when the evaluation is degenerate.
+ * (constraints/linearized.c) */
+double pbd_linearized_residual(const pbd_constraint_type *type, const pbd_eval_input *in,
+                               const double *dx);
+
 #endif

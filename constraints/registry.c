@@ -6,7 +6,16 @@
 static const pbd_constraint_type *const registry[] = {
     &pbd_distance_type,
     /* bending rows */
+    &pbd_bend_dihedral_type,
+    &pbd_bend_isometric_type,
     /* solids, collisions, pressure, attachment rows */
+    &pbd_tet_volume_type,
+    &pbd_tet_plane_type,
+    &pbd_plane_collision_type,
+    &pbd_point_triangle_type,
+    &pbd_self_collision_type,
+    &pbd_balloon_volume_type,
+    &pbd_attachment_type,
 };
 
 int pbd_constraint_type_count(void) { return (int)(sizeof registry / sizeof registry[0]); }

@@ -27,6 +27,8 @@ int pbd_solver_options(pbd_solver_def *d, cli_option *out)
          NULL},
         {"damping", CLI_CHOICE, &d->damping, 0, 0, 0, "velocity damping model", damping_names},
         {"k-damping", CLI_DOUBLE, &d->k_damping, 0, 1, 0, "damping coefficient", NULL},
+        {"xpbd-damping", CLI_DOUBLE, &d->xpbd_beta, 0, INFINITY, 0,
+         "XPBD constraint damping beta (XPBD Eq. 26: gamma = alpha beta / dt; 0: off)", NULL},
         {"gravity", CLI_DOUBLE, &d->gravity[1], -INFINITY, INFINITY, 0,
          "vertical gravity component in m/s^2", NULL},
     };
@@ -43,9 +45,23 @@ int pbd_scene_options(pbd_scene_params *sp, cli_option *out)
         {"compliance", CLI_DOUBLE, &sp->compliance, 0, INFINITY, 0,
          "XPBD compliance alpha of every constraint", NULL},
         {"resolution", CLI_INT, &sp->resolution, 0, 1e5, 0,
-         "particles along the chain / cloth side (0: scene default)", NULL},
+         "chain particles, cloth side, bag/beam cubes, balloon level (0: scene default)", NULL},
         {"size", CLI_DOUBLE, &sp->size, 0, INFINITY, 1, "chain length / cloth side in m", NULL},
         {"mass", CLI_DOUBLE, &sp->total_mass, 0, INFINITY, 1, "total mass in kg", NULL},
+        {"diagonal", CLI_CHOICE, &sp->diagonal, 0, 0, 0,
+         "diagonals of the generated cloth grid and bag", pbd_diagonal_names},
+        {"k-bend", CLI_DOUBLE, &sp->k_bend, 0, 1, 0,
+         "PBD stiffness of the bending constraints (0: none)", NULL},
+        {"bend-compliance", CLI_DOUBLE, &sp->bend_compliance, 0, INFINITY, 0,
+         "XPBD compliance of the bending constraints", NULL},
+        {"k-pressure", CLI_DOUBLE, &sp->k_pressure, 0, 100, 1,
+         "balloon overpressure factor (target volume k_pressure V0)", NULL},
+        {"tets-per-cube", CLI_INT, &sp->tets_per_cube, 5, 6, 0, "tet_beam: 5 or 6 tets per cube",
+         NULL},
+        {"mesh", CLI_STRING, &sp->mesh_path, 0, 0, 0,
+         "FILE.obj: a surface replacing the scene's generated one", NULL},
+        {"tet", CLI_STRING, &sp->tet_path, 0, 0, 0,
+         "FILE.node (the .ele beside it): tets replacing the generated ones", NULL},
     };
     int n = (int)(sizeof rows / sizeof rows[0]);
     for (int i = 0; i < n; i++) out[i] = rows[i];

@@ -1,26 +1,85 @@
 /* One projection sweep: projectConstraints(C_1 … C_{M+Mcoll}, p_1 … p_N), line (10). */
 #include "pbd.h"
 #include "solver_private.h"
+#include "variants.h"
+
+#include <assert.h>
+#include <omp.h>
 
 /* Gauss–Seidel in a fixed order (PBD Sec. 3.2): sets in order, constraints in order,
  * each projection seeing the positions its predecessors produced. */
-static int gauss_seidel(pbd_world *w, double alpha_scale)
+static int gauss_seidel(pbd_world *w, double h)
 {
+    pbd_workspace ws = pbd_world_workspace(w);
     int skipped = 0;
     for (int s = 0; s < w->n_sets; s++) {
         pbd_constraint_set *set = &w->sets[s];
-        for (int c = 0; c < set->count; c++)
-            if (pbd_project_one(w, set, c, alpha_scale) == PBD_EVAL_DEGENERATE) skipped++;
+        for (int c = 0; c < set->count; c++) {
+            double dl;
+            int st = pbd_project_into(w, &ws, set, c, h, w->p, &dl);
+            if (st == PBD_EVAL_OK) {
+                set->lambda[c] += dl;
+                pbd_scatter_ws(w, &ws, set, c, w->p);
+            } else if (st == PBD_EVAL_DEGENERATE) {
+                skipped++;
+            }
+        }
+    }
+    return skipped;
+}
+
+/* Below this many constraints per thread a sweep runs on one thread: the barriers after
+ * each colour would cost more than the projections. */
+#define PBD_COLOURED_MIN_PER_THREAD 128
+
+/* Coloured Gauss–Seidel: sets in order, colours in order (solver/colouring.c); the
+ * constraints of one colour share no particle, so they are projected in parallel, each
+ * thread with its own workspace. Every projection reads and writes only its own particles,
+ * so the result does not depend on the number of threads or the schedule. */
+int pbd_sweep_coloured(pbd_world *w, double h)
+{
+    struct pbd_variants_state *vs = w->variants;
+    assert(vs && vs->col_valid && vs->n_ws > 0); /* pbd_variants_prepare ran */
+    int skipped = 0;
+    int threads = pbd_variants_threads(w);
+    if (threads > vs->n_ws) threads = vs->n_ws;
+    long total = 0;
+    for (int s = 0; s < w->n_sets; s++) total += w->sets[s].count;
+    if (total < (long)PBD_COLOURED_MIN_PER_THREAD * threads) threads = 1;
+#pragma omp parallel num_threads(threads) reduction(+ : skipped)
+    {
+        pbd_workspace *ws = &vs->ws[omp_get_thread_num()];
+        for (int s = 0; s < w->n_sets; s++) {
+            pbd_constraint_set *set = &w->sets[s];
+            const pbd_set_colouring *col = &vs->col[s];
+            for (int k = 0; k < col->n_colours; k++) {
+#pragma omp for schedule(static)
+                for (int q = col->start[k]; q < col->start[k + 1]; q++) {
+                    int c = col->order[q];
+                    double dl;
+                    int st = pbd_project_into(w, ws, set, c, h, w->p, &dl);
+                    if (st == PBD_EVAL_OK) {
+                        set->lambda[c] += dl;
+                        pbd_scatter_ws(w, ws, set, c, w->p);
+                    } else if (st == PBD_EVAL_DEGENERATE) {
+                        skipped++;
+                    }
+                }
+            }
+        }
     }
     return skipped;
 }
 
 int pbd_project_iteration(pbd_world *w, double h)
 {
-    double alpha_scale = 1.0 / (h * h); /* α̃ = α / Δt² */
     switch (w->def.scheme) {
+    case PBD_SCHEME_JACOBI:
+        return pbd_sweep_jacobi(w, h);
+    case PBD_SCHEME_COLORED_GS:
+        return pbd_sweep_coloured(w, h);
     case PBD_SCHEME_GAUSS_SEIDEL:
     default:
-        return gauss_seidel(w, alpha_scale);
+        return gauss_seidel(w, h);
     }
 }

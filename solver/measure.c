@@ -1,13 +1,17 @@
 /* Residuals and momenta that the step reports. */
 #include "pbd.h"
 #include "solver_private.h"
+#include "variants.h"
 
 #include <math.h>
 
-/* max |C| and ||C||_2 over equality constraints and violated inequalities at pos. */
-void pbd_world_residual(pbd_world *w, const double *pos, double *max_c, double *l2_c)
+/* max |C| and ||C||_2 over equality constraints and violated inequalities at pos, and the
+ * XPBD residual ||C + α̃λ||_2 (α̃ = α alpha_scale) of XPBD Eq. 9 over the same constraints
+ * plus inequalities holding a multiplier (λ != 0). */
+void pbd_world_residuals(pbd_world *w, const double *pos, double alpha_scale, double *max_c,
+                         double *l2_c, double *xpbd)
 {
-    double mx = 0.0, sum = 0.0;
+    double mx = 0.0, sum = 0.0, sum_x = 0.0;
     for (int s = 0; s < w->n_sets; s++) {
         pbd_constraint_set *set = &w->sets[s];
         for (int c = 0; c < set->count; c++) {
@@ -15,7 +19,14 @@ void pbd_world_residual(pbd_world *w, const double *pos, double *max_c, double *
             pbd_gather(w, set, c, pos, &in);
             double C;
             if (set->type->eval(&in, &C, NULL) != PBD_EVAL_OK && !isfinite(C)) continue;
-            if (set->type->inequality && C >= 0.0) continue;
+            double lambda = set->lambda[c];
+            double r = C + set->compliance[c] * alpha_scale * lambda;
+            if (set->type->inequality && C >= 0.0) {
+                if (lambda != 0.0) sum_x += r * r;
+                continue;
+            }
+            if (set->type->inequality && lambda == 0.0) r = C;
+            sum_x += r * r;
             double a = fabs(C);
             if (a > mx) mx = a;
             sum += C * C;
@@ -23,6 +34,20 @@ void pbd_world_residual(pbd_world *w, const double *pos, double *max_c, double *
     }
     *max_c = mx;
     *l2_c = sqrt(sum);
+    *xpbd = sqrt(sum_x);
+}
+
+void pbd_world_residual(pbd_world *w, const double *pos, double *max_c, double *l2_c)
+{
+    double xpbd;
+    pbd_world_residuals(w, pos, 0.0, max_c, l2_c, &xpbd);
+}
+
+double pbd_world_xpbd_residual(pbd_world *w, const double *pos, double alpha_scale)
+{
+    double max_c, l2_c, xpbd;
+    pbd_world_residuals(w, pos, alpha_scale, &max_c, &l2_c, &xpbd);
+    return xpbd;
 }
 
 void pbd_momentum(const pbd_world *w, const double *pos, const double *vel, double lin[3],

@@ -53,6 +53,7 @@ typedef struct pbd_solver_def {
     int threads;              /* coloured GS; 0 = OMP_NUM_THREADS / default */
     pbd_damping damping;
     double k_damping;         /* [0, 1] */
+    double xpbd_beta;         /* XPBD constraint damping β (XPBD Eq. 26), >= 0; 0 = off */
     int record_iterations;    /* measure residuals after every iteration */
 } pbd_solver_def;
 
@@ -128,7 +129,10 @@ typedef struct pbd_world {
     /* workspace, sized while the world is built: nothing is allocated in a step */
     int max_arity;
     double *work_x, *work_w, *work_grad;
+    double *work_x0;                     /* x_n gathered (XPBD damping, Eq. 26) */
     double *iter_max_c, *iter_l2_c; /* def.iterations × substeps values of the last step */
+    double *iter_xpbd;                   /* ||C + α̃λ||_2 per iteration, same shape */
+    struct pbd_variants_state *variants; /* Jacobi, colouring, Newton workspace; NULL at first */
     int iter_capacity;
     pbd_step_stats stats;
     /* colliders, contacts and rigid bodies (solver/collision*.c); NULL when none */
@@ -172,6 +176,36 @@ void pbd_momentum(const pbd_world *w, const double *pos, const double *vel, doub
                   double ang[3]);
 
 /* ---- solver variants (XPBD damping, Jacobi, colouring, Newton reference) ----------- */
+
+/* XPBD residual ||C + α̃λ||_2 at positions pos with α̃ = α · alpha_scale (alpha_scale =
+ * 1/h², h the (sub)step). Inequalities count while violated or while λ != 0. */
+double pbd_world_xpbd_residual(pbd_world *w, const double *pos, double alpha_scale);
+
+/* Graph colouring for coloured Gauss–Seidel (solver/colouring.c): greedy, per set, in
+ * constraint order, so that no two constraints of one colour share a particle (fixed ones
+ * included). The step colours by itself when the scheme asks for it and the constraints
+ * changed; this colours every set now. */
+pbd_status pbd_world_colour(pbd_world *w);
+/* The colouring of a set: order[start[k] .. start[k+1]) are the constraints of colour k.
+ * Returns the number of colours, or -1 when the world has not been coloured. */
+int pbd_set_colours(const pbd_world *w, int set, const int32_t **order, const int32_t **start);
+
+/* Newton reference (solver/newton.c): solves the implicit step of XPBD Eq. 8–9 with
+ * Δt = def.dt (substeps ignored) exactly,
+ *   g(x, λ) = M(x - x̃) - ∇C(x)ᵀλ = 0,  h(x, λ) = C(x) + α̃λ = 0,  x̃ = x + Δt v + Δt² g,
+ * by Newton's method on the KKT system (XPBD Eq. 10–11) with the full Hessian of C
+ * (central differences of the analytic gradient). Fixed particles (w = 0) are eliminated:
+ * they move to x + Δt v, attachments to their targets. Equality constraints only; it uses
+ * the sets' compliance α whatever def.method says, and no damping of either kind.
+ * x_out (3n) and lambda_out (the sets' counts, set after set) may be NULL.
+ * residuals (max_iter + 1 values, may be NULL) gets ||(g, h)||_2 before each iteration
+ * and after the last; *n_iter the Newton iterations taken. Stops at ||(g, h)|| <= tol;
+ * PBD_ENUMERIC when it does not get there in max_iter. */
+pbd_status pbd_newton_solve(pbd_world *w, int max_iter, double tol, double *x_out,
+                            double *lambda_out, double *residuals, int *n_iter);
+/* Advance the world by one such step: x, v, λ (set by set), time and stats. */
+pbd_status pbd_newton_step(pbd_world *w, int max_iter, double tol, double *residuals,
+                           int *n_iter);
 
 /* ---- collision, friction, rigid coupling ------------------------------------------- */
 

@@ -1,6 +1,7 @@
 /* Constraint projection, generic over the registry (PBD Sec. 3.3, XPBD Eq. 17–18). */
 #include "pbd.h"
 #include "solver_private.h"
+#include "variants.h"
 
 #include <math.h>
 
@@ -26,44 +27,85 @@ int pbd_project_generic(const pbd_constraint_type *type, const pbd_eval_input *i
     return PBD_EVAL_OK;
 }
 
-/* XPBD (Macklin et al. 2016, Eq. 18): Δλ = (-C - α̃λ) / (Σ w|∇C|² + α̃), Δx = Δλ w ∇C. */
-int pbd_project_xpbd(const pbd_constraint_type *type, const pbd_eval_input *in, const double *w,
-                     double alpha_tilde, double *lambda, double *x_out, double *grad)
+/* XPBD with constraint damping (Macklin et al. 2016, Eq. 26; Eq. 18 when γ = 0):
+ *   Δλ = (-C - α̃λ - γ ∇C·(x - x_n)) / ((1 + γ) Σ_j w_j |∇_j C|² + α̃).
+ * A constraint whose particles are all fixed (Σ w|∇C|² = 0) is skipped as degenerate. */
+int pbd_xpbd_delta(const pbd_constraint_type *type, const pbd_eval_input *in, const double *w,
+                   double alpha_tilde, double gamma, const double *x_prev, double lambda,
+                   double *grad, double *dlambda)
 {
     double C;
     int st = type->eval(in, &C, grad);
     if (st != PBD_EVAL_OK) return st;
     if (type->inequality && C >= 0.0) return -1;
-    double denom = alpha_tilde;
+    double wg = 0.0, rate = 0.0; /* Σ w|∇C|², ∇C·(x - x_n) */
     for (int j = 0; j < in->arity; j++) {
         const double *g = grad + 3 * j;
-        denom += w[j] * (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+        wg += w[j] * (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+        if (gamma > 0.0)
+            for (int c = 0; c < 3; c++) rate += g[c] * (in->x[3 * j + c] - x_prev[3 * j + c]);
     }
-    if (!(denom > PBD_MIN_DENOMINATOR) || !isfinite(C)) return PBD_EVAL_DEGENERATE;
-    double dlambda = (-C - alpha_tilde * *lambda) / denom;
+    if (!(wg > PBD_MIN_DENOMINATOR) || !isfinite(C)) return PBD_EVAL_DEGENERATE;
+    *dlambda = (-C - alpha_tilde * lambda - gamma * rate) / ((1.0 + gamma) * wg + alpha_tilde);
+    return PBD_EVAL_OK;
+}
+
+/* XPBD (Macklin et al. 2016, Eq. 18): Δλ = (-C - α̃λ) / (Σ w|∇C|² + α̃), Δx = Δλ w ∇C. */
+int pbd_project_xpbd(const pbd_constraint_type *type, const pbd_eval_input *in, const double *w,
+                     double alpha_tilde, double *lambda, double *x_out, double *grad)
+{
+    double dlambda;
+    int st = pbd_xpbd_delta(type, in, w, alpha_tilde, 0.0, NULL, *lambda, grad, &dlambda);
+    if (st != PBD_EVAL_OK) return st;
     *lambda += dlambda;
     for (int j = 0; j < in->arity; j++)
         for (int c = 0; c < 3; c++) x_out[3 * j + c] += dlambda * w[j] * grad[3 * j + c];
     return PBD_EVAL_OK;
 }
 
-/* Gather constraint c of set s from positions pos into the world's workspace. */
-void pbd_gather(pbd_world *w, const pbd_constraint_set *s, int c, const double *pos,
-                pbd_eval_input *in)
+pbd_workspace pbd_world_workspace(pbd_world *w)
+{
+    pbd_workspace ws = {w->work_x, w->work_x0, w->work_w, w->work_grad};
+    return ws;
+}
+
+/* Gather constraint c of set s from positions pos into the workspace ws. */
+void pbd_gather_ws(const pbd_world *w, pbd_workspace *ws, const pbd_constraint_set *s, int c,
+                   const double *pos, pbd_eval_input *in)
 {
     const int32_t *idx = s->idx + (size_t)c * s->arity;
     for (int j = 0; j < s->arity; j++) {
         const double *src = pos + 3 * (size_t)idx[j];
-        double *dst = w->work_x + 3 * j;
+        double *dst = ws->x + 3 * j;
         dst[0] = src[0]; dst[1] = src[1]; dst[2] = src[2];
-        w->work_w[j] = w->w[idx[j]];
+        ws->w[j] = w->w[idx[j]];
     }
     int nr = s->type->n_rest;
-    in->x = w->work_x;
+    in->x = ws->x;
     in->arity = s->arity;
     in->rest = s->rest + (size_t)c * (nr > 0 ? nr : 1);
     in->aux = s->aux;
     in->n_aux = s->n_aux;
+}
+
+void pbd_scatter_ws(const pbd_world *w, const pbd_workspace *ws, const pbd_constraint_set *s,
+                    int c, double *pos)
+{
+    const int32_t *idx = s->idx + (size_t)c * s->arity;
+    for (int j = 0; j < s->arity; j++) {
+        if (w->w[idx[j]] <= 0.0) continue;
+        double *dst = pos + 3 * (size_t)idx[j];
+        const double *src = ws->x + 3 * j;
+        dst[0] = src[0]; dst[1] = src[1]; dst[2] = src[2];
+    }
+}
+
+/* Gather constraint c of set s from positions pos into the world's workspace. */
+void pbd_gather(pbd_world *w, const pbd_constraint_set *s, int c, const double *pos,
+                pbd_eval_input *in)
+{
+    pbd_workspace ws = pbd_world_workspace(w);
+    pbd_gather_ws(w, &ws, s, c, pos, in);
 }
 
 void pbd_scatter(pbd_world *w, const pbd_constraint_set *s, int c, double *pos)
@@ -76,17 +118,52 @@ void pbd_scatter(pbd_world *w, const pbd_constraint_set *s, int c, double *pos)
     }
 }
 
+/* The projection of one constraint with the method of the definition, α̃ = α alpha_scale. */
+static int project_into(const pbd_world *w, pbd_workspace *ws, const pbd_constraint_set *s,
+                        int c, double h, double alpha_scale, const double *pos, double *dlambda)
+{
+    pbd_eval_input in;
+    pbd_gather_ws(w, ws, s, c, pos, &in);
+    *dlambda = 0.0;
+    if (w->def.method != PBD_METHOD_XPBD)
+        return pbd_project_generic(s->type, &in, ws->w, s->k_eff[c], ws->x, ws->grad);
+    double alpha_tilde = s->compliance[c] * alpha_scale; /* α̃ = α/Δt² */
+    double gamma = 0.0;
+    if (w->def.xpbd_beta > 0.0) {
+        /* XPBD Eq. 26: β̃ = Δt² β, γ = α̃ β̃ / Δt (so γ = 0 when α = 0) */
+        double beta_tilde = h * h * w->def.xpbd_beta;
+        gamma = alpha_tilde * beta_tilde / h;
+        if (gamma > 0.0) {
+            const int32_t *idx = s->idx + (size_t)c * s->arity;
+            for (int j = 0; j < s->arity; j++)
+                for (int k = 0; k < 3; k++) ws->x0[3 * j + k] = w->x[3 * (size_t)idx[j] + k];
+        }
+    }
+    double dl;
+    int st = pbd_xpbd_delta(s->type, &in, ws->w, alpha_tilde, gamma, ws->x0, s->lambda[c],
+                            ws->grad, &dl);
+    if (st != PBD_EVAL_OK) return st;
+    for (int j = 0; j < s->arity; j++)
+        for (int k = 0; k < 3; k++) ws->x[3 * j + k] += dl * ws->w[j] * ws->grad[3 * j + k];
+    *dlambda = dl;
+    return PBD_EVAL_OK;
+}
+
+int pbd_project_into(const pbd_world *w, pbd_workspace *ws, const pbd_constraint_set *s, int c,
+                     double h, const double *pos, double *dlambda)
+{
+    return project_into(w, ws, s, c, h, 1.0 / (h * h), pos, dlambda);
+}
+
 /* Project constraint c of set s at the predicted positions w->p (Gauss–Seidel: in place). */
 int pbd_project_one(pbd_world *w, pbd_constraint_set *s, int c, double alpha_scale)
 {
-    pbd_eval_input in;
-    pbd_gather(w, s, c, w->p, &in);
-    int st;
-    if (w->def.method == PBD_METHOD_XPBD)
-        st = pbd_project_xpbd(s->type, &in, w->work_w, s->compliance[c] * alpha_scale,
-                              &s->lambda[c], w->work_x, w->work_grad);
-    else
-        st = pbd_project_generic(s->type, &in, w->work_w, s->k_eff[c], w->work_x, w->work_grad);
-    if (st == PBD_EVAL_OK) pbd_scatter(w, s, c, w->p);
+    pbd_workspace ws = pbd_world_workspace(w);
+    double dlambda;
+    int st = project_into(w, &ws, s, c, 1.0 / sqrt(alpha_scale), alpha_scale, w->p, &dlambda);
+    if (st == PBD_EVAL_OK) {
+        s->lambda[c] += dlambda;
+        pbd_scatter_ws(w, &ws, s, c, w->p);
+    }
     return st;
 }

@@ -17,6 +17,7 @@ pbd_solver_def pbd_solver_def_default(void)
         .threads = 0,
         .damping = PBD_DAMPING_NONE,
         .k_damping = 0.0,
+        .xpbd_beta = 0.0,
         .record_iterations = 0,
     };
     return d;
@@ -41,6 +42,18 @@ pbd_status pbd_solver_def_validate(const pbd_solver_def *d)
     if (!(isfinite(d->k_damping) && d->k_damping >= 0.0 && d->k_damping <= 1.0))
         return pbd_error(PBD_EINVAL, "k-damping: expected a number in [0, 1], found %g",
                          d->k_damping);
+    if (!(isfinite(d->xpbd_beta) && d->xpbd_beta >= 0.0))
+        return pbd_error(PBD_EINVAL, "xpbd-damping: expected a finite number >= 0, found %g",
+                         d->xpbd_beta);
+    if ((int)d->method < 0 || d->method > PBD_METHOD_XPBD)
+        return pbd_error(PBD_EINVAL, "method: expected 0 (pbd) or 1 (xpbd), found %d",
+                         (int)d->method);
+    if ((int)d->scheme < 0 || d->scheme > PBD_SCHEME_COLORED_GS)
+        return pbd_error(PBD_EINVAL, "scheme: expected 0, 1 or 2 (gauss-seidel, jacobi, "
+                         "colored), found %d", (int)d->scheme);
+    if ((int)d->damping < 0 || d->damping > PBD_DAMPING_MOMENTUM)
+        return pbd_error(PBD_EINVAL, "damping: expected 0, 1 or 2 (none, scale, momentum), "
+                         "found %d", (int)d->damping);
     if (d->threads < 0)
         return pbd_error(PBD_EINVAL, "threads: expected an integer >= 0, found %d", d->threads);
     return PBD_OK;

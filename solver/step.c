@@ -3,6 +3,7 @@
  * a named, timed stage. */
 #include "pbd.h"
 #include "solver_private.h"
+#include "variants.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -51,7 +52,9 @@ static pbd_status reserve_iteration_log(pbd_world *w)
     if (a) w->iter_max_c = a;
     double *b = realloc(w->iter_l2_c, (size_t)need * sizeof *b);
     if (b) w->iter_l2_c = b;
-    if (!a || !b) return pbd_error(PBD_ENOMEM, "out of memory for the iteration log");
+    double *c = realloc(w->iter_xpbd, (size_t)need * sizeof *c);
+    if (c) w->iter_xpbd = c;
+    if (!a || !b || !c) return pbd_error(PBD_ENOMEM, "out of memory for the iteration log");
     w->iter_capacity = need;
     return PBD_OK;
 }
@@ -66,20 +69,52 @@ static void move_attachments(pbd_world *w, double t)
     }
 }
 
+static int particle_finite(const pbd_world *w, int i)
+{
+    const double *x = w->x + 3 * (size_t)i, *v = w->v + 3 * (size_t)i;
+    return isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]) && isfinite(v[0]) &&
+           isfinite(v[1]) && isfinite(v[2]);
+}
+
+/* Watchdog: after a step every position, velocity and λ must be finite. When one is not,
+ * name the first constraint (in projection order) that holds a non-finite λ or touches a
+ * non-finite particle, so that the user sees which type and index blew up. */
 static pbd_status check_finite(pbd_world *w)
 {
-    for (int i = 0; i < 3 * w->n; i++)
-        if (!isfinite(w->x[i]) || !isfinite(w->v[i]))
-            return pbd_error(PBD_ENUMERIC,
-                             "step %ld: particle %d has a non-finite position or velocity",
-                             w->step_count, i / 3);
+    int bad = -1;
+    for (int i = 0; i < w->n && bad < 0; i++)
+        if (!particle_finite(w, i)) bad = i;
+    for (int s = 0; s < w->n_sets; s++) {
+        const pbd_constraint_set *set = &w->sets[s];
+        for (int c = 0; c < set->count; c++) {
+            if (!isfinite(set->lambda[c]))
+                return pbd_error(PBD_ENUMERIC,
+                                 "step %ld: constraint %s #%d (set %d) has a non-finite lambda",
+                                 w->step_count, set->type->name, c, s);
+            if (bad < 0) continue;
+            for (int j = 0; j < set->arity; j++) {
+                int i = set->idx[(size_t)c * set->arity + j];
+                if (!particle_finite(w, i))
+                    return pbd_error(PBD_ENUMERIC,
+                                     "step %ld: constraint %s #%d (set %d) holds particle %d "
+                                     "with a non-finite position or velocity",
+                                     w->step_count, set->type->name, c, s, i);
+            }
+        }
+    }
+    if (bad >= 0)
+        return pbd_error(PBD_ENUMERIC,
+                         "step %ld: particle %d has a non-finite position or velocity",
+                         w->step_count, bad);
     return PBD_OK;
 }
 
-static void measure(pbd_world *w)
+/* Stats after a step whose last (sub)step was h: residuals (the XPBD one with that
+ * substep's α̃ = α/h²), momenta and energies. */
+void pbd_measure(pbd_world *w, double h)
 {
     pbd_step_stats *st = &w->stats;
-    pbd_world_residual(w, w->x, &st->max_c, &st->l2_c);
+    pbd_world_residuals(w, w->x, 1.0 / (h * h), &st->max_c, &st->l2_c, &st->xpbd_residual);
     pbd_momentum(w, w->x, w->v, st->linear_momentum, st->angular_momentum);
     double ke = 0.0, pe = 0.0;
     for (int i = 0; i < w->n; i++) {
@@ -122,11 +157,13 @@ pbd_status pbd_step(pbd_world *w)
         STAGE(w, PBD_STAGE_GENERATE_COLLISIONS, t0);
         /* (9–11) solverIterations × projectConstraints */
         prepare_sets(w);
+        if ((status = pbd_variants_prepare(w)) != PBD_OK) return status;
         for (int it = 0; it < d->iterations; it++) {
             w->stats.skipped = pbd_project_iteration(w, h);
             if (d->record_iterations) {
                 int k = sub * d->iterations + it;
-                pbd_world_residual(w, w->p, &w->iter_max_c[k], &w->iter_l2_c[k]);
+                pbd_world_residuals(w, w->p, 1.0 / (h * h), &w->iter_max_c[k],
+                                    &w->iter_l2_c[k], &w->iter_xpbd[k]);
             }
         }
         STAGE(w, PBD_STAGE_PROJECT, t0);
@@ -142,7 +179,7 @@ pbd_status pbd_step(pbd_world *w)
         w->time += h;
     }
     w->step_count++;
-    measure(w);
+    pbd_measure(w, h);
     STAGE(w, PBD_STAGE_MEASURE, t0);
     return check_finite(w);
 }

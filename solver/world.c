@@ -1,6 +1,7 @@
 /* The world: particle store, constraint sets, attachments and the step's workspace.
  * Everything is allocated here, while the world is built; pbd_step allocates nothing. */
 #include "pbd.h"
+#include "variants.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -52,8 +53,11 @@ void pbd_world_free(pbd_world *w)
     free(w->work_x);
     free(w->work_w);
     free(w->work_grad);
+    free(w->work_x0);
     free(w->iter_max_c);
     free(w->iter_l2_c);
+    free(w->iter_xpbd);
+    pbd_variants_free(w);
     free(w);
 }
 
@@ -77,7 +81,9 @@ static pbd_status reserve_workspace(pbd_world *w, int arity)
     if (wm) w->work_w = wm;
     double *g = realloc(w->work_grad, 3 * (size_t)arity * sizeof(double));
     if (g) w->work_grad = g;
-    if (!x || !wm || !g) return pbd_error(PBD_ENOMEM, "out of memory for a constraint of arity %d", arity);
+    double *x0 = realloc(w->work_x0, 3 * (size_t)arity * sizeof(double));
+    if (x0) w->work_x0 = x0;
+    if (!x || !wm || !g || !x0) return pbd_error(PBD_ENOMEM, "out of memory for a constraint of arity %d", arity);
     w->max_arity = arity;
     return PBD_OK;
 }

@@ -1,0 +1,233 @@
+/* bend_dihedral: C(p1, p2, p3, p4) = acos(n1·n2) - φ0   (PBD Sec. 4.1, Appendix A Eq. 16–28)
+ *
+ * Stencil (the contract in pbd_constraint.h): p1–p2 is the shared edge, the triangles are
+ * (p1, p2, p3) and (p1, p2, p4). With e = p2 - p1, a = p3 - p1, b = p4 - p1 (PBD App. A puts
+ * p1 at the origin):
+ *     n1 = e×a / |e×a|,   n2 = e×b / |e×b|,   d = n1·n2,   φ = acos(d).
+ *
+ * φ is UNSIGNED (in [0, π]): it is the opening angle between the hinge's two half-planes.
+ * Flat cloth (p3 and p4 on opposite sides of the edge) has d = -1, φ = π; a hinge folded
+ * onto itself (p3, p4 on the same side) has d = +1, φ = 0. Bending by +β or -β out of a
+ * configuration gives the same C. The rest angle φ0 comes from a configuration via rest().
+ *
+ * Degenerate geometry (DESIGN.md "Errors"): eval returns PBD_EVAL_DEGENERATE, with C and ∇C
+ * finite, for
+ *   - a zero-area triangle, a (nearly) zero-length edge or coincident points: the normals
+ *     are undefined (edge length or a triangle's height below BEND_MIN_REL × hinge size);
+ *   - d = ±1 (flat or fully folded, |sin φ| <= BEND_MIN_SIN): the unsigned angle has a kink
+ *     there (∇φ flips direction across it), so no gradient exists. C is still returned.
+ * Everywhere else the gradient is computed in a bounded form (below), never as
+ * q / √(1-d²), so it stays finite and accurate arbitrarily close to the kink. */
+#include "pbd_constraint.h"
+#include "hinge_sample.h"
+#include "vec3.h"
+
+#include <math.h>
+
+#define BEND_MIN_REL 1e-10   /* edge length, triangle heights below this × hinge size */
+#define BEND_MIN_SIZE 1e-100 /* m: a smaller hinge is degenerate (keeps 1/h² finite) */
+#define BEND_MIN_SIN 1e-12   /* |sin φ| at or below this: on the kink at d = ±1 */
+#define BEND_MIN_DENOMINATOR 1e-300
+
+enum { HINGE_OK = 0, HINGE_ZERO_AREA = 1, HINGE_KINK = 2 };
+
+/* The hinge's geometry, PBD Appendix A with p1 at the origin. */
+typedef struct hinge {
+    double e[3], a[3], b[3]; /* p2 - p1, p3 - p1, p4 - p1 */
+    double elen;             /* |e| */
+    double c1n, c2n;         /* |e×a|, |e×b| (twice the triangles' areas) */
+    double n1[3], n2[3];
+    double d;                /* n1·n2, clamped to [-1, 1] */
+    double sin_signed;       /* ê·(n1×n2) = σ sin φ, σ = ±1 the side n2 lies on */
+    double phi;              /* acos(d) in [0, π] */
+} hinge;
+
+static int hinge_compute(const double *x, hinge *h)
+{
+    v3_sub(h->e, x + 3, x);
+    v3_sub(h->a, x + 6, x);
+    v3_sub(h->b, x + 9, x);
+    h->elen = v3_norm(h->e);
+    double size = fmax(h->elen, fmax(v3_norm(h->a), v3_norm(h->b)));
+    double c1[3], c2[3];
+    v3_cross(c1, h->e, h->a);
+    v3_cross(c2, h->e, h->b);
+    h->c1n = v3_norm(c1);
+    h->c2n = v3_norm(c2);
+    double tol = BEND_MIN_REL * size;
+    /* the heights of p3 and p4 over the edge's line are |e×a|/|e| and |e×b|/|e| */
+    if (!(size > BEND_MIN_SIZE) || !(size < INFINITY) || !(h->elen > tol) ||
+        !(h->c1n > tol * h->elen) || !(h->c2n > tol * h->elen))
+        return HINGE_ZERO_AREA;
+    v3_scale(h->n1, c1, 1.0 / h->c1n);
+    v3_scale(h->n2, c2, 1.0 / h->c2n);
+    double d = v3_dot(h->n1, h->n2);
+    h->d = d < -1.0 ? -1.0 : d > 1.0 ? 1.0 : d; /* clamp: rounding may leave |d| > 1 */
+    double n12[3];
+    v3_cross(n12, h->n1, h->n2);
+    h->sin_signed = v3_dot(n12, h->e) / h->elen; /* n1×n2 is parallel to e */
+    /* acos(d), computed as atan2(sin φ, cos φ): the same value in [0, π], but without acos's
+     * loss of precision near d = ±1 */
+    h->phi = atan2(fabs(h->sin_signed), h->d);
+    return fabs(h->sin_signed) > BEND_MIN_SIN ? HINGE_OK : HINGE_KINK;
+}
+
+/* PBD Eq. 24–27 (p1 at the origin, so p2 → e, p3 → a, p4 → b):
+ *   q3 = (p2×n2 + (n1×p2) d) / |p2×p3|
+ *   q4 = (p2×n1 + (n2×p2) d) / |p2×p4|
+ *   q2 = -(p3×n2 + (n1×p3) d) / |p2×p3| - (p4×n1 + (n2×p4) d) / |p2×p4|
+ *   q1 = -q2 - q3 - q4
+ * Sign convention: with (∂n1/∂p3)ᵀ n2 = -q3 (from Eq. 19) Eq. 20–23 give
+ * ∇_i C = +q_i / √(1-d²), so Eq. 28 is exactly PBD Eq. 8–9. */
+static void hinge_q(const hinge *h, double q[12])
+{
+    double t[3], u[3], d = h->d;
+    double *q1 = q, *q2 = q + 3, *q3 = q + 6, *q4 = q + 9;
+    v3_cross(t, h->e, h->n2); /* Eq. 24 */
+    v3_cross(u, h->n1, h->e);
+    v3_axpy(t, d, u);
+    v3_scale(q3, t, 1.0 / h->c1n);
+    v3_cross(t, h->e, h->n1); /* Eq. 25 */
+    v3_cross(u, h->n2, h->e);
+    v3_axpy(t, d, u);
+    v3_scale(q4, t, 1.0 / h->c2n);
+    v3_cross(t, h->a, h->n2); /* Eq. 26 */
+    v3_cross(u, h->n1, h->a);
+    v3_axpy(t, d, u);
+    v3_scale(q2, t, -1.0 / h->c1n);
+    v3_cross(t, h->b, h->n1);
+    v3_cross(u, h->n2, h->b);
+    v3_axpy(t, d, u);
+    v3_axpy(q2, -1.0 / h->c2n, t);
+    for (int c = 0; c < 3; c++) q1[c] = -q2[c] - q3[c] - q4[c]; /* Eq. 27 */
+}
+
+/* ∇C, PBD Eq. 20–27 divided through by √(1-d²) analytically. Write n2 - d n1 = σ sin φ (ê×n1)
+ * and n1 - d n2 = -σ sin φ (ê×n2) (both normals are ⊥ e; σ = sign ê·(n1×n2)). Then
+ *   q3 = e×(n2 - d n1)/|e×a|  ⇒  ∇_{p3} C = q3/sin φ = -σ |e| n1 / |e×a|
+ *   q4 = e×(n1 - d n2)/|e×b|  ⇒  ∇_{p4} C = q4/sin φ = +σ |e| n2 / |e×b|
+ *   q2 (Eq. 26)               ⇒  ∇_{p2} C = σ [ (a·ê) n1 / |e×a| - (b·ê) n2 / |e×b| ]
+ *   Eq. 23/27                 ⇒  ∇_{p1} C = -∇_{p2} C - ∇_{p3} C - ∇_{p4} C
+ * (the known bounded form of the dihedral-angle gradient, e.g. Bridson et al. 2003; |∇_{p3}C|
+ * is 1 / height of p3 over the edge). The factor σ is where the unsigned angle's kink sits. */
+static int dihedral_eval(const pbd_eval_input *in, double *C, double *grad)
+{
+    hinge h;
+    int st = hinge_compute(in->x, &h);
+    if (st == HINGE_ZERO_AREA) {
+        *C = 0.0; /* the angle is undefined; any finite value will do */
+        if (grad) for (int i = 0; i < 12; i++) grad[i] = 0.0;
+        return PBD_EVAL_DEGENERATE;
+    }
+    *C = h.phi - in->rest[0];
+    if (st == HINGE_KINK) {
+        if (grad) for (int i = 0; i < 12; i++) grad[i] = 0.0;
+        return PBD_EVAL_DEGENERATE;
+    }
+    if (grad) {
+        double sigma = h.sin_signed > 0.0 ? 1.0 : -1.0;
+        double ae = v3_dot(h.a, h.e) / h.elen, be = v3_dot(h.b, h.e) / h.elen;
+        double *g1 = grad, *g2 = grad + 3, *g3 = grad + 6, *g4 = grad + 9;
+        v3_scale(g3, h.n1, -sigma * h.elen / h.c1n);
+        v3_scale(g4, h.n2, sigma * h.elen / h.c2n);
+        v3_scale(g2, h.n1, sigma * ae / h.c1n);
+        v3_axpy(g2, -sigma * be / h.c2n, h.n2);
+        for (int c = 0; c < 3; c++) g1[c] = -g2[c] - g3[c] - g4[c];
+    }
+    return PBD_EVAL_OK;
+}
+
+static void dihedral_rest(const pbd_eval_input *in, double *rest)
+{
+    hinge h;
+    /* a degenerate rest configuration has no angle: take flat (π), the usual cloth rest */
+    rest[0] = hinge_compute(in->x, &h) == HINGE_ZERO_AREA ? M_PI : h.phi;
+}
+
+/* Closed form, PBD Eq. 28:
+ *   Δp_i = -k w_i √(1-d²) (acos(d) - φ0) / Σ_j w_j |q_j|² · q_i
+ * with q_i from Eq. 24–27 and the stiffness k as in the distance constraint. √(1-d²) is
+ * taken as |sin φ| = |n1×n2| (the same number, accurate near d = ±1). Degenerate, as in
+ * eval: zero-area triangles and the kink at d = ±1 (there q = 0 and Eq. 28 is 0/0). */
+static int dihedral_project(const pbd_eval_input *in, const double *w, double k, double *x)
+{
+    hinge h;
+    if (hinge_compute(in->x, &h) != HINGE_OK) return PBD_EVAL_DEGENERATE;
+    double q[12];
+    hinge_q(&h, q);
+    double denom = 0.0;
+    for (int j = 0; j < 4; j++) denom += w[j] * v3_dot(q + 3 * j, q + 3 * j);
+    if (!(denom > BEND_MIN_DENOMINATOR)) return PBD_EVAL_DEGENERATE;
+    double s = k * fabs(h.sin_signed) * (h.phi - in->rest[0]) / denom;
+    if (!isfinite(s)) return PBD_EVAL_DEGENERATE;
+    for (int i = 0; i < 4; i++) v3_axpy(x + 3 * i, -s * w[i], q + 3 * i);
+    return PBD_EVAL_OK;
+}
+
+/* The review slides' calBendingConstraint (seed pbd-paper-review-slides.txt), kept to show
+ * its slip:  Δp_i = -k s √(1-d²) (acos(d) - φ0) / Σ_j |q_j| · w_i q_i,  s = 4 / Σ_j w_j.
+ * It divides by Σ|q_j| where PBD Eq. 28 (i.e. Eq. 8) has Σ w_j |q_j|², so the step does not
+ * solve the linearized constraint C + ∇C·Δp = 0 (Eq. 3); it is not even scale invariant
+ * (|q| has units 1/m). The slides clamp d only from below; here d is clamped to [-1, 1]
+ * and the degenerate cases are those of Eq. 28. */
+int pbd_bend_dihedral_slides_project(const pbd_eval_input *in, const double *w, double k,
+                                     double *x)
+{
+    hinge h;
+    if (hinge_compute(in->x, &h) != HINGE_OK) return PBD_EVAL_DEGENERATE;
+    double q[12];
+    hinge_q(&h, q);
+    double wsum = w[0] + w[1] + w[2] + w[3], qsum = 0.0;
+    for (int j = 0; j < 4; j++) qsum += v3_norm(q + 3 * j);
+    if (!(wsum > 0.0) || !(qsum > BEND_MIN_DENOMINATOR)) return PBD_EVAL_DEGENERATE;
+    double s = 4.0 / wsum;
+    double dp = -k * s * fabs(h.sin_signed) * (h.phi - in->rest[0]) / qsum;
+    if (!isfinite(dp)) return PBD_EVAL_DEGENERATE;
+    for (int i = 0; i < 4; i++) v3_axpy(x + 3 * i, dp * w[i], q + 3 * i);
+    return PBD_EVAL_OK;
+}
+
+/* Random hinges. Non-degenerate: triangles with heights >= 0.3 × edge, opening angle in
+ * [0.15, π - 0.15] (away from the kink by more than any sensible finite-difference step),
+ * rest angle in [0.1, π - 0.1] or π. Near-degenerate (for finiteness checks; central
+ * differences are meaningless across the kink): almost flat, almost folded (|φ - π| or φ in
+ * [1e-14, 1e-4], sometimes exactly 0), sliver triangles (height 1e-13 … 1e-5 × edge),
+ * nearly coincident points. */
+static int dihedral_sample(pbd_rng *r, int degenerate, double *x, double *rest, int32_t *aux,
+                           int *n_aux)
+{
+    (void)aux;
+    *n_aux = 0;
+    rest[0] = pbd_rng_uniform(r) < 0.25 ? M_PI : pbd_rng_range(r, 0.1, M_PI - 0.1);
+    if (!degenerate) {
+        pbd_hinge_random(r, 0.15, x);
+        return 4;
+    }
+    double len = pbd_rng_range(r, 0.5, 2.0);
+    double h3 = len * pbd_rng_range(r, 0.3, 1.5), h4 = len * pbd_rng_range(r, 0.3, 1.5);
+    double t3 = pbd_rng_range(r, -0.3, 1.3), t4 = pbd_rng_range(r, -0.3, 1.3);
+    double tiny = pbd_rng_uniform(r) < 0.1 ? 0.0 : pow(10.0, pbd_rng_range(r, -14.0, -4.0));
+    double phi = pbd_rng_range(r, 0.15, M_PI - 0.15);
+    switch (pbd_rng_next(r) % 5) {
+    case 0: phi = M_PI - tiny; break;                               /* almost flat */
+    case 1: phi = tiny; break;                                       /* almost folded */
+    case 2: h3 = len * pow(10.0, pbd_rng_range(r, -13.0, -5.0)); break; /* sliver */
+    case 3: len *= pow(10.0, pbd_rng_range(r, -13.0, -5.0)); break;  /* p2 ≈ p1 */
+    default: h4 *= pow(10.0, pbd_rng_range(r, -13.0, -5.0)); t4 = 0.0; break; /* p4 ≈ p1 */
+    }
+    pbd_hinge_build(r, len, t3, h3, t4, h4, phi, x);
+    return 4;
+}
+
+const pbd_constraint_type pbd_bend_dihedral_type = {
+    .name = "bend_dihedral",
+    .description = "acos(n1·n2) - phi0, unsigned dihedral angle (PBD Sec. 4.1, App. A Eq. 16-28)",
+    .arity = 4,
+    .n_rest = 1,
+    .inequality = 0,
+    .internal = 1,
+    .eval = dihedral_eval,
+    .rest = dihedral_rest,
+    .sample = dihedral_sample,
+    .project_closed_form = dihedral_project,
+};

@@ -1,0 +1,101 @@
+/* Private to solver/: workspace and helpers of the solver variants (XPBD damping,
+ * Jacobi, coloured Gauss–Seidel, momentum damping, Newton reference). */
+#ifndef PBD_VARIANTS_H
+#define PBD_VARIANTS_H
+
+#include "solver_private.h"
+
+#include <stdint.h>
+
+/* Buffers for one constraint (max_arity particles): gathered positions, x_n, inverse
+ * masses, gradient. The world has one (w->work_*); coloured GS has one per thread. */
+typedef struct pbd_workspace {
+    double *x, *x0, *w, *grad;
+} pbd_workspace;
+
+/* The world's own buffers as a workspace. */
+pbd_workspace pbd_world_workspace(pbd_world *w);
+
+/* Gather constraint c of set s from positions pos into ws (x, w). */
+void pbd_gather_ws(const pbd_world *w, pbd_workspace *ws, const pbd_constraint_set *s, int c,
+                   const double *pos, pbd_eval_input *in);
+/* Write ws->x back to pos, skipping fixed particles (w = 0), which never move. */
+void pbd_scatter_ws(const pbd_world *w, const pbd_workspace *ws, const pbd_constraint_set *s,
+                    int c, double *pos);
+
+/* XPBD with constraint damping (XPBD Eq. 26): computes ∇C into grad and
+ *   Δλ = (-C - α̃λ - γ ∇C·(x - x_n)) / ((1 + γ) Σ w|∇C|² + α̃),
+ * without moving anything. x_prev (x_n gathered) is read only when gamma > 0.
+ * Returns PBD_EVAL_OK, PBD_EVAL_DEGENERATE or -1 (inactive inequality). */
+int pbd_xpbd_delta(const pbd_constraint_type *type, const pbd_eval_input *in, const double *w,
+                   double alpha_tilde, double gamma, const double *x_prev, double lambda,
+                   double *grad, double *dlambda);
+
+/* Project constraint c of set s, gathered from pos, into ws->x with the method of w->def
+ * on a (sub)step h; nothing is written back and λ is not changed: *dlambda gets XPBD's
+ * Δλ (0 for PBD). ws->grad holds ∇C at the gathered positions afterwards. */
+int pbd_project_into(const pbd_world *w, pbd_workspace *ws, const pbd_constraint_set *s, int c,
+                     double h, const double *pos, double *dlambda);
+
+/* Colouring of one set: order[start[k] .. start[k+1]) is colour k. */
+typedef struct pbd_set_colouring {
+    int32_t *order, *start;
+    int n_colours, order_cap, start_cap;
+} pbd_set_colouring;
+
+struct pbd_variants_state {
+    /* coloured Gauss–Seidel: col[] is valid for the topology with fingerprint col_key */
+    uint64_t col_key;
+    int col_valid;
+    int n_col_sets;
+    pbd_set_colouring *col;
+    int32_t *stamp;          /* per particle: last colour that took it */
+    int32_t *pending;        /* constraints not coloured yet */
+    int stamp_cap, pending_cap;
+    /* per-thread workspaces */
+    int n_ws, ws_arity;
+    pbd_workspace *ws;
+    /* Jacobi (solver/jacobi.c), valid for the topology with fingerprint jac_key */
+    uint64_t jac_key;
+    int jac_valid;
+    double *jac_dp;           /* 3n accumulated corrections */
+    int32_t *jac_count;       /* n: constraints that moved each particle this sweep */
+    double *jac_dlambda;      /* per constraint: XPBD Δλ of this sweep */
+    double *jac_delta;        /* 3 Σ arity: XPBD Δx of each constraint's particles */
+    int32_t *jac_set_c, *jac_set_q; /* n_sets + 1 offsets: constraints, slots */
+    int jac_n_cap, jac_m_cap, jac_delta_cap, jac_sets_cap;
+    /* Newton reference (solver/newton.c) */
+    struct pbd_newton_workspace *newton;
+};
+
+/* Make the variant workspaces match the world and its definition (colouring, Jacobi,
+ * thread buffers); allocates only when they do not. Called by the step before the
+ * projection of every (sub)step. */
+pbd_status pbd_variants_prepare(pbd_world *w);
+void pbd_variants_free(pbd_world *w);
+/* The world's variant state, created on first use; NULL when out of memory. */
+struct pbd_variants_state *pbd_variants_state_of(pbd_world *w);
+/* Threads the coloured sweep uses: def.threads, or the OpenMP default. */
+int pbd_variants_threads(const pbd_world *w);
+/* Fingerprint of the constraint topology (sets, types, counts, index rows). */
+uint64_t pbd_topology_key(const pbd_world *w);
+
+/* Colour every set greedily (solver/colouring.c); the workspace must exist. */
+pbd_status pbd_colour_sets(pbd_world *w);
+
+/* Sweeps (one iteration each); they return the constraints skipped as degenerate. */
+int pbd_sweep_jacobi(pbd_world *w, double h);
+int pbd_sweep_coloured(pbd_world *w, double h);
+
+/* Momentum-conserving damping (PBD Sec. 3.5) of the free particles' velocities. */
+void pbd_damp_momentum(pbd_world *w, double k_damping);
+
+/* All residuals at pos in one pass: max |C|, ||C||_2 and ||C + α̃λ||_2. */
+void pbd_world_residuals(pbd_world *w, const double *pos, double alpha_scale, double *max_c,
+                         double *l2_c, double *xpbd);
+/* The measure stage of the step (solver/step.c): stats after a step of size h. */
+void pbd_measure(pbd_world *w, double h);
+
+void pbd_newton_free(struct pbd_newton_workspace *nw);
+
+#endif
