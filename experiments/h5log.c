@@ -56,8 +56,8 @@ struct pbd_h5log {
     int c_time, c_max, c_l2, c_xpbd, c_lin, c_ang, c_ke, c_pe, c_stage, c_skipped;
     /* /iterations: per step × (iterations · substeps) */
     int iter_width;
-    hid_t it_max, it_l2;
-    double *it_buf_max, *it_buf_l2;
+    hid_t it_max, it_l2, it_xpbd;
+    double *it_buf_max, *it_buf_l2, *it_buf_xpbd;
     /* /frames */
     int frames_every;
     hid_t fr_pos, fr_time;
@@ -68,8 +68,6 @@ struct pbd_h5log {
     int n_tris;
     char edges_dataset[256];
     long n_edges;
-    /* gather buffer for the XPBD residual */
-    double *gather;
 };
 
 /* ---- small helpers ---------------------------------------------------------------- */
@@ -326,7 +324,8 @@ static int make_series(pbd_h5log *log)
                             "max |C| over active constraints after the step");
     log->c_l2 = add_column(log, g, "l2_c", 1, "constraint units", "||C||_2 after the step");
     log->c_xpbd = add_column(log, g, "xpbd_residual", 1, "constraint units",
-                             "||C + alpha_tilde lambda||_2 (XPBD Eq. 17; lambda = 0 for PBD)");
+                             "||C + alpha_tilde lambda||_2 after the step (XPBD Eq. 17; "
+                             "alpha_tilde of the last substep; lambda = 0 for PBD)");
     log->c_lin = add_column(log, g, "linear_momentum", 3, "kg m/s", "sum m v (free particles)");
     log->c_ang = add_column(log, g, "angular_momentum", 3, "kg m^2/s",
                             "sum m x cross v about the origin (free particles)");
@@ -362,6 +361,7 @@ static int make_iterations(pbd_h5log *log, const pbd_world *w)
     hsize_t chunk[2] = {(hsize_t)log->block, (hsize_t)log->iter_width};
     log->it_max = create_extendible(g, "max_c", H5T_NATIVE_DOUBLE, 2, inner, chunk, 1);
     log->it_l2 = create_extendible(g, "l2_c", H5T_NATIVE_DOUBLE, 2, inner, chunk, 1);
+    log->it_xpbd = create_extendible(g, "xpbd_residual", H5T_NATIVE_DOUBLE, 2, inner, chunk, 1);
     int iters = w->def.iterations, subs = w->def.substeps;
     H5LTset_attribute_int(g, ".", "iterations", &iters, 1);
     H5LTset_attribute_int(g, ".", "substeps", &subs, 1);
@@ -372,9 +372,13 @@ static int make_iterations(pbd_h5log *log, const pbd_world *w)
     size_t sz = (size_t)log->block * (size_t)log->iter_width * sizeof(double);
     log->it_buf_max = malloc(sz);
     log->it_buf_l2 = malloc(sz);
-    if (log->it_max < 0 || log->it_l2 < 0 || !log->it_buf_max || !log->it_buf_l2) return -1;
+    log->it_buf_xpbd = malloc(sz);
+    if (log->it_max < 0 || log->it_l2 < 0 || log->it_xpbd < 0 || !log->it_buf_max ||
+        !log->it_buf_l2 || !log->it_buf_xpbd)
+        return -1;
     set_units(log->it_max, "constraint units", "max |C| after each iteration");
     set_units(log->it_l2, "constraint units", "||C||_2 after each iteration");
+    set_units(log->it_xpbd, "constraint units", "||C + alpha_tilde lambda||_2 after each iteration");
     return 0;
 }
 
@@ -422,6 +426,7 @@ static void close_handles(pbd_h5log *log)
     }
     if (log->it_max > 0) H5Dclose(log->it_max);
     if (log->it_l2 > 0) H5Dclose(log->it_l2);
+    if (log->it_xpbd > 0) H5Dclose(log->it_xpbd);
     if (log->fr_pos > 0) H5Dclose(log->fr_pos);
     if (log->fr_time > 0) H5Dclose(log->fr_time);
     if (log->file > 0) H5Fclose(log->file);
@@ -434,8 +439,8 @@ static void log_free(pbd_h5log *log)
     close_handles(log);
     free(log->it_buf_max);
     free(log->it_buf_l2);
+    free(log->it_buf_xpbd);
     free(log->frame_times);
-    free(log->gather);
     free(log);
 }
 
@@ -484,11 +489,7 @@ pbd_h5log *pbd_h5log_open(const char *out_dir, const char *experiment, const cha
         free(log);
         return NULL;
     }
-    int max_arity = 1;
-    for (int s = 0; s < w->n_sets; s++)
-        if (w->sets[s].arity > max_arity) max_arity = w->sets[s].arity;
-    log->gather = malloc(3 * (size_t)max_arity * sizeof(double));
-    if (!log->gather || write_provenance(log, experiment, run) != PBD_OK ||
+    if (write_provenance(log, experiment, run) != PBD_OK ||
         write_solver_def(log, &w->def) != PBD_OK || write_scene(log, w, opt) != 0 ||
         make_series(log) != 0 || make_iterations(log, w) != 0 || make_frames(log, w) != 0) {
         pbd_error(PBD_EIO, "%s: cannot write the file's header datasets", log->partial);
@@ -540,6 +541,7 @@ static pbd_status flush_block(pbd_h5log *log)
     if (log->iter_width > 0) {
         bad |= append_rows(log->it_max, log->rows, n, log->it_buf_max) < 0;
         bad |= append_rows(log->it_l2, log->rows, n, log->it_buf_l2) < 0;
+        bad |= append_rows(log->it_xpbd, log->rows, n, log->it_buf_xpbd) < 0;
     }
     log->rows += n;
     log->buffered = 0;
@@ -558,41 +560,6 @@ static void put(pbd_h5log *log, int col, const double *v)
 
 static void put1(pbd_h5log *log, int col, double v) { put(log, col, &v); }
 
-/* ||C + α̃λ||_2 with a caller's gather buffer (3 × max arity doubles). */
-static double xpbd_residual(const pbd_world *w, double *x)
-{
-    double h = w->def.dt / (w->def.substeps > 0 ? w->def.substeps : 1);
-    double sum = 0.0;
-    for (int s = 0; s < w->n_sets; s++) {
-        const pbd_constraint_set *set = &w->sets[s];
-        int nr = set->type->n_rest > 0 ? set->type->n_rest : 1;
-        for (int c = 0; c < set->count; c++) {
-            const int32_t *idx = set->idx + (size_t)c * set->arity;
-            for (int j = 0; j < set->arity; j++)
-                memcpy(x + 3 * j, w->x + 3 * (size_t)idx[j], 3 * sizeof(double));
-            pbd_eval_input in = {x, set->arity, set->rest + (size_t)c * nr, set->aux, set->n_aux};
-            double C = 0.0;
-            if (set->type->eval(&in, &C, NULL) != PBD_EVAL_OK || !isfinite(C)) continue;
-            if (set->type->inequality && C >= 0.0) continue;
-            double r = C + set->compliance[c] / (h * h) * set->lambda[c];
-            sum += r * r;
-        }
-    }
-    return sqrt(sum);
-}
-
-double pbd_xpbd_residual(const pbd_world *w)
-{
-    int max_arity = 1;
-    for (int s = 0; s < w->n_sets; s++)
-        if (w->sets[s].arity > max_arity) max_arity = w->sets[s].arity;
-    double *x = malloc(3 * (size_t)max_arity * sizeof(double));
-    if (!x) return NAN;
-    double r = xpbd_residual(w, x);
-    free(x);
-    return r;
-}
-
 pbd_status pbd_h5log_step(pbd_h5log *log, const pbd_world *w)
 {
     if (w->n != log->n)
@@ -602,7 +569,7 @@ pbd_status pbd_h5log_step(pbd_h5log *log, const pbd_world *w)
     put1(log, log->c_time, w->time);
     put1(log, log->c_max, st->max_c);
     put1(log, log->c_l2, st->l2_c);
-    put1(log, log->c_xpbd, xpbd_residual(w, log->gather));
+    put1(log, log->c_xpbd, w->stats.xpbd_residual);
     put(log, log->c_lin, st->linear_momentum);
     put(log, log->c_ang, st->angular_momentum);
     put1(log, log->c_ke, st->kinetic_energy);
@@ -620,10 +587,12 @@ pbd_status pbd_h5log_step(pbd_h5log *log, const pbd_world *w)
         if (have > w->iter_capacity) have = w->iter_capacity;
         double *m = log->it_buf_max + (size_t)log->buffered * log->iter_width;
         double *l = log->it_buf_l2 + (size_t)log->buffered * log->iter_width;
+        double *x = log->it_buf_xpbd + (size_t)log->buffered * log->iter_width;
         for (int k = 0; k < log->iter_width; k++) {
             int ok = k < have && w->def.record_iterations;
             m[k] = ok ? w->iter_max_c[k] : NAN;
             l[k] = ok ? w->iter_l2_c[k] : NAN;
+            x[k] = ok && w->iter_xpbd ? w->iter_xpbd[k] : NAN;
         }
     }
     log->buffered++;

@@ -251,10 +251,6 @@ pbd_status pbd_h5log_finish(pbd_h5log *log);
 /* Close and delete the temporary file (an error path). Frees log. */
 void pbd_h5log_discard(pbd_h5log *log);
 
-/* ||C(x) + α̃ λ||_2 over active constraints at positions x (XPBD Eq. 17's residual with
- * α̃ = α/h², h = dt/substeps, λ of the last substep); equals ||C||_2 for PBD (λ = 0). */
-double pbd_xpbd_residual(const pbd_world *w);
-
 /* Reading results back (summaries, pbd-report, pbd-h5extract). Return 0 on success. */
 int pbd_h5_read_attr_double(const char *path, const char *name, double *v);
 int pbd_h5_read_attr_string(const char *path, const char *name, char *buf, size_t size);
