@@ -4,13 +4,17 @@
 #include <string.h>
 
 extern const pbd_experiment pbd_exp_spring_oscillator;
+extern const pbd_experiment pbd_exp_chain_forces;
+extern const pbd_experiment pbd_exp_gradcheck;
 extern const pbd_experiment pbd_exp_substeps_vs_iterations;
 extern const pbd_experiment pbd_exp_stiffness_vs_iterations;
 
 static const pbd_experiment *const experiments[] = {
     &pbd_exp_stiffness_vs_iterations,
     &pbd_exp_spring_oscillator,
+    &pbd_exp_chain_forces,
     &pbd_exp_substeps_vs_iterations,
+    &pbd_exp_gradcheck,
 };
 
 int pbd_experiment_count(void) { return (int)(sizeof experiments / sizeof experiments[0]); }
