@@ -531,6 +531,24 @@ void pbd_h5log_set1(pbd_h5log *log, int column, double value)
         pbd_h5log_set(log, column, &value);
 }
 
+pbd_status pbd_h5log_dataset(pbd_h5log *log, const char *name, const double *data, long rows,
+                             long cols, const char *units, const char *description)
+{
+    hid_t g = H5Gopen2(log->file, "results", H5P_DEFAULT);
+    if (g < 0) g = H5Gcreate2(log->file, "results", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0) return pbd_error(PBD_EIO, "%s: cannot create /results", log->partial);
+    hsize_t dims[2] = {(hsize_t)rows, (hsize_t)cols};
+    double dummy = 0.0;
+    int bad = H5LTmake_dataset_double(g, name, cols > 1 ? 2 : 1, dims, rows > 0 ? data : &dummy) < 0;
+    if (!bad) {
+        hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+        set_units(d, units, description);
+        H5Dclose(d);
+    }
+    H5Gclose(g);
+    return bad ? pbd_error(PBD_EIO, "%s: cannot write /results/%s", log->partial, name) : PBD_OK;
+}
+
 static pbd_status flush_block(pbd_h5log *log)
 {
     if (log->buffered == 0) return PBD_OK;

@@ -243,6 +243,10 @@ int pbd_h5log_column(pbd_h5log *log, const char *name, int width, const char *un
 void pbd_h5log_set(pbd_h5log *log, int column, const double *values);
 void pbd_h5log_set1(pbd_h5log *log, int column, double value);
 
+/* A small dataset /results/<name> (rows × cols doubles; cols = 1 gives 1-D) written at once. */
+pbd_status pbd_h5log_dataset(pbd_h5log *log, const char *name, const double *data, long rows,
+                             long cols, const char *units, const char *description);
+
 /* Append the world's state after a step: /series row, /iterations row, /frames. */
 pbd_status pbd_h5log_step(pbd_h5log *log, const pbd_world *w);
 /* Write what is buffered, close, write the XDMF sidecar and rename to the final name.
