@@ -4,6 +4,7 @@
 #include <string.h>
 
 extern const pbd_experiment pbd_exp_spring_oscillator;
+extern const pbd_experiment pbd_exp_momentum_drift;
 extern const pbd_experiment pbd_exp_convergence;
 extern const pbd_experiment pbd_exp_chain_forces;
 extern const pbd_experiment pbd_exp_gradcheck;
@@ -16,6 +17,7 @@ static const pbd_experiment *const experiments[] = {
     &pbd_exp_chain_forces,
     &pbd_exp_convergence,
     &pbd_exp_substeps_vs_iterations,
+    &pbd_exp_momentum_drift,
     &pbd_exp_gradcheck,
 };
 
