@@ -8,6 +8,7 @@ do for [fmt in 'png svg'] {
     set title 'Inverted tetrahedra recovering (or not) under each constraint set'
     set xlabel 'time t (s)'
     set ylabel 'fraction of tets with V/V_0 < 0'
+    set logscale x
     set yrange [-0.05:1.05]
     plot for [r in runs] h5(dir.'/'.r.'.h5', '/series/time /series/inverted_fraction') \
              using 1:2 title r noenhanced lw 2
