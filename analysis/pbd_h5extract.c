@@ -22,7 +22,7 @@ static const char *const usage =
 static void print_value(double v)
 {
     if (isnan(v)) fputs("NaN", stdout);
-    else printf("%.17g", v);
+    else printf("%.15g", v);
 }
 
 static int print_attr(const char *path, const char *name)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 extern const pbd_experiment pbd_exp_spring_oscillator;
+extern const pbd_experiment pbd_exp_stretch_bend_independence;
 extern const pbd_experiment pbd_exp_balloon_pressure;
 extern const pbd_experiment pbd_exp_tet_inversion;
 extern const pbd_experiment pbd_exp_momentum_drift;
@@ -20,6 +21,7 @@ static const pbd_experiment *const experiments[] = {
     &pbd_exp_convergence,
     &pbd_exp_substeps_vs_iterations,
     &pbd_exp_momentum_drift,
+    &pbd_exp_stretch_bend_independence,
     &pbd_exp_balloon_pressure,
     &pbd_exp_tet_inversion,
     &pbd_exp_gradcheck,
