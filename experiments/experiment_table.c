@@ -4,6 +4,7 @@
 #include <string.h>
 
 extern const pbd_experiment pbd_exp_spring_oscillator;
+extern const pbd_experiment pbd_exp_scaling;
 extern const pbd_experiment pbd_exp_stretch_bend_independence;
 extern const pbd_experiment pbd_exp_balloon_pressure;
 extern const pbd_experiment pbd_exp_tet_inversion;
@@ -24,6 +25,7 @@ static const pbd_experiment *const experiments[] = {
     &pbd_exp_stretch_bend_independence,
     &pbd_exp_balloon_pressure,
     &pbd_exp_tet_inversion,
+    &pbd_exp_scaling,
     &pbd_exp_gradcheck,
 };
 

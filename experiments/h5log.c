@@ -233,8 +233,9 @@ static int write_scene(pbd_h5log *log, const pbd_world *w, const pbd_h5log_optio
     hid_t g = H5Gcreate2(log->file, "scene", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0) return -1;
     hsize_t d2[2] = {(hsize_t)w->n, 3}, d1[1] = {(hsize_t)w->n};
-    int bad = 0;
-    if (w->n > 0) {
+    int bad = 0, arrays = !(opt && opt->scene_counts_only);
+    H5LTset_attribute_int(g, ".", "arrays", &arrays, 1);
+    if (w->n > 0 && arrays) {
         bad |= H5LTmake_dataset_double(g, "positions", 2, d2, w->x) < 0;
         bad |= H5LTmake_dataset_double(g, "velocities", 2, d2, w->v) < 0;
         bad |= H5LTmake_dataset_double(g, "inverse_masses", 1, d1, w->w) < 0;
@@ -263,7 +264,7 @@ static int write_scene(pbd_h5log *log, const pbd_world *w, const pbd_h5log_optio
         H5LTset_attribute_int(sg, ".", "arity", &set->arity, 1);
         H5LTset_attribute_long(sg, ".", "count", &count, 1);
         H5LTset_attribute_int(sg, ".", "n_rest", &set->type->n_rest, 1);
-        if (count > 0) {
+        if (count > 0 && arrays) {
             hsize_t di[2] = {(hsize_t)count, (hsize_t)set->arity};
             bad |= H5LTmake_dataset_int(sg, "indices", 2, di, set->idx) < 0;
             if (set->type->n_rest > 0) {
@@ -279,7 +280,7 @@ static int write_scene(pbd_h5log *log, const pbd_world *w, const pbd_h5log_optio
                 log->n_edges = count;
             }
         }
-        if (set->n_aux > 0) {
+        if (set->n_aux > 0 && arrays) {
             hsize_t dx[1] = {(hsize_t)set->n_aux};
             bad |= H5LTmake_dataset_int(sg, "aux", 1, dx, set->aux) < 0;
         }

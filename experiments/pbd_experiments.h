@@ -216,6 +216,7 @@ typedef struct pbd_h5log_options {
     int block;                /* steps buffered per write + flush (0: 64) */
     const int32_t *triangles; /* optional surface for the XDMF sidecar, 3 per triangle */
     int n_triangles;
+    int scene_counts_only;    /* /scene without its arrays (huge scenes): counts and types only */
 } pbd_h5log_options;
 
 /* Open the run's file and write the root attributes (experiment, run, solver.* from w->def,
