@@ -55,9 +55,11 @@ static int options(cli_option *out, int quick)
 
 /* The chain from the pinned origin, along -y at rest or along +x: particle 0 attached,
  * distance constraints i–(i+1) in order from the top. */
+static pbd_scene_params sp; /* the scene of the last build, for the run's attributes */
+
 static pbd_world *build(int iterations)
 {
-    pbd_scene_params sp = pbd_scene_params_default();
+    sp = pbd_scene_params_default();
     sp.resolution = P.particles;
     sp.size = P.length;
     sp.total_mass = P.mass * P.particles;
@@ -86,6 +88,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int iterations)
         pbd_world_free(w);
         return PBD_EIO;
     }
+    pbd_h5log_scene_params(log, &sp);
     int c_fx = pbd_h5log_column(log, "force_xpbd", 1, "N");
     int c_fn = pbd_h5log_column(log, "force_newton", 1, "N");
     int c_err = pbd_h5log_column(log, "relative_error", 1, "1");

@@ -57,9 +57,11 @@ static int options(cli_option *out, int quick)
     return n;
 }
 
+static pbd_scene_params sp; /* the scene of the last build, for the run's attributes */
+
 static pbd_world *build(int scene)
 {
-    pbd_scene_params sp = pbd_scene_params_default();
+    sp = pbd_scene_params_default();
     sp.seed = 1;
     pbd_world *w;
     if (scene == 0) {
@@ -125,6 +127,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int scheme, do
         pbd_world_free(w);
         return PBD_EIO;
     }
+    pbd_h5log_scene_params(log, &sp);
     pbd_h5log_attr_string(log, "scene", scene_words[scene]);
     pbd_h5log_attr_string(log, "scheme", scheme_words[scheme]);
     pbd_h5log_attr_double(log, "omega", omega);

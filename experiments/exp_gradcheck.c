@@ -50,6 +50,17 @@ static int run(pbd_exp_ctx *ctx)
     char path[4096];
     pbd_exp_run_path(ctx, "all", path, sizeof path);
     if (st == PBD_OK) st = pbd_gradcheck_write_h5(path, &o, res, n);
+    if (st == PBD_OK) { /* the suite's attributes beside the checker's own */
+        H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+        hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+        long quick = ctx->quick;
+        if (f < 0 || H5LTset_attribute_long(f, "/", "quick", &quick, 1) < 0 ||
+            H5LTset_attribute_string(f, "/", "command", ctx->command) < 0 ||
+            H5LTset_attribute_string(f, "/", "experiment", "gradcheck") < 0 ||
+            pbd_h5_write_provenance(f) != 0)
+            st = pbd_error(PBD_EIO, "%s: cannot add the suite's attributes", path);
+        if (f >= 0) H5Fclose(f);
+    }
     for (int i = 0; i < done; i++) pbd_gradcheck_result_free(&res[i]);
     free(res);
     if (st == PBD_OK && !ctx->quiet)
@@ -118,6 +129,12 @@ static int summarize(pbd_exp_ctx *ctx)
     const char *cols[] = {"pass", "max_rel_err", "taylor_order", "nonfinite",
                           "degenerate_nonfinite"};
     pbd_exp_summary_table(s, "types", table, n, 5, cols, "1 1 1 samples samples");
+    char names[2048] = "";
+    for (int i = 0; i < n; i++) {
+        if (i) strncat(names, " ", sizeof names - strlen(names) - 1);
+        strncat(names, rows[i].name, sizeof names - strlen(names) - 1);
+    }
+    H5LTset_attribute_string(pbd_exp_summary_file(s), "/", "types", names);
     pbd_exp_summary_double(s, "headline.types", n);
     pbd_exp_summary_double(s, "headline.passed", passed);
     pbd_exp_summary_double(s, "headline.max_rel_err", worst);

@@ -91,9 +91,9 @@ static double norm3(const double *a) { return sqrt(a[0] * a[0] + a[1] * a[1] + a
 static int run_one(pbd_exp_ctx *ctx, const char *name, int body, int damping)
 {
     pbd_world *w;
+    pbd_exp_cloth c = {.resolution = P.cloth_resolution, .size = 1.0, .mass = 1.0,
+                       .shear = 1, .pinned = 0, .stiffness = 1.0};
     if (body == 0) {
-        pbd_exp_cloth c = {.resolution = P.cloth_resolution, .size = 1.0, .mass = 1.0,
-                           .shear = 1, .pinned = 0, .stiffness = 1.0};
         w = pbd_exp_cloth_build(&c, NULL, NULL);
     } else {
         w = build_tet();
@@ -122,6 +122,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int body, int damping)
         pbd_world_free(w);
         return PBD_EIO;
     }
+    if (body == 0) pbd_exp_cloth_attrs(log, &c);
     pbd_h5log_attr_string(log, "body", body_words[body]);
     pbd_h5log_attr_string(log, "damping_model", damping_words[damping]);
     pbd_h5log_attr_double(log, "initial_linear_momentum_norm", norm3(P0));

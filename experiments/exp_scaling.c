@@ -66,6 +66,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int side, int scheme, int
         pbd_world_free(w);
         return PBD_EIO;
     }
+    pbd_h5log_scene_params(log, &sp);
     pbd_h5log_attr_string(log, "scheme", scheme_words[scheme]);
     pbd_h5log_attr_int(log, "threads", threads);
     pbd_h5log_attr_int(log, "particles", w->n);

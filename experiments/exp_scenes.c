@@ -62,6 +62,20 @@ fail:
     return NULL;
 }
 
+pbd_status pbd_exp_cloth_attrs(pbd_h5log *log, const pbd_exp_cloth *c)
+{
+    pbd_status st = pbd_h5log_attr_int(log, "scene.resolution", c->resolution);
+    if (st == PBD_OK) st = pbd_h5log_attr_double(log, "scene.size", c->size);
+    if (st == PBD_OK) st = pbd_h5log_attr_double(log, "scene.mass", c->mass);
+    if (st == PBD_OK) st = pbd_h5log_attr_int(log, "scene.shear", c->shear);
+    if (st == PBD_OK) st = pbd_h5log_attr_int(log, "scene.bend", c->bend);
+    if (st == PBD_OK) st = pbd_h5log_attr_int(log, "scene.pinned", c->pinned);
+    if (st == PBD_OK) st = pbd_h5log_attr_int(log, "scene.horizontal", c->horizontal);
+    if (st == PBD_OK) st = pbd_h5log_attr_double(log, "scene.stiffness", c->stiffness);
+    if (st == PBD_OK) st = pbd_h5log_attr_double(log, "scene.compliance", c->compliance);
+    return st;
+}
+
 void pbd_exp_stretch(const pbd_world *w, int set, double *mean, double *max)
 {
     const pbd_constraint_set *s = &w->sets[set];

@@ -102,6 +102,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int variant, int iteratio
         pbd_world_free(w);
         return PBD_EIO;
     }
+    pbd_exp_cloth_attrs(log, &c);
     pbd_h5log_attr_string(log, "variant", variant_words[variant]);
     pbd_h5log_attr_double(log, "xpbd_compliance", c.compliance);
     int c_sag = pbd_h5log_column(log, "sag", 1, "m");

@@ -209,14 +209,23 @@ static int summarize(pbd_exp_ctx *ctx)
         r[0] = strcmp(model, "dihedral") == 0 ? 0 : 1;
         n++;
     }
-    /* independence: for each model and k_stretch, the stretch with bending on vs off; for each
-     * model and k_bend, the spread of the bending over k_stretch */
-    double worst_stretch_change = 0.0;
+    /* independence: for each k_stretch, the largest relative change of the stretch when
+     * bending is turned on (either model) */
+    double ks_list[MAX_LIST], change[MAX_LIST], worst_stretch_change = 0.0;
+    int n_ks = 0;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
             const double *a = rows + 5 * i, *b = rows + 5 * j;
-            if (a[0] == b[0] && a[1] == b[1] && a[2] > 0 && b[2] == 0 && a[3] != 0)
-                worst_stretch_change = fmax(worst_stretch_change, fabs(a[3] - b[3]) / fabs(a[3]));
+            if (!(a[0] == b[0] && a[1] == b[1] && a[2] > 0 && b[2] == 0 && b[3] != 0)) continue;
+            double c = fabs(a[3] - b[3]) / fabs(b[3]);
+            int k = 0;
+            while (k < n_ks && ks_list[k] != a[1]) k++;
+            if (k == n_ks && n_ks < MAX_LIST) {
+                ks_list[n_ks] = a[1];
+                change[n_ks++] = 0.0;
+            }
+            if (k < n_ks) change[k] = fmax(change[k], c);
+            worst_stretch_change = fmax(worst_stretch_change, c);
         }
     pbd_exp_summary *s = pbd_exp_summary_open(ctx);
     if (!s) {
@@ -226,13 +235,19 @@ static int summarize(pbd_exp_ctx *ctx)
     const char *cols[] = {"model", "k_stretch", "k_bend", "stretch", "bending"};
     pbd_exp_summary_table(s, "bag", rows, n, 5, cols, "0=dihedral,1=isometric 1 1 1 rad");
     char text[1024];
-    snprintf(text, sizeof text, "turning bending on changes the stretch by at most %.0f%% at "
-             "equal k_stretch;", 100.0 * worst_stretch_change);
+    snprintf(text, sizeof text, "turning bending on changes the stretch by at most");
+    for (int k = 0; k < n_ks; k++) {
+        char part[64];
+        snprintf(part, sizeof part, "%s %.0f%% (k_stretch %g)", k ? "," : "", 100.0 * change[k],
+                 ks_list[k]);
+        strncat(text, part, sizeof text - strlen(text) - 1);
+    }
+    strncat(text, "; bending angle at k_stretch 1 with", sizeof text - strlen(text) - 1);
     for (int i = 0; i < n; i++) {
         const double *r = rows + 5 * i;
         if (r[2] == 0 || r[1] != 1.0) continue;
         char part[128];
-        snprintf(part, sizeof part, " %s bending (k_bend %g): %.3g rad;",
+        snprintf(part, sizeof part, " %s bending (k_bend %g) %.3g rad,",
                  r[0] == 0 ? "dihedral" : "isometric", r[2], r[4]);
         strncat(text, part, sizeof text - strlen(text) - 1);
     }
@@ -240,7 +255,7 @@ static int summarize(pbd_exp_ctx *ctx)
         const double *r = rows + 5 * i;
         if (r[2] != 0 || r[1] != 1.0 || r[0] != 0) continue;
         char part[96];
-        snprintf(part, sizeof part, " no bending: %.3g rad (k_stretch 1)", r[4]);
+        snprintf(part, sizeof part, " without bending %.3g rad", r[4]);
         strncat(text, part, sizeof text - strlen(text) - 1);
     }
     if (*diverged) {

@@ -69,8 +69,8 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int mode, int budget)
     int32_t *tris = NULL;
     int n_tris = 0;
     pbd_world *w;
+    pbd_scene_params sp = pbd_scene_params_default();
     if (P.scene == 0) { /* chain along +x, pinned at the origin */
-        pbd_scene_params sp = pbd_scene_params_default();
         sp.resolution = P.resolution;
         sp.size = P.size;
         sp.total_mass = P.mass;
@@ -100,6 +100,8 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int mode, int budget)
         pbd_world_free(w);
         return PBD_EIO;
     }
+    if (P.scene == 0) pbd_h5log_scene_params(log, &sp);
+    else pbd_exp_cloth_attrs(log, &c);
     pbd_h5log_attr_string(log, "mode", mode_words[mode]);
     pbd_h5log_attr_int(log, "budget", budget);
     int c_e = pbd_h5log_column(log, "total_energy", 1, "J");

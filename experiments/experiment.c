@@ -264,6 +264,8 @@ pbd_status pbd_exp_summary_double(pbd_exp_summary *s, const char *name, double v
     return PBD_OK;
 }
 
+long long pbd_exp_summary_file(pbd_exp_summary *s) { return (long long)s->file; }
+
 pbd_status pbd_exp_summary_finish(pbd_exp_summary *s, const char *fmt, ...)
 {
     char headline[1024];

@@ -337,6 +337,8 @@ pbd_status pbd_exp_summary_table(pbd_exp_summary *s, const char *name, const dou
                                  int rows, int n_cols, const char *const *col_names,
                                  const char *units);
 pbd_status pbd_exp_summary_double(pbd_exp_summary *s, const char *name, double v);
+/* The open summary file (an hid_t), for attributes of other kinds. */
+long long pbd_exp_summary_file(pbd_exp_summary *s);
 /* Print the headline (unless --quiet), store it with the paper's number, close. */
 pbd_status pbd_exp_summary_finish(pbd_exp_summary *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -357,6 +359,8 @@ typedef struct pbd_exp_cloth {
 } pbd_exp_cloth;
 /* *triangles (2 per quad, malloc'd) may be NULL when not wanted. */
 pbd_world *pbd_exp_cloth_build(const pbd_exp_cloth *c, int32_t **triangles, int *n_triangles);
+/* The cloth's parameters as scene.* attributes of a run. */
+pbd_status pbd_exp_cloth_attrs(pbd_h5log *log, const pbd_exp_cloth *c);
 /* Relative elongation (|d| - d0)/d0 of set `set`'s distance constraints: mean and max. */
 void pbd_exp_stretch(const pbd_world *w, int set, double *mean, double *max);
 /* Wall time of the step's solver stages (all but the measurement), in s. */

@@ -81,6 +81,11 @@ static void test_quick_run_writes_files(void)
     snprintf(cmd, sizeof cmd, "%s/pbd-h5extract %s /no/such/dataset >/dev/null 2>&1",
              test_bin_dir(), path);
     CU_ASSERT_EQUAL(test_run(cmd), 1);
+    /* the report: the headline beside the paper's statement, the experiments not run listed */
+    snprintf(cmd, sizeof cmd, "%s/pbd-report %s >/dev/null && grep -q \"effective stiffness is "
+             "1000\" %s/report.html && grep -q 'id=\"chain_forces\"' %s/report.html",
+             test_bin_dir(), tmpdir, tmpdir, tmpdir);
+    CU_ASSERT_EQUAL(test_run(cmd), 0);
 }
 
 static void test_bad_flags(void)

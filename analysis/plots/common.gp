@@ -10,3 +10,5 @@ set key outside right top box opaque
 set style data linespoints
 set pointsize 0.8
 set datafile missing 'NaN'
+set format x '%g'
+set format y '%g'
