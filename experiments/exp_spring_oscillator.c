@@ -231,12 +231,15 @@ static int summarize(pbd_exp_ctx *ctx)
     pbd_exp_summary_double(s, "headline.pbd_k_fewest_iterations", pk_lo);
     pbd_exp_summary_double(s, "headline.pbd_k_most_iterations", pk_hi);
     free(rows);
+    char xk[64];
+    if (fabs(xk_max - xk_min) <= 1e-4 * fabs(xk_max)) snprintf(xk, sizeof xk, "%.4g", xk_min);
+    else snprintf(xk, sizeof xk, "%.4g-%.4g", xk_min, xk_max);
     return pbd_exp_summary_finish(
-        s, "at %g Hz XPBD's effective stiffness is %.4g-%.4g N/m at every iteration count "
+        s, "at %g Hz XPBD's effective stiffness is %s N/m at every iteration count "
         "(1/alpha = %.4g N/m) and follows backward Euler to %.1e m; PBD's goes from %.4g N/m "
         "(%d iteration%s) to %.4g N/m (%d iterations)",
-        best_rate, xk_min, xk_max, 1.0 / P.compliance, dev_max, pk_lo, p_it_lo,
-        p_it_lo == 1 ? "" : "s", pk_hi, p_it_hi);
+        best_rate, xk, 1.0 / P.compliance, dev_max, pk_lo, p_it_lo, p_it_lo == 1 ? "" : "s",
+        pk_hi, p_it_hi);
 }
 
 const pbd_experiment pbd_exp_spring_oscillator = {
