@@ -62,6 +62,9 @@ int pbd_scene_options(pbd_scene_params *sp, cli_option *out)
          "FILE.obj: a surface replacing the scene's generated one", NULL},
         {"tet", CLI_STRING, &sp->tet_path, 0, 0, 0,
          "FILE.node (the .ele beside it): tets replacing the generated ones", NULL},
+        {"tear-threshold", CLI_DOUBLE, &sp->tear_threshold, 0, INFINITY, 0,
+         "tear scene: relative stretch (|x_a - x_b| - L)/L at which an edge tears (0: off)",
+         NULL},
     };
     int n = (int)(sizeof rows / sizeof rows[0]);
     for (int i = 0; i < n; i++) out[i] = rows[i];

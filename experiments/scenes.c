@@ -23,6 +23,7 @@ pbd_scene_params pbd_scene_params_default(void)
         .tets_per_cube = 6,
         .mesh_path = NULL,
         .tet_path = NULL,
+        .tear_threshold = 0.5,
     };
     return sp;
 }
@@ -257,6 +258,8 @@ static const pbd_scene_entry scenes[] = {
     {"balloon", "icosphere with edges, bending and overpressure k_pressure", pbd_scene_balloon, 2},
     {"cloth_bag", "open cloth bag hung from its rim's corners (PBD Fig. 3)", pbd_scene_cloth_bag,
      8},
+    {"tear", "hanging cloth whose top row is pulled apart in two halves until it tears "
+     "(PBD Sec. 5)", pbd_scene_tear, 16},
 };
 
 int pbd_scene_count(void) { return (int)(sizeof scenes / sizeof scenes[0]); }

@@ -72,6 +72,20 @@ int pbd_sweep_jacobi(pbd_world *w, double h)
             double f = omega / count[i];
             for (int k = 0; k < 3; k++) w->p[3 * i + k] += f * dp[3 * i + k];
         }
+        /* λ += ω/max_j n_j Δλ, as below (the contact response reads it; exact for the
+         * one-particle contact rows, whose particle moved by that factor) */
+        for (int s = 0; s < w->n_sets; s++) {
+            pbd_constraint_set *set = &w->sets[s];
+            const double *dlambda = vs->jac_dlambda + vs->jac_set_c[s];
+            for (int c = 0; c < set->count; c++) {
+                if (dlambda[c] == 0.0) continue;
+                const int32_t *idx = set->idx + (size_t)c * set->arity;
+                int most = 0;
+                for (int j = 0; j < set->arity; j++)
+                    if (w->w[idx[j]] > 0.0 && count[idx[j]] > most) most = count[idx[j]];
+                if (most > 0) set->lambda[c] += omega / most * dlambda[c];
+            }
+        }
         return skipped;
     }
 

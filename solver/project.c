@@ -8,10 +8,14 @@
 /* Σ_j w_j |∇_j C|² below this is an all-fixed or degenerate constraint: skip it. */
 #define PBD_MIN_DENOMINATOR 1e-300
 
-int pbd_project_generic(const pbd_constraint_type *type, const pbd_eval_input *in,
-                        const double *w, double k, double *x_out, double *grad)
+/* PBD projection; *dlambda receives its multiplier Δλ = -k C / Σ w|∇C|², so that
+ * Δx_j = Δλ w_j ∇_j C as in XPBD and Σ Δλ ∇C / Δt is the constraint's impulse (the contact
+ * response and the rigid coupling read it, solver/collision_hooks.c, PBD Sec. 4.2). */
+static int project_pbd(const pbd_constraint_type *type, const pbd_eval_input *in,
+                       const double *w, double k, double *x_out, double *grad, double *dlambda)
 {
     double C;
+    *dlambda = 0.0;
     int st = type->eval(in, &C, grad);
     if (st != PBD_EVAL_OK) return st;
     if (type->inequality && C >= 0.0) return -1;
@@ -24,7 +28,15 @@ int pbd_project_generic(const pbd_constraint_type *type, const pbd_eval_input *i
     double s = C / denom; /* Eq. 8 */
     for (int j = 0; j < in->arity; j++)
         for (int c = 0; c < 3; c++) x_out[3 * j + c] -= k * s * w[j] * grad[3 * j + c]; /* Eq. 9 */
+    *dlambda = -k * s;
     return PBD_EVAL_OK;
+}
+
+int pbd_project_generic(const pbd_constraint_type *type, const pbd_eval_input *in,
+                        const double *w, double k, double *x_out, double *grad)
+{
+    double dlambda;
+    return project_pbd(type, in, w, k, x_out, grad, &dlambda);
 }
 
 /* XPBD with constraint damping (Macklin et al. 2016, Eq. 26; Eq. 18 when γ = 0):
@@ -126,7 +138,7 @@ static int project_into(const pbd_world *w, pbd_workspace *ws, const pbd_constra
     pbd_gather_ws(w, ws, s, c, pos, &in);
     *dlambda = 0.0;
     if (w->def.method != PBD_METHOD_XPBD)
-        return pbd_project_generic(s->type, &in, ws->w, s->k_eff[c], ws->x, ws->grad);
+        return project_pbd(s->type, &in, ws->w, s->k_eff[c], ws->x, ws->grad, dlambda);
     double alpha_tilde = s->compliance[c] * alpha_scale; /* α̃ = α/Δt² */
     double gamma = 0.0;
     if (w->def.xpbd_beta > 0.0) {

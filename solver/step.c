@@ -181,5 +181,8 @@ pbd_status pbd_step(pbd_world *w)
     w->step_count++;
     pbd_measure(w, h);
     STAGE(w, PBD_STAGE_MEASURE, t0);
-    return check_finite(w);
+    status = check_finite(w);
+    /* after the step, outside its stages: topology changes (tearing) */
+    if (status == PBD_OK && w->post_step) status = w->post_step(w, w->post_step_user);
+    return status;
 }

@@ -32,8 +32,10 @@ int pbd_xpbd_delta(const pbd_constraint_type *type, const pbd_eval_input *in, co
                    double *grad, double *dlambda);
 
 /* Project constraint c of set s, gathered from pos, into ws->x with the method of w->def
- * on a (sub)step h; nothing is written back and λ is not changed: *dlambda gets XPBD's
- * Δλ (0 for PBD). ws->grad holds ∇C at the gathered positions afterwards. */
+ * on a (sub)step h; nothing is written back and λ is not changed: *dlambda gets the
+ * multiplier with Δx = Δλ w ∇C (XPBD's Δλ; for PBD -k C/Σ w|∇C|², which the contact
+ * response reads as the impulse λ∇C/Δt). ws->grad holds ∇C at the gathered positions
+ * afterwards. */
 int pbd_project_into(const pbd_world *w, pbd_workspace *ws, const pbd_constraint_set *s, int c,
                      double h, const double *pos, double *dlambda);
 

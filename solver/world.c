@@ -41,6 +41,7 @@ static void set_free(pbd_constraint_set *s)
 void pbd_world_free(pbd_world *w)
 {
     if (!w) return;
+    pbd_world_collision_free(w);
     for (int s = 0; s < w->n_sets; s++) set_free(&w->sets[s]);
     free(w->sets);
     free(w->x);
@@ -58,6 +59,7 @@ void pbd_world_free(pbd_world *w)
     free(w->iter_l2_c);
     free(w->iter_xpbd);
     pbd_variants_free(w);
+    if (w->post_step_free) w->post_step_free(w->post_step_user);
     free(w);
 }
 
@@ -69,6 +71,47 @@ void pbd_world_set_particle(pbd_world *w, int i, const double x[3], const double
         w->v[3 * i + k] = v ? v[k] : 0.0;
     }
     w->w[i] = (mass > 0.0 && isfinite(mass)) ? 1.0 / mass : 0.0;
+}
+
+/* The colouring and the Jacobi workspace no longer match the constraints; the step
+ * rebuilds them (its fingerprint would notice too: this makes it explicit). */
+static void invalidate_variants(pbd_world *w)
+{
+    if (!w->variants) return;
+    w->variants->col_valid = 0;
+    w->variants->jac_valid = 0;
+}
+
+int pbd_world_add_particle(pbd_world *w, const double x[3], const double v[3], double mass)
+{
+    if (!(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2])) ||
+        (v && !(isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2])))) {
+        pbd_error(PBD_EINVAL, "pbd_world_add_particle: expected a finite position and "
+                  "velocity, found x = (%g, %g, %g)", x[0], x[1], x[2]);
+        return -1;
+    }
+    if (!(mass >= 0.0) || w->n == INT32_MAX) {
+        pbd_error(PBD_EINVAL, "pbd_world_add_particle: expected a mass >= 0 (0 or inf: fixed) "
+                  "and fewer than 2^31-1 particles, found mass %g with %d particles", mass, w->n);
+        return -1;
+    }
+    size_t n = (size_t)w->n + 1;
+    double *xs = realloc(w->x, 3 * n * sizeof *xs);
+    if (xs) w->x = xs;
+    double *ps = realloc(w->p, 3 * n * sizeof *ps);
+    if (ps) w->p = ps;
+    double *vs = realloc(w->v, 3 * n * sizeof *vs);
+    if (vs) w->v = vs;
+    double *ws = realloc(w->w, n * sizeof *ws);
+    if (ws) w->w = ws;
+    if (!xs || !ps || !vs || !ws) {
+        pbd_error(PBD_ENOMEM, "pbd_world_add_particle: out of memory for %zu particles", n);
+        return -1;
+    }
+    int i = w->n++;
+    pbd_world_set_particle(w, i, x, v, mass);
+    invalidate_variants(w);
+    return i;
 }
 
 /* Grow the per-constraint workspace to hold `arity` particles. */
@@ -173,6 +216,49 @@ int pbd_set_add(pbd_world *w, int set, const int32_t *idx, const double *rest, d
     s->lambda[c] = 0.0;
     s->k_eff[c] = stiffness;
     return s->count++;
+}
+
+static pbd_status check_constraint(const pbd_world *w, int set, int c, const char *what)
+{
+    if (set < 0 || set >= w->n_sets)
+        return pbd_error(PBD_EINVAL, "%s: expected a set in [0, %d), found %d", what, w->n_sets,
+                         set);
+    if (c < 0 || c >= w->sets[set].count)
+        return pbd_error(PBD_EINVAL, "%s: expected a constraint of set %d (%s) in [0, %d), "
+                         "found %d", what, set, w->sets[set].type->name, w->sets[set].count, c);
+    return PBD_OK;
+}
+
+pbd_status pbd_set_rewrite(pbd_world *w, int set, int c, const int32_t *idx)
+{
+    pbd_status st = check_constraint(w, set, c, "pbd_set_rewrite");
+    if (st != PBD_OK) return st;
+    pbd_constraint_set *s = &w->sets[set];
+    for (int j = 0; j < s->arity; j++)
+        if (idx[j] < 0 || idx[j] >= w->n)
+            return pbd_error(PBD_EINVAL, "pbd_set_rewrite: constraint %s #%d: expected particle "
+                             "indices in [0, %d), found %d", s->type->name, c, w->n, idx[j]);
+    memcpy(s->idx + (size_t)c * s->arity, idx, (size_t)s->arity * sizeof *idx);
+    invalidate_variants(w);
+    return PBD_OK;
+}
+
+pbd_status pbd_set_remove(pbd_world *w, int set, int c)
+{
+    pbd_status st = check_constraint(w, set, c, "pbd_set_remove");
+    if (st != PBD_OK) return st;
+    pbd_constraint_set *s = &w->sets[set];
+    size_t tail = (size_t)(s->count - c - 1), a = (size_t)s->arity;
+    size_t nr = s->type->n_rest > 0 ? (size_t)s->type->n_rest : 1;
+    memmove(s->idx + c * a, s->idx + (c + 1) * a, tail * a * sizeof *s->idx);
+    memmove(s->rest + c * nr, s->rest + (c + 1) * nr, tail * nr * sizeof *s->rest);
+    memmove(s->stiffness + c, s->stiffness + c + 1, tail * sizeof *s->stiffness);
+    memmove(s->compliance + c, s->compliance + c + 1, tail * sizeof *s->compliance);
+    memmove(s->lambda + c, s->lambda + c + 1, tail * sizeof *s->lambda);
+    memmove(s->k_eff + c, s->k_eff + c + 1, tail * sizeof *s->k_eff);
+    s->count--;
+    invalidate_variants(w);
+    return PBD_OK;
 }
 
 pbd_status pbd_set_aux(pbd_world *w, int set, const int32_t *aux, int n_aux)

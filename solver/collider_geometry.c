@@ -1,0 +1,300 @@
+/* Collision geometry of the analytic shapes (PBD Sec. 3.4): for the ray x -> p, the entry
+ * point q_c and normal n_c when it enters the solid, or the closest surface point q_s and
+ * normal n_s when it lies completely inside. A point is inside when its signed distance is
+ * < 0; a point on the surface counts as outside, so a particle resting on a surface and
+ * pushed in by gravity enters at t = 0. */
+#include "collision_private.h"
+
+void cv_quat_to_matrix(const double q[4], double R[9])
+{
+    double w = q[0], x = q[1], y = q[2], z = q[3];
+    R[0] = 1 - 2 * (y * y + z * z); R[1] = 2 * (x * y - w * z);     R[2] = 2 * (x * z + w * y);
+    R[3] = 2 * (x * y + w * z);     R[4] = 1 - 2 * (x * x + z * z); R[5] = 2 * (y * z - w * x);
+    R[6] = 2 * (x * z - w * y);     R[7] = 2 * (y * z + w * x);     R[8] = 1 - 2 * (x * x + y * y);
+}
+
+/* ---- plane ---------------------------------------------------------------------------- */
+
+static double plane_distance(const shape *s, const double y[3])
+{
+    double d[3];
+    cv_sub(d, y, s->c);
+    return cv_dot(d, s->n);
+}
+
+static int plane_contact(const shape *s, const double x[3], const double p[3], double q[3],
+                         double n[3])
+{
+    double dx = plane_distance(s, x), dp = plane_distance(s, p);
+    if (dp >= 0.0) return CONTACT_NONE;
+    cv_copy(n, s->n);
+    if (dx >= 0.0) { /* enters: q_c = x + t (p - x), t = dx / (dx - dp) in [0, 1) */
+        cv_lerp(q, x, p, dx / (dx - dp));
+        return CONTACT_ENTRY;
+    }
+    cv_copy(q, p); /* inside: q_s = p - dp n */
+    cv_axpy(q, -dp, s->n);
+    return CONTACT_INSIDE;
+}
+
+/* ---- sphere --------------------------------------------------------------------------- */
+
+static double sphere_distance(const shape *s, const double y[3])
+{
+    double d[3];
+    cv_sub(d, y, s->c);
+    return cv_norm(d) - s->radius;
+}
+
+/* Outward normal at a point y on (or near) the sphere; falls back to `alt - c`, then +y,
+ * when y is at the centre. */
+static void sphere_normal(const shape *s, const double y[3], const double alt[3], double n[3])
+{
+    double d[3];
+    cv_sub(d, y, s->c);
+    double len = cv_norm(d);
+    if (!(len > 1e-12 * s->radius)) {
+        cv_sub(d, alt, s->c);
+        len = cv_norm(d);
+    }
+    if (!(len > 1e-12 * s->radius)) {
+        d[0] = 0.0; d[1] = 1.0; d[2] = 0.0;
+        len = 1.0;
+    }
+    cv_scale(n, d, 1.0 / len);
+}
+
+static int sphere_contact(const shape *s, const double x[3], const double p[3], double q[3],
+                          double n[3])
+{
+    double r = s->radius, ex[3], d[3];
+    cv_sub(ex, x, s->c);
+    cv_sub(d, p, x);
+    double cx = cv_dot(ex, ex) - r * r;
+    if (cx >= 0.0) {
+        /* |ex + t d|² = r²: a t² + 2 b t + cx = 0, first root t = (-b - sqrt(b² - a cx)) / a,
+         * written as cx / (-b + sqrt(...)) to avoid cancellation (b < 0 when approaching). */
+        double a = cv_dot(d, d), b = cv_dot(ex, d);
+        if (!(a > 0.0) || b >= 0.0) return CONTACT_NONE;
+        double disc = b * b - a * cx;
+        if (disc < 0.0) return CONTACT_NONE;
+        double t = cx / (-b + sqrt(disc));
+        if (t > 1.0) return CONTACT_NONE;
+        cv_lerp(q, x, p, t);
+        sphere_normal(s, q, x, n);
+        /* q_c on the surface exactly (t carries the rounding of the root) */
+        cv_copy(q, s->c);
+        cv_axpy(q, r, n);
+        return CONTACT_ENTRY;
+    }
+    if (sphere_distance(s, p) >= 0.0) return CONTACT_NONE; /* leaving */
+    sphere_normal(s, p, x, n);
+    cv_copy(q, s->c);
+    cv_axpy(q, r, n);
+    return CONTACT_INSIDE;
+}
+
+/* ---- box (axis-aligned or oriented): local = R (y - c) -------------------------------- */
+
+static void box_local(const shape *s, const double y[3], double l[3])
+{
+    double d[3];
+    cv_sub(d, y, s->c);
+    cv_mat(l, s->R, d);
+}
+
+static void box_world(const shape *s, const double l[3], double y[3])
+{
+    cv_mat_t(y, s->R, l);
+    cv_add(y, y, s->c);
+}
+
+static void box_world_dir(const shape *s, const double l[3], double y[3]) { cv_mat_t(y, s->R, l); }
+
+static double box_distance_local(const shape *s, const double l[3])
+{
+    double out = 0.0, in = -INFINITY;
+    for (int k = 0; k < 3; k++) {
+        double e = fabs(l[k]) - s->half[k];
+        if (e > 0.0) out += e * e;
+        if (e > in) in = e;
+    }
+    return out > 0.0 ? sqrt(out) : in; /* in <= 0: minus the distance to the nearest face */
+}
+
+static double box_distance(const shape *s, const double y[3])
+{
+    double l[3];
+    box_local(s, y, l);
+    return box_distance_local(s, l);
+}
+
+static int box_contact(const shape *s, const double x[3], const double p[3], double q[3],
+                       double n[3])
+{
+    double lx[3], lp[3], nl[3] = {0, 0, 0};
+    box_local(s, x, lx);
+    box_local(s, p, lp);
+    if (box_distance_local(s, lx) >= 0.0) {
+        /* slabs: t_enter = max of the entry times, t_exit = min of the exit times */
+        double t_in = -INFINITY, t_out = INFINITY;
+        int axis = -1;
+        double sgn = 0.0;
+        for (int k = 0; k < 3; k++) {
+            double d = lp[k] - lx[k], hk = s->half[k];
+            if (d == 0.0) {
+                if (lx[k] < -hk || lx[k] > hk) return CONTACT_NONE;
+                continue;
+            }
+            double t1 = (-hk - lx[k]) / d, t2 = (hk - lx[k]) / d;
+            double face = -1.0; /* moving +: enters through the -h face */
+            if (t1 > t2) {
+                double tmp = t1; t1 = t2; t2 = tmp;
+                face = 1.0;
+            }
+            if (t1 > t_in) { t_in = t1; axis = k; sgn = face; }
+            if (t2 < t_out) t_out = t2;
+        }
+        if (axis < 0 || t_in > t_out || t_in > 1.0 || t_in < 0.0) return CONTACT_NONE;
+        double lq[3];
+        cv_lerp(lq, lx, lp, t_in);
+        lq[axis] = sgn * s->half[axis]; /* exactly on the face */
+        nl[axis] = sgn;
+        box_world(s, lq, q);
+        box_world_dir(s, nl, n);
+        return CONTACT_ENTRY;
+    }
+    if (box_distance_local(s, lp) >= 0.0) return CONTACT_NONE; /* leaving */
+    /* closest face to p */
+    int axis = 0;
+    double best = INFINITY;
+    for (int k = 0; k < 3; k++) {
+        double gap = s->half[k] - fabs(lp[k]);
+        if (gap < best) { best = gap; axis = k; }
+    }
+    double sgn = lp[axis] >= 0.0 ? 1.0 : -1.0;
+    double lq[3] = {lp[0], lp[1], lp[2]};
+    lq[axis] = sgn * s->half[axis];
+    nl[axis] = sgn;
+    box_world(s, lq, q);
+    box_world_dir(s, nl, n);
+    return CONTACT_INSIDE;
+}
+
+/* ---- near contacts: p outside, within the margin -------------------------------------- */
+
+/* Surface point closest to p (outside the solid or on it) and the outward normal there. */
+static void closest_outside(const shape *s, const double p[3], double q[3], double n[3])
+{
+    switch (s->kind) {
+    case SHAPE_PLANE:
+        cv_copy(q, p);
+        cv_axpy(q, -plane_distance(s, p), s->n);
+        cv_copy(n, s->n);
+        return;
+    case SHAPE_SPHERE:
+        sphere_normal(s, p, p, n);
+        cv_copy(q, s->c);
+        cv_axpy(q, s->radius, n);
+        return;
+    case SHAPE_BOX: {
+        double l[3], lq[3], d[3], nl[3] = {0, 0, 0};
+        box_local(s, p, l);
+        int axis = 0;
+        double best = -INFINITY;
+        for (int k = 0; k < 3; k++) {
+            lq[k] = fmax(-s->half[k], fmin(s->half[k], l[k]));
+            double e = fabs(l[k]) - s->half[k];
+            if (e > best) { best = e; axis = k; }
+        }
+        cv_sub(d, l, lq);
+        double len = cv_norm(d);
+        if (len > 1e-12 * (s->half[0] + s->half[1] + s->half[2])) {
+            cv_scale(nl, d, 1.0 / len);
+        } else { /* on the surface: the face it lies on */
+            nl[axis] = l[axis] >= 0.0 ? 1.0 : -1.0;
+            lq[axis] = nl[axis] * s->half[axis];
+        }
+        box_world(s, lq, q);
+        box_world_dir(s, nl, n);
+        return;
+    }
+    case SHAPE_MESH:
+        break; /* mesh_shape_contact handles its own margin */
+    }
+}
+
+/* ---- dispatch ------------------------------------------------------------------------- */
+
+int shape_contact(const shape *s, const double x[3], const double p[3], double margin,
+                  double q[3], double n[3])
+{
+    int k = CONTACT_NONE;
+    switch (s->kind) {
+    case SHAPE_PLANE: k = plane_contact(s, x, p, q, n); break;
+    case SHAPE_SPHERE: k = sphere_contact(s, x, p, q, n); break;
+    case SHAPE_BOX: k = box_contact(s, x, p, q, n); break;
+    case SHAPE_MESH: return mesh_shape_contact(s->mesh, x, p, margin, q, n);
+    }
+    if (k != CONTACT_NONE || !(margin > 0.0)) return k;
+    double d = shape_signed_distance(s, p);
+    if (!(d >= 0.0 && d < margin)) return CONTACT_NONE;
+    closest_outside(s, p, q, n);
+    return CONTACT_NEAR;
+}
+
+double shape_signed_distance(const shape *s, const double y[3])
+{
+    switch (s->kind) {
+    case SHAPE_PLANE: return plane_distance(s, y);
+    case SHAPE_SPHERE: return sphere_distance(s, y);
+    case SHAPE_BOX: return box_distance(s, y);
+    case SHAPE_MESH: return mesh_shape_signed_distance(s->mesh, y);
+    }
+    return INFINITY;
+}
+
+/* Closest point on a triangle by its Voronoi regions (Ericson, Real-Time Collision
+ * Detection, Sec. 5.1.5). */
+void closest_point_on_triangle(const double y[3], const double a[3], const double b[3],
+                               const double c[3], double q[3], double bary[3])
+{
+    double ab[3], ac[3], ap[3], bp[3], cp[3];
+    cv_sub(ab, b, a);
+    cv_sub(ac, c, a);
+    cv_sub(ap, y, a);
+    double d1 = cv_dot(ab, ap), d2 = cv_dot(ac, ap);
+    if (d1 <= 0.0 && d2 <= 0.0) { bary[0] = 1; bary[1] = 0; bary[2] = 0; goto done; }
+    cv_sub(bp, y, b);
+    double d3 = cv_dot(ab, bp), d4 = cv_dot(ac, bp);
+    if (d3 >= 0.0 && d4 <= d3) { bary[0] = 0; bary[1] = 1; bary[2] = 0; goto done; }
+    double vc = d1 * d4 - d3 * d2;
+    if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) {
+        double v = d1 / (d1 - d3);
+        bary[0] = 1 - v; bary[1] = v; bary[2] = 0;
+        goto done;
+    }
+    cv_sub(cp, y, c);
+    double d5 = cv_dot(ab, cp), d6 = cv_dot(ac, cp);
+    if (d6 >= 0.0 && d5 <= d6) { bary[0] = 0; bary[1] = 0; bary[2] = 1; goto done; }
+    double vb = d5 * d2 - d1 * d6;
+    if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
+        double wv = d2 / (d2 - d6);
+        bary[0] = 1 - wv; bary[1] = 0; bary[2] = wv;
+        goto done;
+    }
+    double va = d3 * d6 - d5 * d4;
+    if (va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0) {
+        double wv = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        bary[0] = 0; bary[1] = 1 - wv; bary[2] = wv;
+        goto done;
+    }
+    {
+        double denom = va + vb + vc;
+        double v = denom != 0.0 ? vb / denom : 1.0 / 3.0;
+        double wv = denom != 0.0 ? vc / denom : 1.0 / 3.0;
+        bary[0] = 1 - v - wv; bary[1] = v; bary[2] = wv;
+    }
+done:
+    for (int k = 0; k < 3; k++) q[k] = bary[0] * a[k] + bary[1] * b[k] + bary[2] * c[k];
+}
