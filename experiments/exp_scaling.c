@@ -173,9 +173,11 @@ static int summarize(pbd_exp_ctx *ctx)
             cmax = r[3];
         }
     }
-    char tail[128];
-    snprintf(tail, sizeof tail, " coloured GS speed-up on %g threads: %.2fx", tmax, c1 / cmax);
-    strncat(text, tail, sizeof text - strlen(text) - 1);
+    if (tmax > 1 && isfinite(c1) && isfinite(cmax)) {
+        char tail[128];
+        snprintf(tail, sizeof tail, " coloured GS speed-up on %g threads: %.2fx", tmax, c1 / cmax);
+        strncat(text, tail, sizeof text - strlen(text) - 1);
+    }
     pbd_exp_summary_double(s, "headline.colored_speedup", c1 / cmax);
     free(rows);
     return pbd_exp_summary_finish(s, "%s", text);
