@@ -51,6 +51,16 @@ $(BUILD)/obj/%.o: %.c $(wildcard */*.h) build/config.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEP_CFLAGS) -c $< -o $@
 
+# Provenance written into every result file (experiments/h5log.c): git revision and flags.
+PBD_GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+$(BUILD)/obj/experiments/%.o: CFLAGS += -DPBD_GIT_REVISION='"$(PBD_GIT_REV)"' \
+  -DPBD_CFLAGS='"$(OPT) $(WARN) -fopenmp $(SAN_FLAGS)"'
+$(BUILD)/git-rev.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(PBD_GIT_REV)' | cmp -s - $@ || echo '$(PBD_GIT_REV)' > $@
+$(BUILD)/obj/experiments/h5log.o: $(BUILD)/git-rev.stamp
+FORCE:
+
 $(BUILD)/libpbd.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -78,6 +88,14 @@ gradcheck: $(BUILD)/pbd-gradcheck
 experiments: $(BINS)
 	@mkdir -p data/results
 	sh experiments/run_all.sh $(BUILD) $(QUICK)
+	@$(MAKE) --no-print-directory report
+
+# Figures and report from whatever results exist (analysis/make_plots.sh, pbd-report).
+plots: $(BINS)
+	sh analysis/make_plots.sh $(BUILD) data/results
+
+report: plots
+	$(BUILD)/pbd-report data/results
 
 # The performance table (README "Performance"): pbd-bench built with BENCH_OPT in its own
 # build directory (the default build stays portable); BENCH_ARGS e.g. --quick.

@@ -205,6 +205,168 @@ int pbd_scene_count(void);
 const pbd_scene_entry *pbd_scene_at(int i);
 const pbd_scene_entry *pbd_scene_find(const char *name);
 
+/* ---- HDF5 logging: one file per run (experiments/h5log.c; README "HDF5 results") --- */
+
+/* A run's file: written as <out>/<experiment>/<run>.h5.partial-<pid>, flushed every block of
+ * steps (an interrupted run keeps valid data under that name) and renamed to <run>.h5 by
+ * pbd_h5log_finish. */
+typedef struct pbd_h5log pbd_h5log;
+
+typedef struct pbd_h5log_options {
+    int frames_every;         /* positions to /frames every K steps (0: no /frames) */
+    int block;                /* steps buffered per write + flush (0: 64) */
+    const int32_t *triangles; /* optional surface for the XDMF sidecar, 3 per triangle */
+    int n_triangles;
+    int scene_counts_only;    /* /scene without its arrays (huge scenes): counts and types only */
+} pbd_h5log_options;
+
+/* Open the run's file and write the root attributes (experiment, run, solver.* from w->def,
+ * seed, git revision, compiler, flags, date, version) and /scene (initial positions,
+ * inverse masses, every constraint set). /iterations is written when w->def.record_iterations.
+ * Returns NULL with pbd_last_error() set when the file cannot be made. */
+pbd_h5log *pbd_h5log_open(const char *out_dir, const char *experiment, const char *run,
+                          const pbd_world *w, const pbd_h5log_options *opt);
+/* Final path (<out>/<experiment>/<run>.h5) and the temporary one being written. */
+const char *pbd_h5log_path(const pbd_h5log *log);
+const char *pbd_h5log_partial_path(const pbd_h5log *log);
+
+/* Root attributes. Names may carry a prefix ("scene.size", "result.sag"). */
+pbd_status pbd_h5log_attr_double(pbd_h5log *log, const char *name, double v);
+pbd_status pbd_h5log_attr_int(pbd_h5log *log, const char *name, long v);
+pbd_status pbd_h5log_attr_string(pbd_h5log *log, const char *name, const char *v);
+/* One attribute per option row, named prefix + row name, holding the row's current value. */
+pbd_status pbd_h5log_attr_options(pbd_h5log *log, const char *prefix, const cli_option *rows,
+                                  int n_rows);
+pbd_status pbd_h5log_scene_params(pbd_h5log *log, const pbd_scene_params *sp);
+
+/* An extra per-step column /series/<name> of `width` doubles (before the first step).
+ * Returns its id, or -1. pbd_h5log_set stores this step's values (NaN when not set). */
+int pbd_h5log_column(pbd_h5log *log, const char *name, int width, const char *units);
+void pbd_h5log_set(pbd_h5log *log, int column, const double *values);
+void pbd_h5log_set1(pbd_h5log *log, int column, double value);
+
+/* A small dataset /results/<name> (rows × cols doubles; cols = 1 gives 1-D) written at once. */
+pbd_status pbd_h5log_dataset(pbd_h5log *log, const char *name, const double *data, long rows,
+                             long cols, const char *units, const char *description);
+
+/* Append the world's state after a step: /series row, /iterations row, /frames. */
+pbd_status pbd_h5log_step(pbd_h5log *log, const pbd_world *w);
+/* Write what is buffered, close, write the XDMF sidecar and rename to the final name.
+ * Frees log. */
+pbd_status pbd_h5log_finish(pbd_h5log *log);
+/* Close and delete the temporary file (an error path). Frees log. */
+void pbd_h5log_discard(pbd_h5log *log);
+
+/* Reading results back (summaries, pbd-report, pbd-h5extract). Return 0 on success. */
+int pbd_h5_read_attr_double(const char *path, const char *name, double *v);
+int pbd_h5_read_attr_string(const char *path, const char *name, char *buf, size_t size);
+/* Read a whole 1-D or 2-D double dataset; *data is malloc'd (rows × cols). */
+int pbd_h5_read_dataset(const char *path, const char *dataset, double **data, long *rows,
+                        long *cols);
+
+/* ---- experiments: `pbd-run <experiment> [options]` (experiments/experiment.c) ------- */
+
+typedef struct pbd_experiment pbd_experiment;
+
+/* What one invocation does: every run of the sweep, one run (--only), list the runs
+ * (--list) or merge the runs' files into summary.h5 (--summarize). */
+typedef struct pbd_exp_ctx {
+    const pbd_experiment *exp;
+    const char *out_dir; /* results root, default data/results */
+    int quick, quiet, list, summarize;
+    const char *only;    /* run name or NULL */
+    int frames_every;    /* --frames=K */
+    const char *command; /* the command line, for the files' "command" attribute */
+    /* the runs the sweep enumerated (filled in every mode) */
+    char **runs;
+    int n_runs, cap_runs, n_done;
+    /* progress line */
+    double run_start, last_progress;
+    int progress_shown;
+    const char *current_run;
+    const cli_option *params; /* the experiment's option rows, written as param.* */
+    int n_params;
+    int error_reported;       /* an error line was printed already */
+} pbd_exp_ctx;
+
+struct pbd_experiment {
+    const char *name;
+    const char *description;
+    const char *paper;  /* what the paper reports, shown beside the headline */
+    int timing;         /* measures wall time: the suite runs it alone */
+    /* Fill `out` (PBD_MAX_OPTIONS rows) with the parameters, reset to their defaults for the
+     * full or the quick (--quick) suite. Returns the number of rows. */
+    int (*options)(cli_option *out, int quick);
+    /* Enumerate the sweep: for each run call pbd_exp_want(ctx, name) and run it when that
+     * returns 1. Returns PBD_OK or an error status. */
+    int (*run)(pbd_exp_ctx *ctx);
+    /* Merge the runs' files: print the headline, write it with the tables the plots need
+     * into summary.h5 (pbd_exp_summary_*). */
+    int (*summarize)(pbd_exp_ctx *ctx);
+};
+
+int pbd_experiment_count(void);
+const pbd_experiment *pbd_experiment_at(int i);
+const pbd_experiment *pbd_experiment_find(const char *name);
+/* `pbd-run <experiment> args…` (argv[0] is the experiment's name). Returns the exit status. */
+int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv);
+
+/* 1 when the run named `run` should be executed now (records the name in every mode). */
+int pbd_exp_want(pbd_exp_ctx *ctx, const char *run);
+/* Open the run's log: pbd_h5log_open + the experiment's param.* attributes, quick, command. */
+pbd_h5log *pbd_exp_log_open(pbd_exp_ctx *ctx, const char *run, const pbd_world *w,
+                            const pbd_h5log_options *opt);
+/* Finish the log and print the run's one-line result (unless --quiet). */
+pbd_status pbd_exp_log_finish(pbd_exp_ctx *ctx, pbd_h5log *log, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Progress of the current run in [0, 1]: a line on stderr after 2 s, when it is a tty. */
+void pbd_exp_progress(pbd_exp_ctx *ctx, double fraction);
+/* Comma-separated lists in a parameter ("1,5,10", "pbd,xpbd"): the count, or -1 after one
+ * error line naming the option (then return PBD_EINVAL: exit status 2). */
+int pbd_exp_numbers(pbd_exp_ctx *ctx, const char *option, const char *text, double *out,
+                    int max, double lo, double hi);
+int pbd_exp_words(pbd_exp_ctx *ctx, const char *option, const char *text,
+                  const char *const *choices, int *out, int max);
+/* Path of a run's result file. */
+void pbd_exp_run_path(const pbd_exp_ctx *ctx, const char *run, char *buf, size_t size);
+
+/* summary.h5: <out>/<experiment>/summary.h5, written by the summarize step. */
+typedef struct pbd_exp_summary pbd_exp_summary;
+pbd_exp_summary *pbd_exp_summary_open(pbd_exp_ctx *ctx);
+/* A table /tables/<name>: rows × n_cols doubles with the columns' names and units. */
+pbd_status pbd_exp_summary_table(pbd_exp_summary *s, const char *name, const double *data,
+                                 int rows, int n_cols, const char *const *col_names,
+                                 const char *units);
+pbd_status pbd_exp_summary_double(pbd_exp_summary *s, const char *name, double v);
+/* The open summary file (an hid_t), for attributes of other kinds. */
+long long pbd_exp_summary_file(pbd_exp_summary *s);
+/* Print the headline (unless --quiet), store it with the paper's number, close. */
+pbd_status pbd_exp_summary_finish(pbd_exp_summary *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+
+/* ---- scenes the experiments share (experiments/exp_scenes.c) ------------------------ */
+
+/* A cloth grid of resolution² particles, side `size` m, total mass `mass` kg, in the x–y
+ * plane (hanging along -y) with distance constraints on the structural edges, optionally
+ * both diagonals of every quad (shear) and the edges two apart (bend); pinned at its two
+ * top corners when pinned != 0. With shear and bend, 64² particles give 23 938 constraints. */
+typedef struct pbd_exp_cloth {
+    int resolution;
+    double size, mass;
+    int shear, bend, pinned;
+    int horizontal; /* in the x–z plane (swings down when released) instead of x–y */
+    double stiffness, compliance;
+} pbd_exp_cloth;
+/* *triangles (2 per quad, malloc'd) may be NULL when not wanted. */
+pbd_world *pbd_exp_cloth_build(const pbd_exp_cloth *c, int32_t **triangles, int *n_triangles);
+/* The cloth's parameters as scene.* attributes of a run. */
+pbd_status pbd_exp_cloth_attrs(pbd_h5log *log, const pbd_exp_cloth *c);
+/* Relative elongation (|d| - d0)/d0 of set `set`'s distance constraints: mean and max. */
+void pbd_exp_stretch(const pbd_world *w, int set, double *mean, double *max);
+/* Wall time of the step's solver stages (all but the measurement), in s. */
+double pbd_exp_step_seconds(const pbd_world *w);
+
 /* ---- tearing (experiments/tearing.c, scene_tear.c; PBD Sec. 5) ---------------------- */
 
 /* Tearing of a cloth built from a triangle mesh whose vertex i is world particle i. After a

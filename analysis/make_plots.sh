@@ -1,0 +1,25 @@
+#!/bin/sh
+# make plots: merge each experiment's runs (pbd-run <experiment> --summarize, which also
+# prints the headline) and draw its figures with analysis/plots/<experiment>.gp into
+# <results>/figures/ as PNG and SVG. Experiments without results are skipped.
+# Usage: make_plots.sh BUILD_DIR RESULTS_DIR
+set -eu
+bin=${1:-build}
+out=${2:-data/results}
+fig=$out/figures
+mkdir -p "$fig"
+status=0
+for exp in $("$bin/pbd-run" --list-experiments | cut -d' ' -f1); do
+    dir=$out/$exp
+    ls "$dir"/*.h5 >/dev/null 2>&1 || continue
+    "$bin/pbd-run" "$exp" --summarize --out="$out" || { status=1; continue; }
+    script=analysis/plots/$exp.gp
+    [ -f "$script" ] || continue
+    rm -f "$fig/$exp"_*.png "$fig/$exp"_*.svg
+    if ! gnuplot -e "bin='$bin'; dir='$dir'; fig='$fig'" "$script"; then
+        echo "make_plots: $script failed" >&2
+        status=1
+    fi
+done
+echo "pbd: figures in $fig/"
+exit $status

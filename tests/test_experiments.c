@@ -1,0 +1,143 @@
+/* `pbd-run <experiment>`: a quick sweep writes its files and its summary, flags are
+ * checked (exit status 2), --list and --only select runs, and the spring oscillator's
+ * headline numbers are the physics they claim (XPBD: 1/α; PBD: stiffer with iterations). */
+#include "tests.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static char tmpdir[256];
+
+static int suite_init(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/pbd-test-experiments-XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : 1;
+}
+
+static int suite_clean(void)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return test_run(cmd) == 0 ? 0 : 1;
+}
+
+static int pbd_run(const char *args)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s/pbd-run %s >/dev/null 2>&1", test_bin_dir(), args);
+    return test_run(cmd);
+}
+
+static int exists(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0;
+}
+
+static void test_quick_run_writes_files(void)
+{
+    char args[2048], path[1024];
+    snprintf(args, sizeof args, "spring_oscillator --quick --out %s", tmpdir);
+    CU_ASSERT_EQUAL_FATAL(pbd_run(args), 0);
+    snprintf(path, sizeof path, "%s/spring_oscillator/xpbd_it5_hz60.h5", tmpdir);
+    CU_ASSERT(exists(path));
+    snprintf(path, sizeof path, "%s/spring_oscillator/pbd_it10_hz240.h5", tmpdir);
+    CU_ASSERT(exists(path));
+    /* no temporary file survives a completed sweep */
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "ls %s/spring_oscillator | grep -q partial", tmpdir);
+    CU_ASSERT_NOT_EQUAL(test_run(cmd), 0);
+    /* the summary: XPBD's measured stiffness is 1/α at every iteration count, PBD's grows */
+    snprintf(path, sizeof path, "%s/spring_oscillator/summary.h5", tmpdir);
+    CU_ASSERT_FATAL(exists(path));
+    double kmin = 0, kmax = 0, pk_lo = 0, pk_hi = 0, dev = 1;
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_double(path, "headline.xpbd_k_min", &kmin), 0);
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_double(path, "headline.xpbd_k_max", &kmax), 0);
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_double(path, "headline.pbd_k_fewest_iterations", &pk_lo), 0);
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_double(path, "headline.pbd_k_most_iterations", &pk_hi), 0);
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_double(path, "headline.xpbd_max_dev_backward_euler", &dev), 0);
+    CU_ASSERT_DOUBLE_EQUAL(kmin, 1000.0, 1.0);
+    CU_ASSERT_DOUBLE_EQUAL(kmax, 1000.0, 1.0);
+    CU_ASSERT(dev < 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(pk_lo, 1000.0, 1.0); /* PBD's matched k equals XPBD at 1 iteration */
+    CU_ASSERT(pk_hi > 5000.0);
+    char headline[1024];
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_string(path, "headline", headline, sizeof headline), 0);
+    CU_ASSERT(strstr(headline, "XPBD") != NULL);
+    /* a run file carries the sweep's parameters and the command line */
+    snprintf(path, sizeof path, "%s/spring_oscillator/xpbd_it5_hz60.h5", tmpdir);
+    double quick = 0, alpha = 0;
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_double(path, "quick", &quick), 0);
+    CU_ASSERT_EQUAL(quick, 1.0);
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_double(path, "param.compliance", &alpha), 0);
+    CU_ASSERT_EQUAL(alpha, 1e-3);
+    /* pbd-h5extract reads it back for gnuplot */
+    snprintf(cmd, sizeof cmd, "%s/pbd-h5extract %s /series/time /series/x | awk 'NR > 1' | "
+             "wc -l | grep -qx 60", test_bin_dir(), path);
+    CU_ASSERT_EQUAL(test_run(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/pbd-h5extract %s /no/such/dataset >/dev/null 2>&1",
+             test_bin_dir(), path);
+    CU_ASSERT_EQUAL(test_run(cmd), 1);
+    /* the report: the headline beside the paper's statement, the experiments not run listed */
+    snprintf(cmd, sizeof cmd, "%s/pbd-report %s >/dev/null && grep -q \"effective stiffness is "
+             "1000\" %s/report.html && grep -q 'id=\"chain_forces\"' %s/report.html",
+             test_bin_dir(), tmpdir, tmpdir, tmpdir);
+    CU_ASSERT_EQUAL(test_run(cmd), 0);
+}
+
+static void test_bad_flags(void)
+{
+    CU_ASSERT_EQUAL(pbd_run("spring_oscillator --no-such-flag"), 2);
+    CU_ASSERT_EQUAL(pbd_run("spring_oscillator --compliance=-1"), 2);
+    CU_ASSERT_EQUAL(pbd_run("spring_oscillator --rates=60,abc --list"), 2);
+    CU_ASSERT_EQUAL(pbd_run("spring_oscillator --methods=pbd,rk4 --list"), 2);
+    CU_ASSERT_EQUAL(pbd_run("spring_oscillator --iterations=0 --list"), 2);
+    char args[2048];
+    snprintf(args, sizeof args, "spring_oscillator --only=no_such_run --out %s", tmpdir);
+    CU_ASSERT_EQUAL(pbd_run(args), 2);
+    CU_ASSERT_EQUAL(pbd_run("spring_oscillator --help"), 0);
+    CU_ASSERT_EQUAL(pbd_run("--help"), 0);
+}
+
+static void test_list_and_only(void)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s/pbd-run spring_oscillator --quick --list | wc -l | grep -qx 12",
+             test_bin_dir());
+    CU_ASSERT_EQUAL(test_run(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/pbd-run --list-experiments | grep -q '^spring_oscillator 0$'",
+             test_bin_dir());
+    CU_ASSERT_EQUAL(test_run(cmd), 0);
+    char out[512], args[2048], path[1024];
+    snprintf(out, sizeof out, "%s/only", tmpdir);
+    snprintf(args, sizeof args, "spring_oscillator --quick --only=pbd_it5_hz240 --quiet --out %s",
+             out);
+    CU_ASSERT_EQUAL_FATAL(pbd_run(args), 0);
+    snprintf(path, sizeof path, "%s/spring_oscillator/pbd_it5_hz240.h5", out);
+    CU_ASSERT(exists(path));
+    snprintf(cmd, sizeof cmd, "ls %s/spring_oscillator | wc -l | grep -qx 1", out);
+    CU_ASSERT_EQUAL(test_run(cmd), 0); /* that run only, no summary */
+    /* the merge of a sweep split across processes */
+    snprintf(args, sizeof args, "spring_oscillator --quick --only=xpbd_it5_hz240 --quiet --out %s",
+             out);
+    CU_ASSERT_EQUAL_FATAL(pbd_run(args), 0);
+    snprintf(args, sizeof args, "spring_oscillator --summarize --quiet --out %s", out);
+    CU_ASSERT_EQUAL_FATAL(pbd_run(args), 0);
+    snprintf(path, sizeof path, "%s/spring_oscillator/summary.h5", out);
+    double merged = 0, missing = 0;
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_double(path, "n_runs_merged", &merged), 0);
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_double(path, "n_runs_missing", &missing), 0);
+    CU_ASSERT_EQUAL(merged, 2.0);
+    CU_ASSERT_EQUAL(missing, 10.0);
+}
+
+void register_experiments_tests(void)
+{
+    CU_pSuite s = CU_add_suite("experiments", suite_init, suite_clean);
+    CU_add_test(s, "quick_run_writes_files", test_quick_run_writes_files);
+    CU_add_test(s, "bad_flags", test_bad_flags);
+    CU_add_test(s, "list_and_only", test_list_and_only);
+}
