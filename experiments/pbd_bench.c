@@ -192,7 +192,7 @@ typedef struct scene_spec {
 
 #define FAST (BIT(C_BASE) | BIT(C_GS) | BIT(C_COL1) | BIT(C_COLT))
 static const scene_spec full_scenes[] = {
-    {"cloth100-dihedral", S_CLOTH_DIHEDRAL, 100, 10, 10, 3, ALL_CONFIGS & ~BIT(C_COLT_UNSORTED)},
+    {"cloth100-dihedral", S_CLOTH_DIHEDRAL, 100, 10, 5, 3, ALL_CONFIGS & ~BIT(C_COLT_UNSORTED)},
     {"cloth316", S_CLOTH, 316, 10, 4, 2, ALL_CONFIGS},
     {"cloth1000", S_CLOTH, 1000, 10, 1, 1, FAST | BIT(C_GS_XPBD) | BIT(C_COLT_XPBD)},
     {"tet-beam", S_TET_BEAM, 40, 10, 10, 2, FAST | BIT(C_GENERIC) | BIT(C_COLT_XPBD)},
