@@ -459,8 +459,8 @@ static int targets(const bench_row *rows, int n, int threads, int quick, char ou
                  MET(gsx->ms_min / gs->ms_min <= 1.03),
                  MET(col && colx && colx->ms_min / col->ms_min <= 1.03));
     const char *sizes[] = {"cloth32", "cloth100", "cloth316", "cloth1000"};
-    for (int v = 0; v < 2; v++) {
-        const char *solver = v ? col_t : "gs";
+    for (int v = 0; v < 3; v++) {
+        const char *solver = v == 2 ? col_t : v ? "colour-1t" : "gs";
         double lo = INFINITY, hi = 0.0;
         int found = 0;
         char list[128] = "";
@@ -588,7 +588,7 @@ int main(int argc, char **argv)
         printf("# load average %.2f -> %.2f\n", rows[first].load_before, rows[first].load_after);
         fflush(stdout);
     }
-    char lines[16][256];
+    char lines[16][256] = {{0}};
     int n_targets = targets(rows, n_rows, threads, quick, lines);
     const char *tp[16];
     printf("# targets%s:\n", quick ? " (quick run: small scenes, indicative only)" : "");
