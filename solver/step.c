@@ -28,22 +28,36 @@ static double now_seconds(void)
         (t0) = t1_;                                                         \
     } while (0)
 
+/* Threads for the step's per-particle and per-constraint loops: the coloured scheme's, for
+ * worlds big enough to pay for the fork (else the serial part of a parallel step would
+ * bound its speed-up; README "Performance"). Element by element: the same bits either way. */
+#define PBD_PARALLEL_LOOP_MIN 16384
+static int loop_threads(const pbd_world *w)
+{
+    if (w->def.scheme != PBD_SCHEME_COLORED_GS || w->n < PBD_PARALLEL_LOOP_MIN) return 1;
+    return pbd_variants_threads(w);
+}
+
 /* Stiffness used this step: raw k, or k' = 1 - (1-k)^(1/n) so that n iterations
  * leave (1-k) of an isolated constraint's error (seed review slides). */
-static void prepare_sets(pbd_world *w)
+static void prepare_sets(pbd_world *w, int threads)
 {
     int n = w->def.iterations;
-    double k_last = NAN, k_lin = NAN; /* pow once per run of equal stiffnesses */
-    for (int s = 0; s < w->n_sets; s++) {
-        pbd_constraint_set *set = &w->sets[s];
-        for (int c = 0; c < set->count; c++) {
-            double k = set->stiffness[c];
-            if (w->def.linearize_stiffness && k != k_last) {
-                k_last = k;
-                k_lin = 1.0 - pow(1.0 - k, 1.0 / n);
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+        double k_last = NAN, k_lin = NAN; /* pow once per run of equal stiffnesses */
+        for (int s = 0; s < w->n_sets; s++) {
+            pbd_constraint_set *set = &w->sets[s];
+#pragma omp for schedule(static)
+            for (int c = 0; c < set->count; c++) {
+                double k = set->stiffness[c];
+                if (w->def.linearize_stiffness && k != k_last) {
+                    k_last = k;
+                    k_lin = 1.0 - pow(1.0 - k, 1.0 / n);
+                }
+                set->k_eff[c] = w->def.linearize_stiffness ? k_lin : k;
+                set->lambda[c] = 0.0; /* XPBD: λ = 0 at the start of each (sub)step */
             }
-            set->k_eff[c] = w->def.linearize_stiffness ? k_lin : k;
-            set->lambda[c] = 0.0; /* XPBD: λ = 0 at the start of each (sub)step */
         }
     }
 }
@@ -84,8 +98,24 @@ static int particle_finite(const pbd_world *w, int i)
 /* Watchdog: after a step every position, velocity and λ must be finite. When one is not,
  * name the first constraint (in projection order) that holds a non-finite λ or touches a
  * non-finite particle, so that the user sees which type and index blew up. */
-static pbd_status check_finite(pbd_world *w)
+/* The common case, everything finite, scanned on the loop threads; check_finite's serial
+ * search that names the culprit runs only when something is not. */
+static int all_finite(const pbd_world *w, int threads)
 {
+    long bad = 0;
+#pragma omp parallel for num_threads(threads) if (threads > 1) reduction(+ : bad) schedule(static)
+    for (int i = 0; i < w->n; i++) bad += !particle_finite(w, i);
+    for (int s = 0; s < w->n_sets && bad == 0; s++) {
+        const pbd_constraint_set *set = &w->sets[s];
+#pragma omp parallel for num_threads(threads) if (threads > 1) reduction(+ : bad) schedule(static)
+        for (int c = 0; c < set->count; c++) bad += !isfinite(set->lambda[c]);
+    }
+    return bad == 0;
+}
+
+static pbd_status check_finite(pbd_world *w, int threads)
+{
+    if (all_finite(w, threads)) return PBD_OK;
     int bad = -1;
     for (int i = 0; i < w->n && bad < 0; i++)
         if (!particle_finite(w, i)) bad = i;
@@ -140,11 +170,13 @@ pbd_status pbd_step(pbd_world *w)
     if ((status = reserve_iteration_log(w)) != PBD_OK) return status;
     const pbd_solver_def *d = &w->def;
     const double h = d->dt / d->substeps;
+    const int nt = loop_threads(w);
     for (int k = 0; k < PBD_STAGE_COUNT; k++) w->stats.stage_seconds[k] = 0.0;
     double t0 = now_seconds();
 
     for (int sub = 0; sub < d->substeps; sub++) {
         /* (5) v_i <- v_i + Δt w_i f_ext(x_i), with f_ext = m_i g */
+#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
         for (int i = 0; i < w->n; i++) {
             if (w->w[i] <= 0.0) continue;
             for (int c = 0; c < 3; c++) w->v[3 * i + c] += h * d->gravity[c];
@@ -154,6 +186,7 @@ pbd_status pbd_step(pbd_world *w)
         pbd_damp_velocities(w);
         STAGE(w, PBD_STAGE_DAMP_VELOCITIES, t0);
         /* (7) p_i <- x_i + Δt v_i; attachments follow their (kinematic) targets */
+#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
         for (int i = 0; i < 3 * w->n; i++) w->p[i] = w->x[i] + h * w->v[i];
         move_attachments(w, w->time + h);
         STAGE(w, PBD_STAGE_PREDICT, t0);
@@ -161,7 +194,7 @@ pbd_status pbd_step(pbd_world *w)
         pbd_generate_collisions(w, h);
         STAGE(w, PBD_STAGE_GENERATE_COLLISIONS, t0);
         /* (9–11) solverIterations × projectConstraints */
-        prepare_sets(w);
+        prepare_sets(w, nt);
         if ((status = pbd_variants_prepare(w)) != PBD_OK) return status;
         if (!d->record_iterations) /* all sweeps at once (one parallel region) */
             w->stats.skipped = pbd_project_iterations(w, h, d->iterations);
@@ -173,6 +206,7 @@ pbd_status pbd_step(pbd_world *w)
         }
         STAGE(w, PBD_STAGE_PROJECT, t0);
         /* (12–15) v_i <- (p_i - x_i)/Δt, x_i <- p_i */
+#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
         for (int i = 0; i < 3 * w->n; i++) {
             w->v[i] = (w->p[i] - w->x[i]) / h;
             w->x[i] = w->p[i];
@@ -187,7 +221,7 @@ pbd_status pbd_step(pbd_world *w)
     /* the measure stage costs about one more sweep; def.measure_every thins it out */
     if (d->measure_every > 0 && w->step_count % d->measure_every == 0) pbd_measure(w, h);
     STAGE(w, PBD_STAGE_MEASURE, t0);
-    status = check_finite(w);
+    status = check_finite(w, nt);
     /* after the step, outside its stages: topology changes (tearing) */
     if (status == PBD_OK && w->post_step) status = w->post_step(w, w->post_step_user);
     return status;

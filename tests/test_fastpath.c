@@ -385,6 +385,37 @@ static void test_threads_bit_identical(void)
         }
 }
 
+/* A world big enough for the step's own loops (forces, predict, update, stiffness and λ
+ * reset) to run on the coloured scheme's threads too: still bit for bit on 1 and 2 threads,
+ * with linearised, per-constraint random stiffness (each thread memoises pow separately). */
+static void test_big_world_threads(void)
+{
+    pbd_world *w[2];
+    for (int t = 0; t < 2; t++) {
+        pbd_scene_params sp = pbd_scene_params_default();
+        sp.resolution = 130; /* 16900 particles */
+        w[t] = pbd_scene_cloth(&sp);
+        pbd_rng r;
+        pbd_rng_seed(&r, 8);
+        for (int c = 0; c < w[t]->sets[0].count; c++)
+            w[t]->sets[0].stiffness[c] = c % 3 ? 1.0 : pbd_rng_range(&r, 0.2, 1.0);
+        w[t]->def.scheme = PBD_SCHEME_COLORED_GS;
+        w[t]->def.linearize_stiffness = 1;
+        w[t]->def.iterations = 3;
+        w[t]->def.threads = t + 1;
+    }
+    CU_ASSERT_FATAL(w[0]->n >= 16384);
+    double dx, dl;
+    run_pair(w[0], w[1], 3, &dx, &dl);
+    size_t bytes = 3 * (size_t)w[0]->n * sizeof(double), m = (size_t)w[0]->sets[0].count;
+    CU_ASSERT(memcmp(w[0]->x, w[1]->x, bytes) == 0);
+    CU_ASSERT(memcmp(w[0]->v, w[1]->v, bytes) == 0);
+    CU_ASSERT(memcmp(w[0]->sets[0].k_eff, w[1]->sets[0].k_eff, m * sizeof(double)) == 0);
+    CU_ASSERT(w[0]->sets[0].k_eff[0] < 1.0 || w[0]->sets[0].k_eff[3] < 1.0); /* linearised */
+    pbd_world_free(w[0]);
+    pbd_world_free(w[1]);
+}
+
 /* Sorting by colour keeps the physics: coloured GS on a sorted world gives the same bits as
  * on the unsorted one (positions, and λ mapped back through origin), with and without
  * kernels; origin is a permutation that maps each sorted row to the row it was added as;
@@ -669,6 +700,7 @@ void register_fastpath_tests(void)
     CU_add_test(s, "xpbd_damping_uses_generic", test_xpbd_damping_uses_generic);
     CU_add_test(s, "sweeps_at_once", test_sweeps_at_once);
     CU_add_test(s, "threads_bit_identical", test_threads_bit_identical);
+    CU_add_test(s, "big_world_threads", test_big_world_threads);
     CU_add_test(s, "sorted_layout_same_physics", test_sorted_layout_same_physics);
     CU_add_test(s, "reorder_particles", test_reorder_particles);
     CU_add_test(s, "sort_keeps_contact_sets", test_sort_keeps_contact_sets);
