@@ -83,8 +83,9 @@ typedef struct pbd_constraint_set {
     double *k_eff;      /* stiffness used this step (linearized or raw) */
     int32_t *aux;       /* per-set topology in local indices (balloon triangles) */
     int n_aux;
-    int32_t *origin;    /* NULL, or after sorting by colour: origin[c] = the index that
-                         * constraint c had when it was added (pbd_set_add's return value) */
+    int32_t *origin;    /* NULL, or after sorting (by colour, or pbd_world_reorder): origin[c]
+                         * = the index that constraint c had when it was added
+                         * (pbd_set_add's return value) */
     int fixed_order;    /* 1: never sorted (a side table elsewhere indexes the rows, e.g. the
                          * collision module's contact sets) */
 } pbd_constraint_set;
@@ -239,7 +240,7 @@ pbd_status pbd_newton_solve(pbd_world *w, int max_iter, double tol, double *x_ou
 pbd_status pbd_newton_step(pbd_world *w, int max_iter, double tol, double *residuals,
                            int *n_iter);
 
-/* ---- performance: layout and memory (solver/layout.c, solver/memory.c) ------------- */
+/* ---- performance: layout, memory (solver/layout.c, reorder.c, memory.c) ------------ */
 
 /* Sort every set's parallel arrays by colour (colouring first if needed), so that the
  * constraints of one colour are contiguous; set->origin maps the new indices back. The step
@@ -252,8 +253,8 @@ pbd_status pbd_world_compact(pbd_world *w);
 /* Bytes the world has allocated: particles, sets (by capacity), attachments, workspaces,
  * iteration log, colouring, Jacobi and thread workspaces (not the collision state). */
 size_t pbd_world_bytes(const pbd_world *w);
-/* For a set sorted by colour, where[a] (count entries) gets the current index of the
- * constraint added as number a; for an unsorted set where[a] = a. */
+/* For a sorted set, where[a] (count entries) gets the current index of the constraint added
+ * as number a, or -1 when it has been removed since; for an unsorted set where[a] = a. */
 void pbd_set_current_index(const pbd_world *w, int set, int32_t *where);
 
 /* Renumber the particles for memory locality, along a Morton (Z-order) curve through their
