@@ -117,7 +117,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int iterations)
         st = pbd_exp_log_finish(ctx, log, "top force vs Newton: mean relative error %.3g%%, max %.3g%%",
                                 100.0 * mean, 100.0 * max_err);
     } else {
-        pbd_h5log_discard(log);
+        pbd_exp_log_abort(ctx, log, st);
     }
     pbd_world_free(ref);
     pbd_world_free(w);

@@ -155,7 +155,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int model, double ks, dou
         st = pbd_exp_log_finish(ctx, log, "stretch %.3g%%, bending %.3g rad%s", 100.0 * sum_s / n_avg,
                                 sum_b / n_avg, max_stretch > 1e3 ? " (DIVERGED)" : "");
     } else if (log) {
-        pbd_h5log_discard(log);
+        pbd_exp_log_abort(ctx, log, st);
     }
     free(phi0);
     free(edges);
