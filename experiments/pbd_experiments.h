@@ -26,7 +26,9 @@ typedef struct cli_option {
 enum { CLI_OK = 0, CLI_EXIT_OK = 1, CLI_ERROR = 2 };
 
 /* Parse argv[first..argc). Positional arguments are collected into positional[] (up to
- * max_positional). --help prints usage + options (CLI_EXIT_OK), --version prints the
+ * max_positional); a word starting with '-' is an option (only --help has a short form,
+ * -h) unless it is an option's value, "-" or after "--", which ends the options.
+ * --help prints usage + options (CLI_EXIT_OK), --version prints the
  * version (CLI_EXIT_OK); an error prints one line naming the flag, the value and the
  * allowed range to stderr and returns CLI_ERROR. */
 int cli_parse(const char *prog, const char *usage, int argc, char **argv, int first,
