@@ -35,6 +35,8 @@ help:
 	@echo "make gradcheck     check every constraint's gradient against finite differences"
 	@echo "make plots|report  regenerate figures and data/results/report.html from results"
 	@echo "make bench         performance table (data/results/bench.csv)"
+	@echo "make fuzz          libFuzzer on the CLI parser and the OBJ/TetGen loaders (clang)"
+	@echo "make soak          every standard scene for 10^5 steps: finite and bounded"
 
 # Installing what is missing happens here: make builds this file, then restarts with it.
 build/config.mk: scripts/deps.sh scripts/configure.sh

@@ -127,6 +127,9 @@ pbd_status pbd_gradcheck_write_h5(const char *path, const pbd_gradcheck_options 
     if (make_parents(path) != 0)
         return pbd_error(PBD_EIO, "%s: output directory: expected to create it, found %s", path,
                          strerror(errno));
+    /* HDF5 1.10 crashes at exit after an H5Fclose that failed (a full disk); this file is
+     * closed explicitly, so its atexit handler is not needed (no effect once initialised) */
+    H5dont_atexit();
     H5E_auto2_t old_func;
     void *old_data;
     H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);

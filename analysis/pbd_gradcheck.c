@@ -34,6 +34,9 @@ int main(int argc, char **argv)
     };
     int rc = cli_parse("pbd-gradcheck", "pbd-gradcheck [options]", argc, argv, 1, opts,
                        (int)(sizeof opts / sizeof opts[0]), NULL, 0, NULL);
+    int help = 0;
+    for (int i = 1; i < argc; i++) help |= !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
+    if (rc == CLI_EXIT_OK && !help) return 0; /* --version */
     if (rc == CLI_EXIT_OK) {
         printf("\nConstraint types:");
         print_names(stdout);
@@ -115,15 +118,16 @@ int main(int argc, char **argv)
            "%g, taylor_order >= %g, momentum <= %g\n",
            seed, opt.degenerate_samples, opt.max_rel_err, opt.min_taylor_order, opt.momentum_tol);
     if (!no_output && n_types > 0) {
-        if (pbd_gradcheck_write_h5(output, &opt, res, n_types) != PBD_OK) {
+        pbd_status st = pbd_gradcheck_write_h5(output, &opt, res, n_types);
+        if (st != PBD_OK) {
             fprintf(stderr, "pbd-gradcheck: %s\n", pbd_last_error());
-            status = 1;
+            status = pbd_exit_status(st);
         } else {
             printf("# wrote %s\n", output);
         }
     }
     for (int i = 0; i < n_types; i++) pbd_gradcheck_result_free(&res[i]);
     free(res);
-    if (failed) status = 1;
+    if (failed && !status) status = 1;
     return status;
 }

@@ -6,6 +6,7 @@
 #include "../experiments/pbd_experiments.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <hdf5.h>
 #include <hdf5_hl.h>
 #include <stdio.h>
@@ -353,6 +354,12 @@ int main(int argc, char **argv)
     if (rc == CLI_EXIT_OK) return 0;
     if (rc != CLI_OK) return 2;
     if (np) results = pos[0];
+    struct stat rs;
+    if (stat(results, &rs) != 0 || !S_ISDIR(rs.st_mode)) {
+        fprintf(stderr, "pbd-report: RESULTS_DIR: expected a directory of results, found '%s' "
+                "(%s)\n", results, stat(results, &rs) != 0 ? strerror(errno) : "not a directory");
+        return 1;
+    }
     char out_path[4096], tmp_path[4200];
     snprintf(out_path, sizeof out_path, "%s/report.html", results);
     if (output) snprintf(out_path, sizeof out_path, "%s", output);
@@ -360,7 +367,8 @@ int main(int argc, char **argv)
     FILE *out = fopen(tmp_path, "w");
     FILE *rows = tmpfile(), *body = tmpfile();
     if (!out || !rows || !body) {
-        fprintf(stderr, "pbd-report: %s: cannot write the report\n", tmp_path);
+        fprintf(stderr, "pbd-report: %s: cannot write the report: %s\n", tmp_path,
+                strerror(errno));
         return 3;
     }
     int n_suite = (int)(sizeof suite / sizeof suite[0]);

@@ -107,9 +107,21 @@ int cli_parse(const char *prog, const char *usage, int argc, char **argv, int fi
               const cli_option *opts, int n_opts, const char **positional, int max_positional,
               int *n_positional)
 {
-    int np = 0;
+    int np = 0, options_end = 0;
     for (int a = first; a < argc; a++) {
         const char *arg = argv[a];
+        if (!options_end && strcmp(arg, "--") == 0) { /* the rest are positional */
+            options_end = 1;
+            continue;
+        }
+        if (options_end || arg[0] != '-' || arg[1] == '\0') {
+            if (np >= max_positional) {
+                fprintf(stderr, "%s: unexpected argument '%s' (see --help)\n", prog, arg);
+                return CLI_ERROR;
+            }
+            positional[np++] = arg;
+            continue;
+        }
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             printf("Usage: %s\n\nOptions:\n", usage);
             cli_print_options(stdout, opts, n_opts);
@@ -119,13 +131,9 @@ int cli_parse(const char *prog, const char *usage, int argc, char **argv, int fi
             printf("%s (pbdlab) %s\n", prog, PBD_VERSION);
             return CLI_EXIT_OK;
         }
-        if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
-            if (np >= max_positional) {
-                fprintf(stderr, "%s: unexpected argument '%s' (see --help)\n", prog, arg);
-                return CLI_ERROR;
-            }
-            positional[np++] = arg;
-            continue;
+        if (arg[1] != '-') { /* only -h has a short form */
+            fprintf(stderr, "%s: unknown option '%s' (see --help)\n", prog, arg);
+            return CLI_ERROR;
         }
         const char *name = arg + 2;
         const char *eq = strchr(name, '=');

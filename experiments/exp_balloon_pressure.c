@@ -115,7 +115,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, double kp, double skin)
         st = pbd_exp_log_finish(ctx, log, "V/V0 %.3f, skin stretch %.2f%%", sum_v / n_avg,
                                 100.0 * sum_s / n_avg);
     } else {
-        pbd_h5log_discard(log);
+        pbd_exp_log_abort(ctx, log, st);
     }
     pbd_world_free(w);
     return st;

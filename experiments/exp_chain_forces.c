@@ -41,7 +41,7 @@ static int options(cli_option *out, int quick)
         {"start", CLI_CHOICE, &P.start, 0, 0, 0,
          "initial state: hanging at rest along -y, or released horizontally", start_words},
         {"particles", CLI_INT, &P.particles, 2, 1000, 0, "particles in the chain", NULL},
-        {"frames", CLI_INT, &P.frames, 1, 1e7, 0, "frames (steps) simulated", NULL},
+        {"steps", CLI_INT, &P.frames, 1, 1e7, 0, "frames (steps) simulated", NULL},
         {"length", CLI_DOUBLE, &P.length, 0, INFINITY, 1, "chain length in m", NULL},
         {"mass", CLI_DOUBLE, &P.mass, 0, INFINITY, 1, "mass of each particle in kg", NULL},
         {"compliance", CLI_DOUBLE, &P.compliance, 0, INFINITY, 0, "XPBD alpha in m/N", NULL},
@@ -117,7 +117,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int iterations)
         st = pbd_exp_log_finish(ctx, log, "top force vs Newton: mean relative error %.3g%%, max %.3g%%",
                                 100.0 * mean, 100.0 * max_err);
     } else {
-        pbd_h5log_discard(log);
+        pbd_exp_log_abort(ctx, log, st);
     }
     pbd_world_free(ref);
     pbd_world_free(w);

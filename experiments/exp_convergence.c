@@ -160,7 +160,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int scheme, do
         st = pbd_exp_log_finish(ctx, log, "after %d iterations %.3g m from Newton (which took %d "
                                 "iterations to %.2g)", k_max, last_err, newton_it, res[newton_it]);
     } else {
-        pbd_h5log_discard(log);
+        pbd_exp_log_abort(ctx, log, st);
     }
     free(x0); free(v0); free(xn); free(res);
     pbd_world_free(w);

@@ -150,7 +150,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int body, int damping)
         st = pbd_exp_log_finish(ctx, log, "max drift: linear %.2g, angular %.2g (relative)", max_p,
                                 max_l);
     } else {
-        pbd_h5log_discard(log);
+        pbd_exp_log_abort(ctx, log, st);
     }
     pbd_world_free(w);
     return st;

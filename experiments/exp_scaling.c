@@ -92,7 +92,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int side, int scheme, int
         st = pbd_exp_log_finish(ctx, log, "%d particles, %ld constraints: %.3g ms/step, %.3g ns per "
                                 "projection", w->n, constraints, ms[n_t / 2], ns[n_t / 2]);
     } else {
-        pbd_h5log_discard(log);
+        pbd_exp_log_abort(ctx, log, st);
     }
     pbd_world_free(w);
     return st;

@@ -143,7 +143,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int method, int iteration
         st = pbd_exp_log_finish(ctx, log, "k_eff %.4g N/m, period %.4g s, |x - backward Euler| "
                                 "<= %.2g m", k_mean, period, max_dev_be);
     } else {
-        pbd_h5log_discard(log);
+        pbd_exp_log_abort(ctx, log, st);
     }
     pbd_world_free(w);
     return st;

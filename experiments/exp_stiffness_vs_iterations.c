@@ -156,7 +156,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int variant, int iteratio
         st = pbd_exp_log_finish(ctx, log, "sag %.4g m, stretch %.3g%%, %.3g ms/step", sag,
                                 100.0 * stretch, ms);
     } else {
-        pbd_h5log_discard(log);
+        pbd_exp_log_abort(ctx, log, st);
     }
     free(ms_steps);
     pbd_world_free(w);

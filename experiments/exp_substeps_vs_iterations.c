@@ -132,7 +132,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int mode, int budget)
         st = pbd_exp_log_finish(ctx, log, "mean max|C| %.3g m, energy lost %.3g J (%.3g%% of m g L/2)",
                                 sum_max / steps, e0 - e, 100.0 * (e0 - e) / scale);
     } else {
-        pbd_h5log_discard(log);
+        pbd_exp_log_abort(ctx, log, st);
     }
     pbd_world_free(w);
     return st;

@@ -180,7 +180,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int body, int sets)
                                 100.0 * frac0, 100.0 * frac, mn,
                                 recovered_at > 0 ? " (recovered)" : "");
     } else if (log) {
-        pbd_h5log_discard(log);
+        pbd_exp_log_abort(ctx, log, st);
     }
     free(v0);
     pbd_world_free(w);

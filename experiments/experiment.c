@@ -39,6 +39,7 @@ static void record_run(pbd_exp_ctx *ctx, const char *run)
 int pbd_exp_want(pbd_exp_ctx *ctx, const char *run)
 {
     record_run(ctx, run);
+    if (pbd_interrupt_signal() && !ctx->list) return 0; /* interrupted: start nothing new */
     if (ctx->list) {
         if (!ctx->summarize) printf("%s\n", run);
         return 0;
@@ -118,6 +119,13 @@ pbd_status pbd_exp_log_finish(pbd_exp_ctx *ctx, pbd_h5log *log, const char *fmt,
         fflush(stdout);
     }
     return PBD_OK;
+}
+
+pbd_status pbd_exp_log_abort(pbd_exp_ctx *ctx, pbd_h5log *log, pbd_status st)
+{
+    pbd_h5log_stop(log, st);
+    clear_progress(ctx);
+    return st;
 }
 
 static int list_error(pbd_exp_ctx *ctx, const char *option, const char *what, const char *text)
@@ -323,6 +331,16 @@ static int count_full_runs(const pbd_exp_ctx *ctx)
     return n;
 }
 
+/* A signal that arrived outside a logged step (between runs, in a summary): no run was cut,
+ * but the program stops and says so. */
+static int check_interrupted(int status)
+{
+    int sig = pbd_interrupt_signal();
+    if (status != PBD_OK || !sig) return status;
+    return pbd_error(PBD_EINTR, "interrupted by %s; the runs finished so far are kept",
+                     pbd_signal_name(sig));
+}
+
 int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv)
 {
     int quick = 0;
@@ -331,7 +349,7 @@ int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv)
     cli_option opts[PBD_MAX_OPTIONS + 16];
     int n_params = e->options(opts, quick);
     const char *out_dir = "data/results", *only = NULL;
-    int quiet = 0, list = 0, summarize = 0, frames = 0;
+    int quiet = 0, list = 0, summarize = 0, frames = 0, fault_step = 0;
     const cli_option common[] = {
         {"quick", CLI_FLAG, &quick, 0, 0, 0, "reduced sizes and steps (the CI suite)", NULL},
         {"quiet", CLI_FLAG, &quiet, 0, 0, 0, "print only errors (no per-run lines, no progress)",
@@ -343,6 +361,9 @@ int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv)
         {"summarize", CLI_FLAG, &summarize, 0, 0, 0,
          "merge the runs' files into summary.h5 and print the headline", NULL},
         {"frames", CLI_INT, &frames, 0, 1e9, 0, "write /frames every N steps (0: default)", NULL},
+        {"test-fault-step", CLI_INT, &fault_step, 0, 1e9, 0,
+         "TEST ONLY: step N of each run gets a NaN velocity, so that the watchdog stops it "
+         "(0: off)", NULL},
     };
     int n_opts = n_params;
     for (unsigned i = 0; i < sizeof common / sizeof common[0]; i++) opts[n_opts++] = common[i];
@@ -359,6 +380,8 @@ int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv)
         fprintf(stderr, "%s: --out: expected a directory, found ''\n", prog);
         return 2;
     }
+    pbd_test_fault_step = fault_step;
+    pbd_interrupt_install();
 
     char *command = join_command(argc, argv);
     pbd_exp_ctx ctx = {
@@ -385,6 +408,7 @@ int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv)
             status = PBD_EINVAL;
         }
     }
+    status = check_interrupted(status); /* no summary of a sweep cut short */
     if (status == PBD_OK && (summarize || (!list && !only)) && e->summarize) {
         if (!summarize) { /* the sweep just ran: enumerate it again for the merge */
             free_runs(&ctx);
@@ -393,8 +417,9 @@ int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv)
         }
         if (status == PBD_OK) status = e->summarize(&ctx);
     }
+    status = check_interrupted(status);
     if (status != PBD_OK && !ctx.error_reported) fprintf(stderr, "%s: %s\n", prog, pbd_last_error());
     free_runs(&ctx);
     free(command);
-    return status == PBD_OK ? 0 : status == PBD_EINVAL ? 2 : 1;
+    return pbd_exit_status(status);
 }

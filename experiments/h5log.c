@@ -3,13 +3,16 @@
  * The file is written as <run>.h5.partial-<pid>; every `block` steps the buffered /series
  * and /iterations rows are appended to extendible, chunked datasets and the file is flushed,
  * so an interrupted run keeps valid data under the temporary name. pbd_h5log_finish writes
- * the XDMF sidecar and renames the file: a truncated file never carries the final name. */
+ * the XDMF sidecar and renames the file: a truncated file never carries the final name.
+ * A run stopped early (watchdog, SIGINT/SIGTERM, write error) is closed cleanly by
+ * pbd_h5log_finish_partial and renamed to <run>.partial.h5 instead. */
 #include "pbd_experiments.h"
 #include "experiments_private.h"
 
 #include <hdf5.h>
 #include <hdf5_hl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +48,7 @@ typedef struct log_column {
 
 struct pbd_h5log {
     hid_t file;
-    char dir[3000], run[256], path[3400], partial[3500];
+    char dir[3000], run[256], path[3400], partial[3500], stopped[3400];
     int n;         /* particles */
     int block, buffered;
     hsize_t rows;  /* steps written to the file */
@@ -64,6 +67,9 @@ struct pbd_h5log {
     hsize_t n_frames;
     double *frame_times; /* for the XDMF sidecar */
     size_t frame_cap;
+    /* space reserved ahead of HDF5's writes (a full disk): see reserve_space */
+    hsize_t reserve, reserved_end;
+    int write_failed;
     /* topology for the sidecar */
     int n_tris;
     char edges_dataset[256];
@@ -73,6 +79,18 @@ struct pbd_h5log {
 /* ---- small helpers ---------------------------------------------------------------- */
 
 static void quiet_hdf5(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
+
+/* HDF5 1.10 crashes in its atexit handler (H5_term_library -> H5F__close_cb) after an
+ * H5Fclose that failed because the disk was full; every file is closed explicitly here, so
+ * the handler is not needed. It must be switched off before the library's first call. */
+__attribute__((constructor)) static void no_hdf5_atexit(void) { H5dont_atexit(); }
+
+/* Why a write failed, for the error line: the system's reason (errno of the first failing
+ * write, e.g. "File too large", "No space left on device") when there is one. */
+static const char *io_reason(int err)
+{
+    return err ? strerror(err) : "HDF5 write error";
+}
 
 int pbd_mkdirs(const char *path)
 {
@@ -132,6 +150,74 @@ static void set_units(hid_t d, const char *units, const char *description)
 {
     if (units) H5LTset_attribute_string(d, ".", "units", units);
     if (description) H5LTset_attribute_string(d, ".", "description", description);
+}
+
+/* ---- space for the next writes (a full disk) ------------------------------------------ */
+
+/* Before HDF5 writes a block of steps, a frame or a /results dataset, the file is made to
+ * own the space those writes (and the metadata that follows) can take: posix_fallocate from
+ * the end of HDF5's allocated space (EOA), `reserve` bytes ahead. On a full disk (ENOSPC) or
+ * at the file-size limit (EFBIG) that fails BEFORE HDF5 has touched the file, which stays as
+ * its last flush left it: closing it then writes only into space it owns, and the steps
+ * flushed so far stay readable. (Without this, HDF5 fails half-way through a flush and the
+ * file cannot be opened again: "truncated file".) */
+static pbd_status reserve_space(pbd_h5log *log, hsize_t extra, const char *what)
+{
+    if (log->write_failed)
+        return pbd_error(PBD_EIO, "%s: an earlier write failed; not writing %s", log->partial,
+                         what);
+    haddr_t eoa;
+    void *handle = NULL;
+    if (H5Fget_eoa(log->file, &eoa) < 0 || H5Fget_vfd_handle(log->file, H5P_DEFAULT, &handle) < 0 ||
+        !handle)
+        return PBD_OK; /* cannot tell: let HDF5 try */
+    hsize_t need = log->reserve + extra;
+    if ((hsize_t)eoa + need <= log->reserved_end) return PBD_OK;
+    int err = posix_fallocate(*(int *)handle, (off_t)eoa, (off_t)(2 * need));
+    if (err == EINVAL || err == EOPNOTSUPP) return PBD_OK; /* no fallocate: let HDF5 try */
+    if (err) {
+        log->write_failed = 1;
+        return pbd_error(PBD_EIO, "%s: cannot reserve %llu bytes for %s: %s", log->partial,
+                         (unsigned long long)(2 * need), what, strerror(err));
+    }
+    log->reserved_end = (hsize_t)eoa + 2 * need;
+    return PBD_OK;
+}
+
+/* Open a closed file again: the rows of /series/time whose last one reads back (-1 when
+ * the file cannot be read), and the file cut to its EOA (the unused reservation). */
+static long check_and_trim(const char *path)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return -1;
+    long rows = -1;
+    haddr_t eoa = 0;
+    if (H5Fget_eoa(f, &eoa) < 0) eoa = 0;
+    hid_t d = H5Dopen2(f, "/series/time", H5P_DEFAULT);
+    if (d >= 0) {
+        hid_t sp = H5Dget_space(d);
+        hsize_t dims[1];
+        if (H5Sget_simple_extent_ndims(sp) == 1 && H5Sget_simple_extent_dims(sp, dims, NULL) == 1) {
+            if (dims[0] == 0) {
+                rows = 0;
+            } else { /* the last row must read back, not only the extent */
+                double last = 0.0;
+                hsize_t start[1] = {dims[0] - 1}, count[1] = {1};
+                hid_t ms = H5Screate_simple(1, count, NULL);
+                H5Sselect_hyperslab(sp, H5S_SELECT_SET, start, NULL, count, NULL);
+                if (H5Dread(d, H5T_NATIVE_DOUBLE, ms, sp, H5P_DEFAULT, &last) >= 0)
+                    rows = (long)dims[0];
+                H5Sclose(ms);
+            }
+        }
+        H5Sclose(sp);
+        H5Dclose(d);
+    }
+    H5Fclose(f);
+    struct stat sb;
+    if (rows >= 0 && eoa > 0 && stat(path, &sb) == 0 && (haddr_t)sb.st_size > eoa)
+        if (truncate(path, (off_t)eoa) != 0) rows = -1;
+    return rows;
 }
 
 /* ---- attributes --------------------------------------------------------------------- */
@@ -477,27 +563,39 @@ pbd_h5log *pbd_h5log_open(const char *out_dir, const char *experiment, const cha
     }
     snprintf(log->path, sizeof log->path, "%s/%s.h5", log->dir, run);
     snprintf(log->partial, sizeof log->partial, "%s.partial-%ld", log->path, (long)getpid());
+    snprintf(log->stopped, sizeof log->stopped, "%s/%s.partial.h5", log->dir, run);
     if (pbd_mkdirs(log->dir) != 0) {
         pbd_error(PBD_EIO, "%s: cannot create the results directory: %s", log->dir,
                   strerror(errno));
         free(log);
         return NULL;
     }
+    errno = 0;
     log->file = H5Fcreate(log->partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (log->file < 0) {
-        pbd_error(PBD_EIO, "%s: cannot create the HDF5 file (is the directory writable?)",
-                  log->partial);
+        pbd_error(PBD_EIO, "%s: cannot create the HDF5 file: %s", log->partial,
+                  errno ? strerror(errno) : "is the directory writable?");
         free(log);
         return NULL;
     }
+    errno = 0;
     if (write_provenance(log, experiment, run) != PBD_OK ||
         write_solver_def(log, &w->def) != PBD_OK || write_scene(log, w, opt) != 0 ||
-        make_series(log) != 0 || make_iterations(log, w) != 0 || make_frames(log, w) != 0) {
-        pbd_error(PBD_EIO, "%s: cannot write the file's header datasets", log->partial);
+        make_series(log) != 0 || make_iterations(log, w) != 0 || make_frames(log, w) != 0 ||
+        H5Fflush(log->file, H5F_SCOPE_GLOBAL) < 0) {
+        int err = errno;
+        pbd_error(PBD_EIO, "%s: cannot write the file's header datasets: %s", log->partial,
+                  io_reason(err));
         pbd_h5log_discard(log);
         return NULL;
     }
-    H5Fflush(log->file, H5F_SCOPE_GLOBAL);
+    /* what one block of steps can add: its rows, its frames, and metadata */
+    hsize_t row = 0;
+    for (int i = 0; i < log->n_cols; i++) row += (hsize_t)log->cols[i].width;
+    row += 3 * (hsize_t)log->iter_width;
+    hsize_t frames = log->frames_every > 0 ? (hsize_t)(log->block / log->frames_every + 1) : 0;
+    log->reserve = 8 * ((hsize_t)log->block * row + frames * (3 * (hsize_t)log->n + 1)) +
+                   (256u << 10);
     return log;
 }
 
@@ -535,6 +633,10 @@ void pbd_h5log_set1(pbd_h5log *log, int column, double value)
 pbd_status pbd_h5log_dataset(pbd_h5log *log, const char *name, const double *data, long rows,
                              long cols, const char *units, const char *description)
 {
+    char what[300];
+    snprintf(what, sizeof what, "/results/%s", name);
+    pbd_status st = reserve_space(log, 8 * (hsize_t)(rows > 0 ? rows : 1) * (hsize_t)(cols > 0 ? cols : 1), what);
+    if (st != PBD_OK) return st;
     hid_t g = H5Gopen2(log->file, "results", H5P_DEFAULT);
     if (g < 0) g = H5Gcreate2(log->file, "results", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0) return pbd_error(PBD_EIO, "%s: cannot create /results", log->partial);
@@ -554,7 +656,12 @@ static pbd_status flush_block(pbd_h5log *log)
 {
     if (log->buffered == 0) return PBD_OK;
     hsize_t n = (hsize_t)log->buffered;
+    char what[64];
+    snprintf(what, sizeof what, "steps %ld-%ld", (long)log->rows + 1, log->steps);
+    pbd_status st = reserve_space(log, 0, what);
+    if (st != PBD_OK) return st;
     int bad = 0;
+    errno = 0;
     for (int i = 0; i < log->n_cols; i++)
         bad |= append_rows(log->cols[i].dset, log->rows, n, log->cols[i].buf) < 0;
     if (log->iter_width > 0) {
@@ -567,8 +674,11 @@ static pbd_status flush_block(pbd_h5log *log)
     long rows = (long)log->rows;
     bad |= H5LTset_attribute_long(log->file, "/", "steps", &rows, 1) < 0;
     bad |= H5Fflush(log->file, H5F_SCOPE_GLOBAL) < 0;
-    return bad ? pbd_error(PBD_EIO, "%s: cannot append step %ld", log->partial, log->steps)
-               : PBD_OK;
+    if (!bad) return PBD_OK;
+    int err = errno;
+    log->rows -= n; /* not known to be in the file */
+    log->write_failed = 1;
+    return pbd_error(PBD_EIO, "%s: cannot append %s: %s", log->partial, what, io_reason(err));
 }
 
 static void put(pbd_h5log *log, int col, const double *v)
@@ -616,9 +726,27 @@ pbd_status pbd_h5log_step(pbd_h5log *log, const pbd_world *w)
     }
     log->buffered++;
     log->steps++;
-    if (log->frames_every > 0 && log->steps % log->frames_every == 0 && write_frame(log, w) != 0)
-        return pbd_error(PBD_EIO, "%s: cannot append frame at step %ld", log->partial, log->steps);
-    if (log->buffered == log->block) return flush_block(log);
+    if (log->frames_every > 0 && log->steps % log->frames_every == 0) {
+        char what[64];
+        snprintf(what, sizeof what, "the frame of step %ld", log->steps);
+        pbd_status st = reserve_space(log, 0, what);
+        if (st != PBD_OK) return st;
+        errno = 0;
+        if (write_frame(log, w) != 0) {
+            int err = errno;
+            log->write_failed = 1;
+            return pbd_error(PBD_EIO, "%s: cannot append %s: %s", log->partial, what,
+                             io_reason(err));
+        }
+    }
+    if (log->buffered == log->block) {
+        pbd_status st = flush_block(log);
+        if (st != PBD_OK) return st;
+    }
+    int sig = pbd_interrupt_signal();
+    if (sig)
+        return pbd_error(PBD_EINTR, "interrupted by %s after step %ld", pbd_signal_name(sig),
+                         log->steps);
     return PBD_OK;
 }
 
@@ -680,13 +808,72 @@ pbd_status pbd_h5log_finish(pbd_h5log *log)
             st = pbd_error(PBD_EIO, "%s: cannot write the closing attributes", log->partial);
     }
     close_handles(log);
+    if (st == PBD_OK && check_and_trim(log->partial) < 0)
+        st = pbd_error(PBD_EIO, "%s: expected a readable HDF5 file after closing, found none",
+                       log->partial);
     if (st == PBD_OK) st = write_xdmf(log);
     if (st == PBD_OK && rename(log->partial, log->path) != 0)
         st = pbd_error(PBD_EIO, "%s: cannot rename to %s: %s", log->partial, log->path,
                        strerror(errno));
     if (st != PBD_OK) remove(log->partial);
+    else remove(log->stopped); /* a partial file of an earlier, stopped attempt */
     log_free(log);
     return st;
+}
+
+pbd_status pbd_h5log_finish_partial(pbd_h5log *log, const char *reason, char *kept,
+                                    size_t kept_size, long *steps_kept)
+{
+    if (kept && kept_size) kept[0] = '\0';
+    if (steps_kept) *steps_kept = -1;
+    /* after a failed write nothing more is written: the file stays as its last flush */
+    pbd_status st = log->write_failed ? PBD_EIO : flush_block(log);
+    char why[1024] = "";
+    if (st != PBD_OK) snprintf(why, sizeof why, "%s", pbd_last_error());
+    if (!log->write_failed && reserve_space(log, 0, "the closing attributes") == PBD_OK) {
+        /* the attributes say the file is partial and why */
+        long frames = (long)log->n_frames, rows = (long)log->rows;
+        H5LTset_attribute_long(log->file, "/", "frames", &frames, 1);
+        H5LTset_attribute_long(log->file, "/", "steps", &rows, 1);
+        H5LTset_attribute_long(log->file, "/", "complete", &(long){0}, 1);
+        H5LTset_attribute_string(log->file, "/", "stopped", reason ? reason : "");
+    }
+    close_handles(log);
+    if (rename(log->partial, log->stopped) != 0) {
+        int err = errno;
+        remove(log->partial);
+        st = pbd_error(PBD_EIO, "%s: cannot rename to %s: %s", log->partial, log->stopped,
+                       strerror(err));
+        log_free(log);
+        return st;
+    }
+    long n = check_and_trim(log->stopped);
+    if (steps_kept) *steps_kept = n;
+    if (n < 0) { /* e.g. the disk filled up while HDF5 wrote its metadata: nothing to keep */
+        remove(log->stopped);
+        st = pbd_error(PBD_EIO, "%s: could not be completed as a readable HDF5 file%s%s",
+                       log->stopped, *why ? " after: " : "", why);
+    } else {
+        if (kept && kept_size) snprintf(kept, kept_size, "%s", log->stopped);
+        if (st != PBD_OK) pbd_error(st, "%s", why);
+    }
+    log_free(log);
+    return st;
+}
+
+pbd_status pbd_h5log_stop(pbd_h5log *log, pbd_status st)
+{
+    char reason[1024], kept[4096], why[1024];
+    snprintf(reason, sizeof reason, "%s", pbd_last_error());
+    long steps = -1;
+    pbd_h5log_finish_partial(log, reason, kept, sizeof kept, &steps);
+    snprintf(why, sizeof why, "%s", pbd_last_error());
+    if (!*kept)
+        return pbd_error(st, "%s; nothing kept (%s)", reason, why);
+    if (steps == 0)
+        return pbd_error(st, "%s; no step completed: the scene and parameters are in %s", reason,
+                         kept);
+    return pbd_error(st, "%s; kept steps 1-%ld in %s", reason, steps, kept);
 }
 
 void pbd_h5log_discard(pbd_h5log *log)

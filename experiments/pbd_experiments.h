@@ -26,7 +26,9 @@ typedef struct cli_option {
 enum { CLI_OK = 0, CLI_EXIT_OK = 1, CLI_ERROR = 2 };
 
 /* Parse argv[first..argc). Positional arguments are collected into positional[] (up to
- * max_positional). --help prints usage + options (CLI_EXIT_OK), --version prints the
+ * max_positional); a word starting with '-' is an option (only --help has a short form,
+ * -h) unless it is an option's value, "-" or after "--", which ends the options.
+ * --help prints usage + options (CLI_EXIT_OK), --version prints the
  * version (CLI_EXIT_OK); an error prints one line naming the flag, the value and the
  * allowed range to stderr and returns CLI_ERROR. */
 int cli_parse(const char *prog, const char *usage, int argc, char **argv, int first,
@@ -249,13 +251,29 @@ void pbd_h5log_set1(pbd_h5log *log, int column, double value);
 pbd_status pbd_h5log_dataset(pbd_h5log *log, const char *name, const double *data, long rows,
                              long cols, const char *units, const char *description);
 
-/* Append the world's state after a step: /series row, /iterations row, /frames. */
+/* Append the world's state after a step: /series row, /iterations row, /frames.
+ * PBD_EINTR (the step is kept) when SIGINT/SIGTERM arrived since pbd_interrupt_install:
+ * the caller stops and keeps the file with pbd_h5log_finish_partial. */
 pbd_status pbd_h5log_step(pbd_h5log *log, const pbd_world *w);
 /* Write what is buffered, close, write the XDMF sidecar and rename to the final name.
  * Frees log. */
 pbd_status pbd_h5log_finish(pbd_h5log *log);
-/* Close and delete the temporary file (an error path). Frees log. */
+/* Close and delete the temporary file (an error path before any step). Frees log. */
 void pbd_h5log_discard(pbd_h5log *log);
+/* A run stopped early (the watchdog, an interruption, a write error): write what is
+ * buffered, mark the file complete = 0 with the attribute stopped = reason, close it and
+ * rename it to <out>/<experiment>/<run>.partial.h5 — never the final name. The file is then
+ * opened again to count the steps it really holds (*steps_kept). When it cannot be read
+ * (e.g. the disk filled up while HDF5 wrote its metadata) it is deleted, *steps_kept = -1
+ * and kept = "". kept (may be NULL) receives the kept file's path. Frees log.
+ * PBD_OK or PBD_EIO (pbd_last_error() says why). */
+pbd_status pbd_h5log_finish_partial(pbd_h5log *log, const char *reason, char *kept,
+                                    size_t kept_size, long *steps_kept);
+/* The usual error path after a failed step or write (status st, pbd_last_error() saying
+ * why): pbd_h5log_finish_partial with that reason, then pbd_last_error() becomes the one
+ * line "<why it stopped>; kept steps 1-N in <dir>/<run>.partial.h5" (or why nothing could be
+ * kept). Frees log; returns st. */
+pbd_status pbd_h5log_stop(pbd_h5log *log, pbd_status st);
 
 /* Reading results back (summaries, pbd-report, pbd-h5extract). Return 0 on success. */
 int pbd_h5_read_attr_double(const char *path, const char *name, double *v);
@@ -263,6 +281,19 @@ int pbd_h5_read_attr_string(const char *path, const char *name, char *buf, size_
 /* Read a whole 1-D or 2-D double dataset; *data is malloc'd (rows × cols). */
 int pbd_h5_read_dataset(const char *path, const char *dataset, double **data, long *rows,
                         long *cols);
+
+/* ---- interruption and exit statuses (experiments/interrupt.c; README "Robustness") --- */
+
+/* SIGINT and SIGTERM set a flag (async-signal-safe) that pbd_h5log_step checks between
+ * steps; a second signal gets the default action. */
+void pbd_interrupt_install(void);
+/* The signal received since pbd_interrupt_install, or 0. */
+int pbd_interrupt_signal(void);
+const char *pbd_signal_name(int sig);
+/* The programs' exit status for a status: 0 OK, 1 bad input file, 2 bad command line,
+ * 3 output cannot be written, 4 out of memory, 5 the watchdog stopped the run,
+ * 128 + signal when interrupted. */
+int pbd_exit_status(pbd_status st);
 
 /* ---- experiments: `pbd-run <experiment> [options]` (experiments/experiment.c) ------- */
 
@@ -316,6 +347,10 @@ int pbd_exp_want(pbd_exp_ctx *ctx, const char *run);
 /* Open the run's log: pbd_h5log_open + the experiment's param.* attributes, quick, command. */
 pbd_h5log *pbd_exp_log_open(pbd_exp_ctx *ctx, const char *run, const pbd_world *w,
                             const pbd_h5log_options *opt);
+/* The run failed with status st after the log was opened (the watchdog, an interruption, a
+ * write error): keep its steps as <run>.partial.h5 (pbd_h5log_finish_partial) and make
+ * pbd_last_error() the one line "<why it stopped>; kept steps 1-N in <path>". Returns st. */
+pbd_status pbd_exp_log_abort(pbd_exp_ctx *ctx, pbd_h5log *log, pbd_status st);
 /* Finish the log and print the run's one-line result (unless --quiet). */
 pbd_status pbd_exp_log_finish(pbd_exp_ctx *ctx, pbd_h5log *log, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -77,7 +77,7 @@ int main(int argc, char **argv)
     }
     if (st != PBD_OK) {
         fprintf(stderr, "pbd-meshgen: %s\n", pbd_last_error());
-        return st == PBD_EINVAL ? 2 : 1;
+        return pbd_exit_status(st);
     }
     return 0;
 }

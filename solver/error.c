@@ -3,15 +3,19 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static _Thread_local char last_error[1024];
 
 pbd_status pbd_error(pbd_status status, const char *fmt, ...)
 {
+    /* formatted aside first: an argument may be pbd_last_error() itself */
+    char line[sizeof last_error];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    memcpy(last_error, line, sizeof line);
     return status;
 }
 

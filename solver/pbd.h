@@ -18,7 +18,8 @@ typedef enum pbd_status {
     PBD_EINPUT = 1,  /* missing or malformed input file: exit status 1 */
     PBD_EIO = 3,     /* cannot write output */
     PBD_ENOMEM = 4,
-    PBD_ENUMERIC = 5 /* the step produced a non-finite value */
+    PBD_ENUMERIC = 5, /* the step produced a non-finite value */
+    PBD_EINTR = 6     /* stopped by SIGINT/SIGTERM between steps: exit status 128 + signal */
 } pbd_status;
 
 /* Record one clear line (file, place, expected, found) and return status. */
@@ -195,6 +196,11 @@ int pbd_world_attach(pbd_world *w, int i);
 
 /* One time step of def.dt (PBD Algorithm 1). Returns PBD_OK or PBD_ENUMERIC. */
 pbd_status pbd_step(pbd_world *w);
+/* TEST HOOK, never set by a normal run (`--test-fault-step=N` of pbd-run): when > 0, step
+ * number N of every world (w->step_count + 1 == N) starts by giving its first free
+ * particle a NaN velocity, so that the step's watchdog stops the run with PBD_ENUMERIC as
+ * a user's extreme parameters would (tests of the partial result file). */
+extern long pbd_test_fault_step;
 
 /* Generic projection of one constraint (PBD Eq. 6–9): returns PBD_EVAL_OK,
  * PBD_EVAL_DEGENERATE (skipped) or -1 when inactive (inequality satisfied). */

@@ -163,8 +163,22 @@ void pbd_measure(pbd_world *w, double h)
     st->potential_energy = pe;
 }
 
+long pbd_test_fault_step = 0;
+
+/* The test hook above: a NaN velocity on the first free particle. */
+static void inject_test_fault(pbd_world *w)
+{
+    for (int i = 0; i < w->n; i++)
+        if (w->w[i] > 0.0) {
+            w->v[3 * i] = NAN;
+            return;
+        }
+}
+
 pbd_status pbd_step(pbd_world *w)
 {
+    if (pbd_test_fault_step > 0 && w->step_count + 1 == pbd_test_fault_step)
+        inject_test_fault(w);
     pbd_status status = pbd_solver_def_validate(&w->def);
     if (status != PBD_OK) return status;
     if ((status = reserve_iteration_log(w)) != PBD_OK) return status;

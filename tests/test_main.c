@@ -43,10 +43,29 @@ static void apply_filter(const char *filter)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        printf("Usage: pbd-tests [FILTER]\nRuns the CUnit suites; FILTER keeps only tests whose "
-               "\"suite/test\" name contains it.\n");
-        return 0;
+    /* the programs' conventions (README "Robustness"): --help, --version, one error line and
+     * status 2 for anything else that looks like an option or a second FILTER */
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("Usage: pbd-tests [FILTER]\nRuns the CUnit suites; FILTER keeps only tests "
+                   "whose \"suite/test\" name contains it.\nEnvironment: PBD_BIN, the directory "
+                   "of the programs (default build).\n\nOptions:\n  --help     print this help "
+                   "and exit\n  --version  print the version and exit\n");
+            return 0;
+        }
+        if (strcmp(argv[i], "--version") == 0) {
+            printf("pbd-tests (pbdlab) %s\n", PBD_VERSION);
+            return 0;
+        }
+    }
+    if (argc > 1 && argv[1][0] == '-') {
+        fprintf(stderr, "pbd-tests: unknown option '%s' (see --help)\n", argv[1]);
+        return 2;
+    }
+    if (argc > 2) {
+        fprintf(stderr, "pbd-tests: expected at most one FILTER, found '%s' after '%s'\n",
+                argv[2], argv[1]);
+        return 2;
     }
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
 #define PBD_REGISTER_SUITE(area) \
