@@ -7,6 +7,7 @@
  *                   datasets [samples]: max_rel_err, taylor_order, momentum_err, status;
  *                   datasets [degenerate_samples]: degenerate_max_rel_err, degenerate_status */
 #include "pbd_analysis.h"
+#include "../experiments/pbd_experiments.h"
 
 #include <errno.h>
 #include <hdf5.h>
@@ -20,25 +21,6 @@
 static const char status_codes[] =
     "0 ok, 1 degenerate (eval returned PBD_EVAL_DEGENERATE: skipped), 2 non-finite, "
     "3 sample() broke its contract";
-
-/* mkdir -p of the directory part of path. */
-static int make_parents(const char *path)
-{
-    char dir[4096];
-    if (strlen(path) >= sizeof dir) return -1;
-    strcpy(dir, path);
-    char *slash = strrchr(dir, '/');
-    if (!slash) return 0;
-    *slash = '\0';
-    for (char *p = dir + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        if (mkdir(dir, 0777) != 0 && errno != EEXIST) return -1;
-        *p = '/';
-    }
-    if (dir[0] && mkdir(dir, 0777) != 0 && errno != EEXIST) return -1;
-    return 0;
-}
 
 static int write_type(hid_t file, const pbd_gradcheck_result *r)
 {
@@ -124,7 +106,7 @@ pbd_status pbd_gradcheck_write_h5(const char *path, const pbd_gradcheck_options 
     if (snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid()) >= (int)sizeof tmp)
         return pbd_error(PBD_EIO, "%s: output path: expected at most %zu characters, found more",
                          path, sizeof tmp - 32);
-    if (make_parents(path) != 0)
+    if (pbd_mkdir_parents(path) != 0)
         return pbd_error(PBD_EIO, "%s: output directory: expected to create it, found %s", path,
                          strerror(errno));
     /* HDF5 1.10 crashes at exit after an H5Fclose that failed (a full disk); this file is

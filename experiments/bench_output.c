@@ -15,31 +15,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* mkdir -p of the directory part of path. */
-static int make_parents(const char *path)
-{
-    char dir[4096];
-    if (strlen(path) >= sizeof dir) return -1;
-    strcpy(dir, path);
-    char *slash = strrchr(dir, '/');
-    if (!slash) return 0;
-    *slash = '\0';
-    for (char *p = dir + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        if (mkdir(dir, 0777) != 0 && errno != EEXIST) return -1;
-        *p = '/';
-    }
-    if (dir[0] && mkdir(dir, 0777) != 0 && errno != EEXIST) return -1;
-    return 0;
-}
-
 static pbd_status temp_name(const char *path, char *tmp, size_t size)
 {
     if (snprintf(tmp, size, "%s.%ld.tmp", path, (long)getpid()) >= (int)size)
         return pbd_error(PBD_EIO, "%s: output path: expected at most %zu characters, found more",
                          path, size - 32);
-    if (make_parents(path) != 0)
+    if (pbd_mkdir_parents(path) != 0)
         return pbd_error(PBD_EIO, "%s: output directory: expected to create it, found %s", path,
                          strerror(errno));
     return PBD_OK;

@@ -10,7 +10,6 @@
 /* Root attributes every file carries: pbdlab_version, git_revision, compiler, cflags, date. */
 int pbd_h5_write_provenance(hid_t file);
 /* mkdir -p; returns 0 or -1 (errno set). */
-int pbd_mkdirs(const char *path);
 /* Seconds on a monotonic clock. */
 double pbd_exp_now(void);
 

@@ -92,20 +92,6 @@ static const char *io_reason(int err)
     return err ? strerror(err) : "HDF5 write error";
 }
 
-int pbd_mkdirs(const char *path)
-{
-    char buf[LOG_PATH];
-    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return -1;
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-            *p = '/';
-        }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-    return 0;
-}
-
 static hid_t create_extendible(hid_t loc, const char *name, hid_t type, int rank,
                                const hsize_t *inner, const hsize_t *chunk, int deflate)
 {

@@ -157,6 +157,11 @@ pbd_status pbd_mesh_cloth_bag(int n, double size, int closed, pbd_diagonal d,
 pbd_status pbd_mesh_tet_beam(int nx, int ny, int nz, double lx, double ly, double lz,
                              int tets_per_cube, pbd_tetmesh *out);
 
+/* mkdir -p of a directory, and of the directory part of a file path (experiments/paths.c).
+ * Return 0 on success, -1 with errno set. */
+int pbd_mkdirs(const char *dir);
+int pbd_mkdir_parents(const char *file_path);
+
 /* ---- scenes ------------------------------------------------------------------------ */
 
 typedef struct pbd_scene_params {

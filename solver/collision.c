@@ -2,6 +2,7 @@
  * cloth triangles for self collision. Everything is allocated here, when colliders, bodies
  * or triangles are added; the step only fills what was reserved (PBD Sec. 3.4, 4.3). */
 #include "collision_private.h"
+#include "solver_private.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -59,29 +60,6 @@ void pbd_world_collision_free(pbd_world *w)
     w->collision = NULL;
 }
 
-/* Grow the arrays of a constraint set to hold cap rows (the set's own layout). */
-static pbd_status reserve_set(pbd_constraint_set *s, int cap)
-{
-    if (cap <= s->capacity) return PBD_OK;
-    size_t nr = s->type->n_rest > 0 ? (size_t)s->type->n_rest : 1;
-    int32_t *idx = realloc(s->idx, (size_t)cap * s->arity * sizeof *idx);
-    if (idx) s->idx = idx;
-    double *rest = realloc(s->rest, (size_t)cap * nr * sizeof *rest);
-    if (rest) s->rest = rest;
-    double *k = realloc(s->stiffness, (size_t)cap * sizeof *k);
-    if (k) s->stiffness = k;
-    double *a = realloc(s->compliance, (size_t)cap * sizeof *a);
-    if (a) s->compliance = a;
-    double *l = realloc(s->lambda, (size_t)cap * sizeof *l);
-    if (l) s->lambda = l;
-    double *ke = realloc(s->k_eff, (size_t)cap * sizeof *ke);
-    if (ke) s->k_eff = ke;
-    if (!idx || !rest || !k || !a || !l || !ke)
-        return pbd_error(PBD_ENOMEM, "out of memory for %d %s contacts", cap, s->type->name);
-    s->capacity = cap;
-    return PBD_OK;
-}
-
 static pbd_status ensure_set(pbd_world *w, int *set, const pbd_constraint_type *type)
 {
     if (*set >= 0) return PBD_OK;
@@ -135,7 +113,7 @@ pbd_status collision_reserve(pbd_world *w)
         if (cap < 16) cap = 16;
         pbd_constraint_set *s = &w->sets[cs->contact_set];
         if (cap > s->capacity) {
-            if ((st = reserve_set(s, cap)) != PBD_OK) return st;
+            if ((st = pbd_set_reserve(s, cap)) != PBD_OK) return st;
             contact_info *ci = realloc(cs->contact, (size_t)cap * sizeof *ci);
             if (!ci) return pbd_error(PBD_ENOMEM, "out of memory for %d contacts", cap);
             cs->contact = ci;
@@ -144,7 +122,7 @@ pbd_status collision_reserve(pbd_world *w)
     if (cs->self_enabled) {
         if ((st = ensure_set(w, &cs->self_set, &pbd_self_collision_type)) != PBD_OK) return st;
         int cap = SELF_CONTACTS_PER_PARTICLE * n + 16;
-        if ((st = reserve_set(&w->sets[cs->self_set], cap)) != PBD_OK) return st;
+        if ((st = pbd_set_reserve(&w->sets[cs->self_set], cap)) != PBD_OK) return st;
     }
     int corners = 0;
     for (int b = 0; b < cs->n_bodies; b++) corners += cs->bodies[b].n_corners;
@@ -153,7 +131,7 @@ pbd_status collision_reserve(pbd_world *w)
         int cap = CORNER_CONTACTS_PER_CORNER * corners;
         pbd_constraint_set *s = &w->sets[cs->corner_set];
         if (cap > s->capacity) {
-            if ((st = reserve_set(s, cap)) != PBD_OK) return st;
+            if ((st = pbd_set_reserve(s, cap)) != PBD_OK) return st;
             corner_info *ci = realloc(cs->corner, (size_t)cap * sizeof *ci);
             if (!ci) return pbd_error(PBD_ENOMEM, "out of memory for %d corner contacts", cap);
             cs->corner = ci;

@@ -23,4 +23,7 @@ int pbd_project_iteration(pbd_world *w, double h);
  * number skipped in the last one. */
 int pbd_project_iterations(pbd_world *w, double h, int iterations);
 
+/* Grow a set's parallel arrays to hold cap rows (solver/world.c). */
+pbd_status pbd_set_reserve(pbd_constraint_set *s, int cap);
+
 #endif

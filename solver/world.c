@@ -161,9 +161,10 @@ int pbd_world_add_set(pbd_world *w, const pbd_constraint_type *type, int arity)
     return w->n_sets++;
 }
 
-static int grow_set(pbd_constraint_set *s)
+/* Grow the parallel arrays of a set to hold cap rows (nothing happens when they do). */
+pbd_status pbd_set_reserve(pbd_constraint_set *s, int cap)
 {
-    int cap = s->capacity ? 2 * s->capacity : 16;
+    if (cap <= s->capacity) return PBD_OK;
     int32_t *idx = realloc(s->idx, (size_t)cap * s->arity * sizeof *idx);
     if (idx) s->idx = idx;
     size_t nr = s->type->n_rest > 0 ? (size_t)s->type->n_rest : 1;
@@ -179,9 +180,10 @@ static int grow_set(pbd_constraint_set *s)
     if (ke) s->k_eff = ke;
     int32_t *o = s->origin ? realloc(s->origin, (size_t)cap * sizeof *o) : NULL;
     if (o) s->origin = o;
-    if (!idx || !rest || !k || !a || !l || !ke || (s->origin && !o)) return -1;
+    if (!idx || !rest || !k || !a || !l || !ke || (s->origin && !o))
+        return pbd_error(PBD_ENOMEM, "out of memory for %d %s constraints", cap, s->type->name);
     s->capacity = cap;
-    return 0;
+    return PBD_OK;
 }
 
 int pbd_set_add(pbd_world *w, int set, const int32_t *idx, const double *rest, double stiffness,
@@ -205,7 +207,8 @@ int pbd_set_add(pbd_world *w, int set, const int32_t *idx, const double *rest, d
                   s->type->name, compliance);
         return -1;
     }
-    if (s->count == s->capacity && grow_set(s) != 0) {
+    if (s->count == s->capacity &&
+        pbd_set_reserve(s, s->capacity ? 2 * s->capacity : 16) != PBD_OK) {
         pbd_error(PBD_ENOMEM, "out of memory adding a %s constraint", s->type->name);
         return -1;
     }
