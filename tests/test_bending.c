@@ -9,13 +9,6 @@
 static const pbd_constraint_type *const bending_types[2] = {&pbd_bend_dihedral_type,
                                                             &pbd_bend_isometric_type};
 
-static int all_finite(const double *a, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (!isfinite(a[i])) return 0;
-    return 1;
-}
-
 static double norm(const double *a, int n)
 {
     double s = 0.0;
@@ -329,12 +322,12 @@ static void check_finite_everywhere(const pbd_constraint_type *t, const double *
     int st;
     double C = eval_c(t, x, rest, g, &st);
     CU_ASSERT(isfinite(C));
-    CU_ASSERT(all_finite(g, 12));
+    CU_ASSERT(test_all_finite(g, 12));
     if (expect_degenerate) CU_ASSERT_EQUAL(st, PBD_EVAL_DEGENERATE);
     memcpy(y, x, sizeof y);
     pbd_eval_input in = {y, 4, rest, NULL, 0};
     int pst = pbd_project_generic(t, &in, w, 1.0, y, gw);
-    CU_ASSERT(all_finite(y, 12));
+    CU_ASSERT(test_all_finite(y, 12));
     if (expect_degenerate) {
         CU_ASSERT_EQUAL(pst, PBD_EVAL_DEGENERATE);
         CU_ASSERT(memcmp(x, y, sizeof y) == 0);
@@ -342,13 +335,13 @@ static void check_finite_everywhere(const pbd_constraint_type *t, const double *
     if (t->project_closed_form) {
         memcpy(y, x, sizeof y);
         pst = t->project_closed_form(&in, w, 1.0, y);
-        CU_ASSERT(all_finite(y, 12));
+        CU_ASSERT(test_all_finite(y, 12));
         if (expect_degenerate) CU_ASSERT_EQUAL(pst, PBD_EVAL_DEGENERATE);
     }
     if (t == &pbd_bend_dihedral_type) {
         memcpy(y, x, sizeof y);
         pst = pbd_bend_dihedral_slides_project(&in, w, 1.0, y);
-        CU_ASSERT(all_finite(y, 12));
+        CU_ASSERT(test_all_finite(y, 12));
         if (expect_degenerate) CU_ASSERT_EQUAL(pst, PBD_EVAL_DEGENERATE);
     }
 }
@@ -374,7 +367,7 @@ static void test_degenerate_hinges_finite(void)
         check_finite_everywhere(&pbd_bend_isometric_type, cases[c], qr, 0);
         /* rest taken from the degenerate configuration: Q = 0 for zero areas */
         compute_rest(&pbd_bend_isometric_type, cases[c], qd);
-        CU_ASSERT(all_finite(qd, 11));
+        CU_ASSERT(test_all_finite(qd, 11));
         check_finite_everywhere(&pbd_bend_isometric_type, good, qd, c >= 2);
         check_finite_everywhere(&pbd_bend_isometric_type, cases[c], qd, c >= 2);
     }
@@ -394,7 +387,7 @@ static void test_degenerate_hinges_finite(void)
             int32_t aux[1];
             int n_aux, st;
             CU_ASSERT_EQUAL(bending_types[ti]->sample(&r, 1, x, rest, aux, &n_aux), 4);
-            CU_ASSERT(all_finite(x, 12) && all_finite(rest, bending_types[ti]->n_rest));
+            CU_ASSERT(test_all_finite(x, 12) && test_all_finite(rest, bending_types[ti]->n_rest));
             eval_c(bending_types[ti], x, rest, g, &st);
             n_degenerate += st == PBD_EVAL_DEGENERATE;
             check_finite_everywhere(bending_types[ti], x, rest, 0);
@@ -536,7 +529,7 @@ static void test_isometric_patch_flattens(void)
         energy += eval_c(&pbd_bend_isometric_type, x, rest[c], NULL, NULL);
     }
     double bend = patch_max_bend(pos, h, nh);
-    CU_ASSERT(all_finite(pos, 3 * PATCH_N * PATCH_N));
+    CU_ASSERT(test_all_finite(pos, 3 * PATCH_N * PATCH_N));
     CU_ASSERT(bend < 0.1 * bend0);
     CU_ASSERT(energy < 1e-2 * energy0);
     printf("\n    patch: max |pi - phi| %.3f -> %.2e, total bending energy %.3e -> %.2e ", bend0,
@@ -563,7 +556,7 @@ static void test_through_world_step(void)
             double before = fabs(eval_c(bending_types[ti], w->x, w->sets[s].rest, NULL, NULL));
             CU_ASSERT_EQUAL(pbd_step(w), PBD_OK);
             double after = fabs(eval_c(bending_types[ti], w->x, w->sets[s].rest, NULL, NULL));
-            CU_ASSERT(all_finite(w->x, 12));
+            CU_ASSERT(test_all_finite(w->x, 12));
             if (moved) {
                 CU_ASSERT(before > 0.1);
                 CU_ASSERT(after < 1e-3 * before);
@@ -727,7 +720,7 @@ static void test_folded_fan_runs_away(void)
     /* isometric bending, same fan, same bag rest state: bounded, after ten sweeps */
     double dist_i[10], C_i[10][6];
     fan_sweeps(&pbd_bend_isometric_type, 0, 10, dist_i, C_i, p[2]);
-    CU_ASSERT(all_finite(&p[2][0][0], 21));
+    CU_ASSERT(test_all_finite(&p[2][0][0], 21));
     CU_ASSERT(dist_i[9] < size);
     printf("\n    fan cut from the bag: dihedral |p - p_ring| after sweeps 1-%d:", SWEEPS);
     for (int s = 0; s < SWEEPS; s++) printf(" %.3g", dist[0][s]);

@@ -52,13 +52,6 @@ static double eval_c(const pbd_constraint_type *t, const sample *s, const double
     return C;
 }
 
-static int all_finite(const double *a, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (!isfinite(a[i])) return 0;
-    return 1;
-}
-
 static double max_abs(const double *a, int n)
 {
     double m = 0.0;
@@ -349,7 +342,7 @@ static void test_projection(void)
             memcpy(x0, s.x, (size_t)m * sizeof *x);
             double c0 = eval_c(t, &s, x);
             int st = project(t, &s, x, w);
-            CU_ASSERT(all_finite(x, m));
+            CU_ASSERT(test_all_finite(x, m));
             for (int j = 0; j < s.arity; j++)
                 if (w[j] == 0.0)
                     CU_ASSERT(memcmp(x + 3 * j, x0 + 3 * j, 3 * sizeof(double)) == 0);
@@ -403,10 +396,10 @@ static int check_robust(const pbd_constraint_type *t, double *x, int arity, cons
     pbd_eval_input in = {x, arity, rest, aux, n_aux};
     int st_eval = t->eval(&in, &C, g);
     CU_ASSERT(isfinite(C));
-    CU_ASSERT(all_finite(g, 3 * arity));
+    CU_ASSERT(test_all_finite(g, 3 * arity));
     memcpy(x0, x, 3 * (size_t)arity * sizeof *x);
     int st = pbd_project_generic(t, &in, w, 1.0, x, g);
-    CU_ASSERT(all_finite(x, 3 * arity));
+    CU_ASSERT(test_all_finite(x, 3 * arity));
     if (st_eval == PBD_EVAL_DEGENERATE) CU_ASSERT_EQUAL(st, PBD_EVAL_DEGENERATE);
     if (st != PBD_EVAL_OK) CU_ASSERT(memcmp(x, x0, 3 * (size_t)arity * sizeof *x) == 0);
     return st;

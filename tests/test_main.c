@@ -3,6 +3,7 @@
 #include "tests.h"
 
 #include <CUnit/Basic.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,13 @@ pbd_world *test_two_particles(const double p1[3], const double p2[3], double m1,
     pbd_world_set_particle(w, 1, p2, NULL, m2);
     w->def.gravity[0] = w->def.gravity[1] = w->def.gravity[2] = 0.0;
     return w;
+}
+
+int test_all_finite(const double *a, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(a[i])) return 0;
+    return 1;
 }
 
 int test_run(const char *cmd)

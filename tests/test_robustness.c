@@ -14,13 +14,6 @@ static long stress_samples(void)
     return n > 0 ? n : 1000000;
 }
 
-static int finite_all(const double *a, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (!isfinite(a[i])) return 0;
-    return 1;
-}
-
 /* Make a sampled configuration degenerate in one of several ways. */
 static void degrade(pbd_rng *r, double *x, int arity, int how)
 {
@@ -73,7 +66,7 @@ static void test_stress_finite(void)
             type->eval(&in, &C, g);
             if (!isfinite(C)) bad++;
             pbd_project_generic(type, &in, w, (s % 2) ? pbd_rng_uniform(&r) : 1.0, x, g);
-            if (!finite_all(x, 3 * arity)) bad++;
+            if (!test_all_finite(x, 3 * arity)) bad++;
         }
         if (bad) fprintf(stderr, "\n  %s: %ld non-finite results\n", type->name, bad);
         CU_ASSERT_EQUAL(bad, 0);
