@@ -1,5 +1,5 @@
-/* Small 3-vector helpers, private to constraints/ (and included by the solver's
- * own private files through a relative path is not allowed: they keep their own). */
+/* Small 3-vector helpers: internal to the library (constraints/ and solver/), never part
+ * of a public header. */
 #ifndef PBD_VEC3_H
 #define PBD_VEC3_H
 

@@ -18,8 +18,8 @@ void cv_quat_to_matrix(const double q[4], double R[9])
 static double plane_distance(const shape *s, const double y[3])
 {
     double d[3];
-    cv_sub(d, y, s->c);
-    return cv_dot(d, s->n);
+    v3_sub(d, y, s->c);
+    return v3_dot(d, s->n);
 }
 
 static int plane_contact(const shape *s, const double x[3], const double p[3], double q[3],
@@ -27,13 +27,13 @@ static int plane_contact(const shape *s, const double x[3], const double p[3], d
 {
     double dx = plane_distance(s, x), dp = plane_distance(s, p);
     if (dp >= 0.0) return CONTACT_NONE;
-    cv_copy(n, s->n);
+    v3_copy(n, s->n);
     if (dx >= 0.0) { /* enters: q_c = x + t (p - x), t = dx / (dx - dp) in [0, 1) */
         cv_lerp(q, x, p, dx / (dx - dp));
         return CONTACT_ENTRY;
     }
-    cv_copy(q, p); /* inside: q_s = p - dp n */
-    cv_axpy(q, -dp, s->n);
+    v3_copy(q, p); /* inside: q_s = p - dp n */
+    v3_axpy(q, -dp, s->n);
     return CONTACT_INSIDE;
 }
 
@@ -42,8 +42,8 @@ static int plane_contact(const shape *s, const double x[3], const double p[3], d
 static double sphere_distance(const shape *s, const double y[3])
 {
     double d[3];
-    cv_sub(d, y, s->c);
-    return cv_norm(d) - s->radius;
+    v3_sub(d, y, s->c);
+    return v3_norm(d) - s->radius;
 }
 
 /* Outward normal at a point y on (or near) the sphere; falls back to `alt - c`, then +y,
@@ -51,30 +51,30 @@ static double sphere_distance(const shape *s, const double y[3])
 static void sphere_normal(const shape *s, const double y[3], const double alt[3], double n[3])
 {
     double d[3];
-    cv_sub(d, y, s->c);
-    double len = cv_norm(d);
+    v3_sub(d, y, s->c);
+    double len = v3_norm(d);
     if (!(len > 1e-12 * s->radius)) {
-        cv_sub(d, alt, s->c);
-        len = cv_norm(d);
+        v3_sub(d, alt, s->c);
+        len = v3_norm(d);
     }
     if (!(len > 1e-12 * s->radius)) {
         d[0] = 0.0; d[1] = 1.0; d[2] = 0.0;
         len = 1.0;
     }
-    cv_scale(n, d, 1.0 / len);
+    v3_scale(n, d, 1.0 / len);
 }
 
 static int sphere_contact(const shape *s, const double x[3], const double p[3], double q[3],
                           double n[3])
 {
     double r = s->radius, ex[3], d[3];
-    cv_sub(ex, x, s->c);
-    cv_sub(d, p, x);
-    double cx = cv_dot(ex, ex) - r * r;
+    v3_sub(ex, x, s->c);
+    v3_sub(d, p, x);
+    double cx = v3_dot(ex, ex) - r * r;
     if (cx >= 0.0) {
         /* |ex + t d|² = r²: a t² + 2 b t + cx = 0, first root t = (-b - sqrt(b² - a cx)) / a,
          * written as cx / (-b + sqrt(...)) to avoid cancellation (b < 0 when approaching). */
-        double a = cv_dot(d, d), b = cv_dot(ex, d);
+        double a = v3_dot(d, d), b = v3_dot(ex, d);
         if (!(a > 0.0) || b >= 0.0) return CONTACT_NONE;
         double disc = b * b - a * cx;
         if (disc < 0.0) return CONTACT_NONE;
@@ -83,14 +83,14 @@ static int sphere_contact(const shape *s, const double x[3], const double p[3], 
         cv_lerp(q, x, p, t);
         sphere_normal(s, q, x, n);
         /* q_c on the surface exactly (t carries the rounding of the root) */
-        cv_copy(q, s->c);
-        cv_axpy(q, r, n);
+        v3_copy(q, s->c);
+        v3_axpy(q, r, n);
         return CONTACT_ENTRY;
     }
     if (sphere_distance(s, p) >= 0.0) return CONTACT_NONE; /* leaving */
     sphere_normal(s, p, x, n);
-    cv_copy(q, s->c);
-    cv_axpy(q, r, n);
+    v3_copy(q, s->c);
+    v3_axpy(q, r, n);
     return CONTACT_INSIDE;
 }
 
@@ -99,14 +99,14 @@ static int sphere_contact(const shape *s, const double x[3], const double p[3], 
 static void box_local(const shape *s, const double y[3], double l[3])
 {
     double d[3];
-    cv_sub(d, y, s->c);
+    v3_sub(d, y, s->c);
     cv_mat(l, s->R, d);
 }
 
 static void box_world(const shape *s, const double l[3], double y[3])
 {
     cv_mat_t(y, s->R, l);
-    cv_add(y, y, s->c);
+    v3_add(y, y, s->c);
 }
 
 static void box_world_dir(const shape *s, const double l[3], double y[3]) { cv_mat_t(y, s->R, l); }
@@ -188,14 +188,14 @@ static void closest_outside(const shape *s, const double p[3], double q[3], doub
 {
     switch (s->kind) {
     case SHAPE_PLANE:
-        cv_copy(q, p);
-        cv_axpy(q, -plane_distance(s, p), s->n);
-        cv_copy(n, s->n);
+        v3_copy(q, p);
+        v3_axpy(q, -plane_distance(s, p), s->n);
+        v3_copy(n, s->n);
         return;
     case SHAPE_SPHERE:
         sphere_normal(s, p, p, n);
-        cv_copy(q, s->c);
-        cv_axpy(q, s->radius, n);
+        v3_copy(q, s->c);
+        v3_axpy(q, s->radius, n);
         return;
     case SHAPE_BOX: {
         double l[3], lq[3], d[3], nl[3] = {0, 0, 0};
@@ -207,10 +207,10 @@ static void closest_outside(const shape *s, const double p[3], double q[3], doub
             double e = fabs(l[k]) - s->half[k];
             if (e > best) { best = e; axis = k; }
         }
-        cv_sub(d, l, lq);
-        double len = cv_norm(d);
+        v3_sub(d, l, lq);
+        double len = v3_norm(d);
         if (len > 1e-12 * (s->half[0] + s->half[1] + s->half[2])) {
-            cv_scale(nl, d, 1.0 / len);
+            v3_scale(nl, d, 1.0 / len);
         } else { /* on the surface: the face it lies on */
             nl[axis] = l[axis] >= 0.0 ? 1.0 : -1.0;
             lq[axis] = nl[axis] * s->half[axis];
@@ -260,13 +260,13 @@ void closest_point_on_triangle(const double y[3], const double a[3], const doubl
                                const double c[3], double q[3], double bary[3])
 {
     double ab[3], ac[3], ap[3], bp[3], cp[3];
-    cv_sub(ab, b, a);
-    cv_sub(ac, c, a);
-    cv_sub(ap, y, a);
-    double d1 = cv_dot(ab, ap), d2 = cv_dot(ac, ap);
+    v3_sub(ab, b, a);
+    v3_sub(ac, c, a);
+    v3_sub(ap, y, a);
+    double d1 = v3_dot(ab, ap), d2 = v3_dot(ac, ap);
     if (d1 <= 0.0 && d2 <= 0.0) { bary[0] = 1; bary[1] = 0; bary[2] = 0; goto done; }
-    cv_sub(bp, y, b);
-    double d3 = cv_dot(ab, bp), d4 = cv_dot(ac, bp);
+    v3_sub(bp, y, b);
+    double d3 = v3_dot(ab, bp), d4 = v3_dot(ac, bp);
     if (d3 >= 0.0 && d4 <= d3) { bary[0] = 0; bary[1] = 1; bary[2] = 0; goto done; }
     double vc = d1 * d4 - d3 * d2;
     if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) {
@@ -274,8 +274,8 @@ void closest_point_on_triangle(const double y[3], const double a[3], const doubl
         bary[0] = 1 - v; bary[1] = v; bary[2] = 0;
         goto done;
     }
-    cv_sub(cp, y, c);
-    double d5 = cv_dot(ab, cp), d6 = cv_dot(ac, cp);
+    v3_sub(cp, y, c);
+    double d5 = v3_dot(ab, cp), d6 = v3_dot(ac, cp);
     if (d6 >= 0.0 && d5 <= d6) { bary[0] = 0; bary[1] = 0; bary[2] = 1; goto done; }
     double vb = d5 * d2 - d1 * d6;
     if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {

@@ -104,18 +104,18 @@ mesh_shape *mesh_shape_create(const double *verts, int nv, const int32_t *tris, 
         const double *a = m->v + 3 * m->t[3 * i], *b = m->v + 3 * m->t[3 * i + 1],
                      *c = m->v + 3 * m->t[3 * i + 2];
         double ab[3], ac[3], nrm[3], *g = m->centroid + 3 * i;
-        cv_sub(ab, b, a);
-        cv_sub(ac, c, a);
-        cv_cross(nrm, ab, ac);
-        double len = cv_norm(nrm), scale = cv_dot(ab, ab) + cv_dot(ac, ac);
-        if (len > 1e-12 * scale) cv_scale(m->tn + 3 * i, nrm, 1.0 / len);
+        v3_sub(ab, b, a);
+        v3_sub(ac, c, a);
+        v3_cross(nrm, ab, ac);
+        double len = v3_norm(nrm), scale = v3_dot(ab, ab) + v3_dot(ac, ac);
+        if (len > 1e-12 * scale) v3_scale(m->tn + 3 * i, nrm, 1.0 / len);
         else m->tn[3 * i] = m->tn[3 * i + 1] = m->tn[3 * i + 2] = 0.0; /* zero area: ignored */
         for (int k = 0; k < 3; k++) g[k] = (a[k] + b[k] + c[k]) / 3.0;
         const double *corner[3] = {a, b, c};
         for (int j = 0; j < 3; j++) {
             double d[3];
-            cv_sub(d, corner[j], g);
-            double r = cv_norm(d);
+            v3_sub(d, corner[j], g);
+            double r = v3_norm(d);
             if (r > m->max_radius) m->max_radius = r;
         }
     }
@@ -138,13 +138,13 @@ static double winding_number(const mesh_shape *m, const double y[3])
     double sum = 0.0;
     for (int i = 0; i < m->nt; i++) {
         double a[3], b[3], c[3], bc[3];
-        cv_sub(a, m->v + 3 * m->t[3 * i], y);
-        cv_sub(b, m->v + 3 * m->t[3 * i + 1], y);
-        cv_sub(c, m->v + 3 * m->t[3 * i + 2], y);
-        double la = cv_norm(a), lb = cv_norm(b), lc = cv_norm(c);
-        cv_cross(bc, b, c);
-        double num = cv_dot(a, bc);
-        double den = la * lb * lc + cv_dot(a, b) * lc + cv_dot(b, c) * la + cv_dot(c, a) * lb;
+        v3_sub(a, m->v + 3 * m->t[3 * i], y);
+        v3_sub(b, m->v + 3 * m->t[3 * i + 1], y);
+        v3_sub(c, m->v + 3 * m->t[3 * i + 2], y);
+        double la = v3_norm(a), lb = v3_norm(b), lc = v3_norm(c);
+        v3_cross(bc, b, c);
+        double num = v3_dot(a, bc);
+        double den = la * lb * lc + v3_dot(a, b) * lc + v3_dot(b, c) * la + v3_dot(c, a) * lb;
         sum += 2.0 * atan2(num, den);
     }
     return sum / (4.0 * M_PI);
@@ -160,12 +160,12 @@ static int closest_triangle(const mesh_shape *m, const double y[3], double q[3])
         double c[3], bary[3], d[3];
         closest_point_on_triangle(y, m->v + 3 * m->t[3 * i], m->v + 3 * m->t[3 * i + 1],
                                   m->v + 3 * m->t[3 * i + 2], c, bary);
-        cv_sub(d, c, y);
-        double d2 = cv_dot(d, d);
+        v3_sub(d, c, y);
+        double d2 = v3_dot(d, d);
         if (d2 < best) {
             best = d2;
             best_t = i;
-            cv_copy(q, c);
+            v3_copy(q, c);
         }
     }
     return best_t;
@@ -183,10 +183,10 @@ double mesh_shape_signed_distance(const mesh_shape *m, const double y[3])
     double q[3], d[3];
     int t = closest_triangle(m, y, q);
     if (t < 0) return INFINITY;
-    cv_sub(d, y, q);
-    double dist = cv_norm(d);
+    v3_sub(d, y, q);
+    double dist = v3_norm(d);
     if (m->closed) return point_inside(m, y) ? -dist : dist;
-    return cv_dot(d, m->tn + 3 * t) < 0.0 ? -dist : dist;
+    return v3_dot(d, m->tn + 3 * t) < 0.0 ? -dist : dist;
 }
 
 /* First front-side crossing of x -> p (smallest t), or -1. */
@@ -194,7 +194,7 @@ static int first_crossing(mesh_shape *m, const double x[3], const double p[3], d
                           double n[3])
 {
     double lo[3], hi[3], d[3];
-    cv_sub(d, p, x);
+    v3_sub(d, p, x);
     for (int k = 0; k < 3; k++) {
         lo[k] = fmin(x[k], p[k]) - m->max_radius;
         hi[k] = fmax(x[k], p[k]) + m->max_radius;
@@ -205,13 +205,13 @@ static int first_crossing(mesh_shape *m, const double x[3], const double p[3], d
     for (int j = 0; j < nc && j < m->nt; j++) {
         int i = m->cand[j];
         const double *nt = m->tn + 3 * i;
-        double denom = cv_dot(d, nt);
+        double denom = v3_dot(d, nt);
         if (!(denom < 0.0)) continue; /* parallel, from behind, or a zero-area triangle */
         const double *a = m->v + 3 * m->t[3 * i], *b = m->v + 3 * m->t[3 * i + 1],
                      *c = m->v + 3 * m->t[3 * i + 2];
         double ax[3];
-        cv_sub(ax, a, x);
-        double front = -cv_dot(ax, nt); /* (x - a)·n: x's height over the triangle's plane */
+        v3_sub(ax, a, x);
+        double front = -v3_dot(ax, nt); /* (x - a)·n: x's height over the triangle's plane */
         if (front < -m->side_eps) continue; /* x starts behind it */
         double t = fmax(0.0, -front / denom); /* (a - x)·n / (d·n) */
         if (t > 1.0 || t >= best_t) continue;
@@ -220,24 +220,24 @@ static int first_crossing(mesh_shape *m, const double x[3], const double p[3], d
         /* inside: y on the inner side of each edge (edge × (y - vertex) along n) */
         const double *v[3] = {a, b, c};
         double area2 = 0.0, ab[3], ac[3], cr[3];
-        cv_sub(ab, b, a);
-        cv_sub(ac, c, a);
-        cv_cross(cr, ab, ac);
-        area2 = cv_dot(cr, nt);
+        v3_sub(ab, b, a);
+        v3_sub(ac, c, a);
+        v3_cross(cr, ab, ac);
+        area2 = v3_dot(cr, nt);
         int in = 1;
         for (int e = 0; e < 3 && in; e++) {
             double ed[3], ey[3], ce[3];
-            cv_sub(ed, v[(e + 1) % 3], v[e]);
-            cv_sub(ey, y, v[e]);
-            cv_cross(ce, ed, ey);
-            if (cv_dot(ce, nt) < -MESH_BARY_EPS * area2) in = 0;
+            v3_sub(ed, v[(e + 1) % 3], v[e]);
+            v3_sub(ey, y, v[e]);
+            v3_cross(ce, ed, ey);
+            if (v3_dot(ce, nt) < -MESH_BARY_EPS * area2) in = 0;
         }
         if (!in) continue;
         best_t = t;
         best = i;
-        cv_copy(q, y);
+        v3_copy(q, y);
     }
-    if (best >= 0) cv_copy(n, m->tn + 3 * best);
+    if (best >= 0) v3_copy(n, m->tn + 3 * best);
     return best;
 }
 
@@ -248,12 +248,12 @@ static int mesh_near(const mesh_shape *m, const double p[3], double margin, doub
     int t = closest_triangle(m, p, q);
     if (t < 0) return CONTACT_NONE;
     double d[3];
-    cv_sub(d, p, q);
-    double len = cv_norm(d);
+    v3_sub(d, p, q);
+    double len = v3_norm(d);
     if (!(len < margin)) return CONTACT_NONE;
-    if (m->closed ? point_inside(m, p) : cv_dot(d, m->tn + 3 * t) < 0.0) return CONTACT_NONE;
-    if (len > 1e-12 * (1.0 + cv_norm(p))) cv_scale(n, d, 1.0 / len);
-    else cv_copy(n, m->tn + 3 * t);
+    if (m->closed ? point_inside(m, p) : v3_dot(d, m->tn + 3 * t) < 0.0) return CONTACT_NONE;
+    if (len > 1e-12 * (1.0 + v3_norm(p))) v3_scale(n, d, 1.0 / len);
+    else v3_copy(n, m->tn + 3 * t);
     return CONTACT_NEAR;
 }
 
@@ -270,9 +270,9 @@ int mesh_shape_contact(mesh_shape *m, const double x[3], const double p[3], doub
     int t = closest_triangle(m, p, q);
     if (t < 0) return CONTACT_NONE;
     double d[3];
-    cv_sub(d, q, p);
-    double len = cv_norm(d);
-    if (len > 1e-12 * (1.0 + cv_norm(p))) cv_scale(n, d, 1.0 / len);
-    else cv_copy(n, m->tn + 3 * t);
+    v3_sub(d, q, p);
+    double len = v3_norm(d);
+    if (len > 1e-12 * (1.0 + v3_norm(p))) v3_scale(n, d, 1.0 / len);
+    else v3_copy(n, m->tn + 3 * t);
     return CONTACT_INSIDE;
 }

@@ -235,15 +235,15 @@ int collision_add_collider(pbd_world *w, const shape *sh, const pbd_material *m,
 int pbd_world_add_plane(pbd_world *w, const double point[3], const double normal[3],
                         const pbd_material *m)
 {
-    double len = cv_norm(normal);
+    double len = v3_norm(normal);
     if (!finite3(point) || !(isfinite(len) && len > 0.0)) {
         pbd_error(PBD_EINVAL, "plane collider: expected a finite point and a non-zero normal, "
                   "found |n| = %g", len);
         return -1;
     }
     shape s = {.kind = SHAPE_PLANE};
-    cv_copy(s.c, point);
-    cv_scale(s.n, normal, 1.0 / len);
+    v3_copy(s.c, point);
+    v3_scale(s.n, normal, 1.0 / len);
     return collision_add_collider(w, &s, m, -1, "plane collider");
 }
 
@@ -256,7 +256,7 @@ int pbd_world_add_sphere(pbd_world *w, const double center[3], double radius,
         return -1;
     }
     shape s = {.kind = SHAPE_SPHERE, .radius = radius};
-    cv_copy(s.c, center);
+    v3_copy(s.c, center);
     return collision_add_collider(w, &s, m, -1, "sphere collider");
 }
 
@@ -277,8 +277,8 @@ int collision_box_shape(shape *s, const double center[3], const double half[3], 
         }
     memset(s, 0, sizeof *s);
     s->kind = SHAPE_BOX;
-    cv_copy(s->c, center);
-    cv_copy(s->half, half);
+    v3_copy(s->c, center);
+    v3_copy(s->half, half);
     double qu[4] = {q[0] / qn, q[1] / qn, q[2] / qn, q[3] / qn}, Rt[9];
     cv_quat_to_matrix(qu, Rt); /* columns: the box axes in world coordinates */
     for (int i = 0; i < 3; i++)

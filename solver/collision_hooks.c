@@ -98,8 +98,8 @@ static void particle_contacts(pbd_world *w, double h)
             const rigid_body *b = body_of(cs, c);
             if (b) rigid_point_velocity(b, rest, vs);
             cs->contact[row].collider = c;
-            cv_sub(v, v, vs);
-            cs->contact[row].vn_pre = cv_dot(v, rest + 3);
+            v3_sub(v, v, vs);
+            cs->contact[row].vn_pre = v3_dot(v, rest + 3);
             cs->stats.contacts++;
         }
     }
@@ -135,20 +135,20 @@ static void respond(pbd_world *w, const pbd_constraint_set *s, int r, double h)
     int bi = cs->colliders[ci->collider].body;
     rigid_body *b = bi >= 0 ? &cs->bodies[bi] : NULL;
     double *vi = w->v + 3 * i, *xi = w->x + 3 * i, at[3], vs[3] = {0, 0, 0}, v[3], J[3];
-    cv_copy(at, xi);
+    v3_copy(at, xi);
 
     /* (1) restitution */
     if (b) rigid_point_velocity(b, at, vs);
-    cv_sub(v, vi, vs);
-    double vn = cv_dot(v, n);
-    double g = cv_norm(w->def.gravity);
+    v3_sub(v, vi, vs);
+    double vn = v3_dot(v, n);
+    double g = v3_norm(w->def.gravity);
     double target = ci->vn_pre < -2.0 * g * h ? -mat->restitution * ci->vn_pre : 0.0;
     double jn = 0.0;
     if (vn < target) {
         jn = (target - vn) / (wi + (b ? rigid_inv_mass_at(b, at, n) : 0.0));
-        cv_axpy(vi, wi * jn, n);
+        v3_axpy(vi, wi * jn, n);
         if (b) {
-            cv_scale(J, n, -jn);
+            v3_scale(J, n, -jn);
             rigid_apply_impulse(b, J, at);
         }
     }
@@ -157,26 +157,26 @@ static void respond(pbd_world *w, const pbd_constraint_set *s, int r, double h)
     double Jn = lambda / h + jn;
     if (!(mat->mu_static > 0.0 || mat->mu_kinetic > 0.0)) return;
     if (b) rigid_point_velocity(b, at, vs);
-    cv_sub(v, vi, vs);
-    vn = cv_dot(v, n);
+    v3_sub(v, vi, vs);
+    vn = v3_dot(v, n);
     double vt[3];
-    cv_copy(vt, v);
-    cv_axpy(vt, -vn, n);
-    double speed = cv_norm(vt);
+    v3_copy(vt, v);
+    v3_axpy(vt, -vn, n);
+    double speed = v3_norm(vt);
     if (!(speed > 0.0)) return;
     double t[3];
-    cv_scale(t, vt, 1.0 / speed);
+    v3_scale(t, vt, 1.0 / speed);
     double j_stick = speed / (wi + (b ? rigid_inv_mass_at(b, at, t) : 0.0));
     double jt = j_stick <= mat->mu_static * Jn ? j_stick : fmin(mat->mu_kinetic * Jn, j_stick);
     /* with the position correction the particle's x × m v changes by (x - Δt v) × m Δv:
      * the body takes the reaction at that point (the lever arm that keeps L exact) */
     double at_f[3];
-    cv_copy(at_f, xi);
-    cv_axpy(at_f, -h, vi);
-    cv_axpy(vi, -wi * jt, t);
-    cv_axpy(xi, -h * wi * jt, t);
+    v3_copy(at_f, xi);
+    v3_axpy(at_f, -h, vi);
+    v3_axpy(vi, -wi * jt, t);
+    v3_axpy(xi, -h * wi * jt, t);
     if (b) {
-        cv_scale(J, t, jt);
+        v3_scale(J, t, jt);
         rigid_apply_impulse(b, J, at_f);
     }
 }
@@ -199,7 +199,7 @@ static void projection_reactions(pbd_world *w, double h)
             if (bi < 0 || !(s->lambda[r] > 0.0)) continue;
             rigid_body *b = &cs->bodies[bi];
             double J[3], at[3];
-            cv_scale(J, s->rest + 6 * r + 3, -s->lambda[r] / h); /* -m_i Δp_i / Δt */
+            v3_scale(J, s->rest + 6 * r + 3, -s->lambda[r] / h); /* -m_i Δp_i / Δt */
             reaction_point(w, s->idx[r], h, at);
             rigid_apply_impulse(b, J, at);
         }
@@ -211,7 +211,7 @@ static void projection_reactions(pbd_world *w, double h)
             const corner_info *ki = &cs->corner[r];
             rigid_body *b = &cs->bodies[ki->body];
             double J[3], at[3];
-            cv_scale(J, ki->grad_q, s->lambda[r] / h); /* +λ ∇_q C / Δt */
+            v3_scale(J, ki->grad_q, s->lambda[r] / h); /* +λ ∇_q C / Δt */
             reaction_point(w, s->idx[4 * r], h, at); /* the corner's start position */
             rigid_apply_impulse(b, J, at);
         }

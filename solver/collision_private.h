@@ -3,42 +3,14 @@
 #ifndef PBD_COLLISION_PRIVATE_H
 #define PBD_COLLISION_PRIVATE_H
 
+#include "../constraints/vec3.h"
 #include "pbd.h"
 
 #include <math.h>
 #include <stdint.h>
 
-/* ---- small 3-vector helpers (the solver keeps its own, constraints/vec3.h is private) - */
+/* ---- 3-vector helpers: constraints/vec3.h, plus a few the collision code needs ---------- */
 
-static inline double cv_dot(const double *a, const double *b)
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-static inline void cv_sub(double *r, const double *a, const double *b)
-{
-    r[0] = a[0] - b[0]; r[1] = a[1] - b[1]; r[2] = a[2] - b[2];
-}
-static inline void cv_add(double *r, const double *a, const double *b)
-{
-    r[0] = a[0] + b[0]; r[1] = a[1] + b[1]; r[2] = a[2] + b[2];
-}
-static inline void cv_scale(double *r, const double *a, double s)
-{
-    r[0] = a[0] * s; r[1] = a[1] * s; r[2] = a[2] * s;
-}
-static inline void cv_axpy(double *r, double s, const double *a) /* r += s a */
-{
-    r[0] += s * a[0]; r[1] += s * a[1]; r[2] += s * a[2];
-}
-static inline void cv_cross(double *r, const double *a, const double *b)
-{
-    double t0 = a[1] * b[2] - a[2] * b[1];
-    double t1 = a[2] * b[0] - a[0] * b[2];
-    double t2 = a[0] * b[1] - a[1] * b[0];
-    r[0] = t0; r[1] = t1; r[2] = t2;
-}
-static inline double cv_norm(const double *a) { return sqrt(cv_dot(a, a)); }
-static inline void cv_copy(double *r, const double *a) { r[0] = a[0]; r[1] = a[1]; r[2] = a[2]; }
 static inline void cv_lerp(double *r, const double *a, const double *b, double t)
 {
     for (int k = 0; k < 3; k++) r[k] = a[k] + t * (b[k] - a[k]);

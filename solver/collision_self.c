@@ -40,12 +40,12 @@
 static int unit_normal(const double *a, const double *b, const double *c, double n[3])
 {
     double ab[3], ac[3];
-    cv_sub(ab, b, a);
-    cv_sub(ac, c, a);
-    cv_cross(n, ab, ac);
-    double len = cv_norm(n);
-    if (!(len > 1e-12 * (cv_dot(ab, ab) + cv_dot(ac, ac)))) return 0;
-    cv_scale(n, n, 1.0 / len);
+    v3_sub(ab, b, a);
+    v3_sub(ac, c, a);
+    v3_cross(n, ab, ac);
+    double len = v3_norm(n);
+    if (!(len > 1e-12 * (v3_dot(ab, ab) + v3_dot(ac, ac)))) return 0;
+    v3_scale(n, n, 1.0 / len);
     return 1;
 }
 
@@ -56,16 +56,16 @@ static int over_triangle_tol(const double *y, const double *a, const double *b, 
 {
     const double *v[3] = {a, b, c};
     double ab[3], ac[3], m[3];
-    cv_sub(ab, b, a);
-    cv_sub(ac, c, a);
-    cv_cross(m, ab, ac);
-    double area2 = cv_dot(m, n);
+    v3_sub(ab, b, a);
+    v3_sub(ac, c, a);
+    v3_cross(m, ab, ac);
+    double area2 = v3_dot(m, n);
     for (int e = 0; e < 3; e++) {
         double ed[3], ey[3], cr[3];
-        cv_sub(ed, v[(e + 1) % 3], v[e]);
-        cv_sub(ey, y, v[e]);
-        cv_cross(cr, ed, ey);
-        if (cv_dot(cr, n) < -tol * area2) return 0;
+        v3_sub(ed, v[(e + 1) % 3], v[e]);
+        v3_sub(ey, y, v[e]);
+        v3_cross(cr, ed, ey);
+        if (v3_dot(cr, n) < -tol * area2) return 0;
     }
     return 1;
 }
@@ -101,12 +101,12 @@ static double self_test(const pbd_world *w, int v, const int32_t *tri, double de
     const double *p1 = w->p + 3 * tri[0], *p2 = w->p + 3 * tri[1], *p3 = w->p + 3 * tri[2];
     double n0[3], n1[3], e[3];
     if (!unit_normal(x1, x2, x3, n0) || !unit_normal(p1, p2, p3, n1)) return 0.0;
-    cv_sub(e, xq, x1);
-    double d0 = cv_dot(e, n0);
+    v3_sub(e, xq, x1);
+    double d0 = v3_dot(e, n0);
     if (fabs(d0) <= eps) return 0.0; /* no side to keep */
     double sign = d0 > 0.0 ? 1.0 : -1.0;
-    cv_sub(e, pq, p1);
-    double d1 = cv_dot(e, n1);
+    v3_sub(e, pq, p1);
+    double d1 = v3_dot(e, n1);
     if (sign * d1 >= detect) return 0.0; /* ends clear of the cloth's thickness */
     if (sign * d1 < 0.0 && crossed_inside(xq, pq, x1, p1, x2, p2, x3, p3, d0, d1)) return sign;
     return over_triangle(pq, p1, p2, p3, n1) ? sign : 0.0;
@@ -124,14 +124,14 @@ static double corner_test(const pbd_world *w, int v, const int32_t *tri, const d
     const double *p1 = w->p + 3 * tri[0], *p2 = w->p + 3 * tri[1], *p3 = w->p + 3 * tri[2];
     double n0[3], n1[3], e[3];
     if (!unit_normal(x1, x2, x3, n0) || !unit_normal(p1, p2, p3, n1)) return 0.0;
-    cv_sub(e, centre0, x1);
-    double dc = cv_dot(e, n0);
+    v3_sub(e, centre0, x1);
+    double dc = v3_dot(e, n0);
     if (dc == 0.0) return 0.0;
     double sign = dc > 0.0 ? 1.0 : -1.0;
-    cv_sub(e, c0, x1);
-    double d0 = cv_dot(e, n0);
-    cv_sub(e, c1, p1);
-    double d1 = cv_dot(e, n1);
+    v3_sub(e, c0, x1);
+    double d0 = v3_dot(e, n0);
+    v3_sub(e, c1, p1);
+    double d1 = v3_dot(e, n1);
     if (sign * d1 >= detect) return 0.0;
     if (sign * d0 > 0.0 && sign * d1 < 0.0 && crossed_inside(c0, c1, x1, p1, x2, p2, x3, p3, d0, d1))
         return sign;
@@ -150,8 +150,8 @@ static double build_hash(pbd_world *w)
         if (cs->is_proxy[i]) continue;
         cs->vcand[m++] = i; /* the id list; copied into the hash, so vcand is free again */
         double d[3];
-        cv_sub(d, w->p + 3 * i, w->x + 3 * i);
-        double len = cv_norm(d);
+        v3_sub(d, w->p + 3 * i, w->x + 3 * i);
+        double len = v3_norm(d);
         if (len > dmax) dmax = len;
     }
     pbd_spatial_hash_build(cs->vhash, w->p, cs->vcand, m);
@@ -199,10 +199,10 @@ static double max_edge(const pbd_world *w, const cloth_tris *cl)
         for (int e = 0; e < 3; e++) {
             int a = cl->t[3 * t + e], b = cl->t[3 * t + (e + 1) % 3];
             double d[3];
-            cv_sub(d, w->x + 3 * a, w->x + 3 * b);
-            m = fmax(m, cv_norm(d));
-            cv_sub(d, w->p + 3 * a, w->p + 3 * b);
-            m = fmax(m, cv_norm(d));
+            v3_sub(d, w->x + 3 * a, w->x + 3 * b);
+            m = fmax(m, v3_norm(d));
+            v3_sub(d, w->p + 3 * a, w->p + 3 * b);
+            m = fmax(m, v3_norm(d));
         }
     return m;
 }
@@ -245,10 +245,10 @@ static void corner_pass(pbd_world *w, double dmax)
                     ki->body = bi;
                     /* ∇_q C = sign (p2 - p1) × (p3 - p1) where the projection starts */
                     double e2[3], e3[3];
-                    cv_sub(e2, w->p + 3 * tri[1], w->p + 3 * tri[0]);
-                    cv_sub(e3, w->p + 3 * tri[2], w->p + 3 * tri[0]);
-                    cv_cross(ki->grad_q, e2, e3);
-                    cv_scale(ki->grad_q, ki->grad_q, sign);
+                    v3_sub(e2, w->p + 3 * tri[1], w->p + 3 * tri[0]);
+                    v3_sub(e3, w->p + 3 * tri[2], w->p + 3 * tri[0]);
+                    v3_cross(ki->grad_q, e2, e3);
+                    v3_scale(ki->grad_q, ki->grad_q, sign);
                     cs->stats.corner_contacts++;
                 }
             }

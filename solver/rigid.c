@@ -29,7 +29,7 @@ static void body_point(const double x[3], const double q[4], const double l[3], 
     double R[9];
     cv_quat_to_matrix(q, R);
     cv_mat(y, R, l);
-    cv_add(y, y, x);
+    v3_add(y, y, x);
 }
 
 /* r = I_w⁻¹ a = R diag(I⁻¹) Rᵀ a */
@@ -53,7 +53,7 @@ void rigid_update_shape(pbd_world *w, int body)
     struct pbd_collision_state *cs = w->collision;
     rigid_body *b = &cs->bodies[body];
     shape *s = &cs->colliders[b->collider].shape;
-    cv_copy(s->c, b->x_pred);
+    v3_copy(s->c, b->x_pred);
     if (s->kind == SHAPE_BOX) {
         double Rq[9];
         cv_quat_to_matrix(b->q_pred, Rq);
@@ -79,10 +79,10 @@ static void predict_pose(rigid_body *b, double h)
 {
     double omega[3], u[3] = {b->q[1], b->q[2], b->q[3]}, cr[3];
     rigid_omega(b, b->q, omega);
-    cv_copy(b->x_pred, b->x);
-    cv_axpy(b->x_pred, h, b->v);
-    cv_cross(cr, omega, u);
-    b->q_pred[0] = b->q[0] - 0.5 * h * cv_dot(omega, u);
+    v3_copy(b->x_pred, b->x);
+    v3_axpy(b->x_pred, h, b->v);
+    v3_cross(cr, omega, u);
+    b->q_pred[0] = b->q[0] - 0.5 * h * v3_dot(omega, u);
     for (int k = 0; k < 3; k++) b->q_pred[k + 1] = b->q[k + 1] + 0.5 * h * (b->q[0] * omega[k] + cr[k]);
     quat_normalize(b->q_pred);
 }
@@ -92,7 +92,7 @@ void rigid_predict(pbd_world *w, double h)
     struct pbd_collision_state *cs = w->collision;
     for (int bi = 0; bi < cs->n_bodies; bi++) {
         rigid_body *b = &cs->bodies[bi];
-        cv_axpy(b->v, h, w->def.gravity); /* v <- v + h g */
+        v3_axpy(b->v, h, w->def.gravity); /* v <- v + h g */
         predict_pose(b, h);
         rigid_update_shape(w, bi);
         place_proxies(w, b, h);
@@ -102,28 +102,28 @@ void rigid_predict(pbd_world *w, double h)
 void rigid_apply_impulse(rigid_body *b, const double J[3], const double at[3])
 {
     double r[3], t[3];
-    cv_axpy(b->v, b->inv_mass, J);
-    cv_sub(r, at, b->x_pred);
-    cv_cross(t, r, J);
-    cv_add(b->L, b->L, t);
+    v3_axpy(b->v, b->inv_mass, J);
+    v3_sub(r, at, b->x_pred);
+    v3_cross(t, r, J);
+    v3_add(b->L, b->L, t);
 }
 
 void rigid_point_velocity(const rigid_body *b, const double y[3], double v[3])
 {
     double omega[3], r[3], t[3];
     rigid_omega(b, b->q_pred, omega);
-    cv_sub(r, y, b->x_pred);
-    cv_cross(t, omega, r);
-    cv_add(v, b->v, t);
+    v3_sub(r, y, b->x_pred);
+    v3_cross(t, omega, r);
+    v3_add(v, b->v, t);
 }
 
 double rigid_inv_mass_at(const rigid_body *b, const double y[3], const double d[3])
 {
     double r[3], rd[3], ird[3];
-    cv_sub(r, y, b->x_pred);
-    cv_cross(rd, r, d);
+    v3_sub(r, y, b->x_pred);
+    v3_cross(rd, r, d);
     inv_inertia_world(b, b->q_pred, rd, ird);
-    return b->inv_mass + cv_dot(rd, ird);
+    return b->inv_mass + v3_dot(rd, ird);
 }
 
 void rigid_commit(pbd_world *w)
@@ -131,7 +131,7 @@ void rigid_commit(pbd_world *w)
     struct pbd_collision_state *cs = w->collision;
     for (int bi = 0; bi < cs->n_bodies; bi++) {
         rigid_body *b = &cs->bodies[bi];
-        cv_copy(b->x, b->x_pred);
+        v3_copy(b->x, b->x_pred);
         memcpy(b->q, b->q_pred, sizeof b->q);
         place_proxies(w, b, 0.0); /* the corners where the body ends the substep */
     }
@@ -184,16 +184,16 @@ static int check_state(const pbd_rigid_state *s, const char *what)
 static void body_set_state(pbd_world *w, int bi, const pbd_rigid_state *s)
 {
     rigid_body *b = &w->collision->bodies[bi];
-    cv_copy(b->x, s->x);
+    v3_copy(b->x, s->x);
     memcpy(b->q, s->q, sizeof b->q);
     quat_normalize(b->q);
-    cv_copy(b->v, s->v);
+    v3_copy(b->v, s->v);
     double R[9], l[3];
     cv_quat_to_matrix(b->q, R);
     cv_mat_t(l, R, s->omega); /* L = R I Rᵀ ω */
     for (int k = 0; k < 3; k++) l[k] /= b->inv_inertia_body[k];
     cv_mat(b->L, R, l);
-    cv_copy(b->x_pred, b->x);
+    v3_copy(b->x_pred, b->x);
     memcpy(b->q_pred, b->q, sizeof b->q);
     rigid_update_shape(w, bi);
     place_proxies(w, b, 0.0);
@@ -287,9 +287,9 @@ pbd_status pbd_world_rigid_get(const pbd_world *w, int body, pbd_rigid_state *s)
 {
     if (bad_body(w, body)) return PBD_EINVAL;
     const rigid_body *b = &w->collision->bodies[body];
-    cv_copy(s->x, b->x);
+    v3_copy(s->x, b->x);
     memcpy(s->q, b->q, sizeof s->q);
-    cv_copy(s->v, b->v);
+    v3_copy(s->v, b->v);
     rigid_omega(b, b->q, s->omega);
     return PBD_OK;
 }
@@ -318,10 +318,10 @@ void pbd_world_total_momentum(const pbd_world *w, double lin[3], double ang[3])
     for (int bi = 0; bi < pbd_world_rigid_count(w); bi++) {
         const rigid_body *b = &w->collision->bodies[bi];
         double P[3], xP[3];
-        cv_scale(P, b->v, b->mass);
-        cv_cross(xP, b->x, P);
-        cv_add(lin, lin, P);
-        cv_add(ang, ang, xP);
-        cv_add(ang, ang, b->L);
+        v3_scale(P, b->v, b->mass);
+        v3_cross(xP, b->x, P);
+        v3_add(lin, lin, P);
+        v3_add(ang, ang, xP);
+        v3_add(ang, ang, b->L);
     }
 }
