@@ -139,28 +139,15 @@ void rigid_commit(pbd_world *w)
 
 /* ---- public API ----------------------------------------------------------------------- */
 
-/* Append `extra` kinematic particles (w = 0) to the world; returns the first or -1. */
+/* Append `extra` kinematic particles (w = 0) at the origin through the world's own growth
+ * (pbd_world_add_particle keeps every per-particle array consistent); returns the first
+ * or -1. */
 static int grow_particles(pbd_world *w, int extra)
 {
-    size_t n = (size_t)w->n + (size_t)extra;
-    double *x = realloc(w->x, 3 * n * sizeof *x);
-    if (x) w->x = x;
-    double *p = realloc(w->p, 3 * n * sizeof *p);
-    if (p) w->p = p;
-    double *v = realloc(w->v, 3 * n * sizeof *v);
-    if (v) w->v = v;
-    double *wm = realloc(w->w, n * sizeof *wm);
-    if (wm) w->w = wm;
-    if (!x || !p || !v || !wm) {
-        pbd_error(PBD_ENOMEM, "out of memory for %zu particles", n);
-        return -1;
-    }
+    static const double origin[3] = {0.0, 0.0, 0.0};
     int first = w->n;
-    for (size_t i = (size_t)first; i < n; i++) {
-        for (int c = 0; c < 3; c++) x[3 * i + c] = p[3 * i + c] = v[3 * i + c] = 0.0;
-        wm[i] = 0.0;
-    }
-    w->n = (int)n;
+    for (int k = 0; k < extra; k++)
+        if (pbd_world_add_particle(w, origin, NULL, 0.0) < 0) return -1;
     return first;
 }
 

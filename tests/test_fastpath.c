@@ -685,8 +685,7 @@ static void test_programs(void)
     CU_ASSERT_EQUAL(test_run(cmd), 0);
     snprintf(cmd, sizeof cmd, "%s/pbd-bench --reps=-1 >/dev/null 2>&1", test_bin_dir());
     CU_ASSERT_EQUAL(test_run(cmd), 2);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    test_run(cmd);
+    test_remove_dir(dir);
 }
 
 void register_fastpath_tests(void)

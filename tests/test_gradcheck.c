@@ -392,8 +392,7 @@ static void test_program_output(void)
     char cmd[512];
     snprintf(cmd, sizeof cmd, "ls %s/sub | grep -q tmp", dir);
     CU_ASSERT_NOT_EQUAL(test_run(cmd), 0);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    test_run(cmd);
+    test_remove_dir(dir);
 }
 
 static void test_program_flags(void)

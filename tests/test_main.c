@@ -32,6 +32,13 @@ int test_run(const char *cmd)
     return WEXITSTATUS(rc);
 }
 
+int test_remove_dir(const char *dir)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return test_run(cmd);
+}
+
 const char *test_bin_dir(void)
 {
     const char *b = getenv("PBD_BIN");

@@ -32,9 +32,7 @@ static int suite_init(void)
 
 static int suite_clean(void)
 {
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return test_run(cmd) == 0 ? 0 : 1;
+    return test_remove_dir(tmpdir) == 0 ? 0 : 1;
 }
 
 static int exists(const char *path)

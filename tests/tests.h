@@ -20,6 +20,8 @@ PBD_TEST_SUITES(PBD_DECLARE_SUITE)
 pbd_world *test_two_particles(const double p1[3], const double p2[3], double m1, double m2);
 /* 1 when all n values are finite. */
 int test_all_finite(const double *a, int n);
+/* Remove a temporary directory and everything in it (rm -rf); its exit status. */
+int test_remove_dir(const char *dir);
 /* Run a shell command, return its exit status (or -1). */
 int test_run(const char *cmd);
 /* The directory that holds the programs (PBD_BIN, default "build"). */
