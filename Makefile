@@ -5,15 +5,17 @@
 CC      ?= cc
 BUILD   ?= build
 OPT     ?= -O2 -g
-WARN    := -std=c11 -Wall -Wextra -Werror -D_XOPEN_SOURCE=700
+WARN    := -std=c11 -Wall -Wextra -Werror -D_XOPEN_SOURCE=700 -I.
 OMP     ?= -fopenmp
 CFLAGS  += $(OPT) $(WARN) $(OMP) $(SAN_FLAGS)
 LDFLAGS += $(OMP) $(SAN_FLAGS)
 QUICK   ?= 0
 
+# The rooms (README "Map"): every .c below them is in libpbd but the programs' mains.
 LIB_DIRS := solver constraints experiments analysis
-PROGRAMS := $(wildcard experiments/pbd_*.c analysis/pbd_*.c)
-LIB_SRC  := $(filter-out $(PROGRAMS),$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
+PROGRAMS := $(wildcard experiments/programs/pbd_*.c)
+LIB_SRC  := $(filter-out $(PROGRAMS),$(shell find $(LIB_DIRS) -name '*.c' | sort))
+HEADERS  := $(shell find $(LIB_DIRS) -name '*.h')
 TEST_SRC := $(wildcard tests/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
@@ -49,28 +51,25 @@ deps:
 
 all: $(BUILD)/libpbd.a $(BINS) $(BUILD)/pbd-tests
 
-$(BUILD)/obj/%.o: %.c $(wildcard */*.h) build/config.mk
+$(BUILD)/obj/%.o: %.c $(HEADERS) tests/tests.h build/config.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEP_CFLAGS) -c $< -o $@
 
-# Provenance written into every result file (experiments/h5log.c): git revision and flags.
+# Provenance written into every result file (experiments/log/h5log.c): git revision and flags.
 PBD_GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 $(BUILD)/obj/experiments/%.o: CFLAGS += -DPBD_GIT_REVISION='"$(PBD_GIT_REV)"' \
   -DPBD_CFLAGS='"$(OPT) $(WARN) -fopenmp $(SAN_FLAGS)"'
 $(BUILD)/git-rev.stamp: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(PBD_GIT_REV)' | cmp -s - $@ || echo '$(PBD_GIT_REV)' > $@
-$(BUILD)/obj/experiments/h5log.o: $(BUILD)/git-rev.stamp
+$(BUILD)/obj/experiments/log/h5log.o: $(BUILD)/git-rev.stamp
 FORCE:
 
 $(BUILD)/libpbd.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/pbd-%: $(BUILD)/obj/experiments/pbd_%.o $(BUILD)/libpbd.a
-	$(CC) $(LDFLAGS) $< $(BUILD)/libpbd.a $(DEP_LIBS) -o $@
-
-$(BUILD)/pbd-%: $(BUILD)/obj/analysis/pbd_%.o $(BUILD)/libpbd.a
+$(BUILD)/pbd-%: $(BUILD)/obj/experiments/programs/pbd_%.o $(BUILD)/libpbd.a
 	$(CC) $(LDFLAGS) $< $(BUILD)/libpbd.a $(DEP_LIBS) -o $@
 
 $(BUILD)/pbd-tests: $(TEST_OBJ) $(BUILD)/libpbd.a
@@ -89,7 +88,7 @@ gradcheck: $(BUILD)/pbd-gradcheck
 
 experiments: $(BINS)
 	@mkdir -p data/results
-	sh experiments/run_all.sh $(BUILD) $(QUICK)
+	sh experiments/drivers/run_all.sh $(BUILD) $(QUICK)
 	@$(MAKE) --no-print-directory report
 
 # Figures and report from whatever results exist (analysis/make_plots.sh, pbd-report).
@@ -106,7 +105,7 @@ bench:
 	$(MAKE) BUILD=build/bench OPT="$(BENCH_OPT)" build/bench/pbd-bench
 	build/bench/pbd-bench $(BENCH_ARGS)
 
-$(BUILD)/obj/experiments/pbd_bench.o: CFLAGS += -DPBD_BENCH_FLAGS='"$(OPT) $(OMP) -std=c11"'
+$(BUILD)/obj/experiments/programs/pbd_bench.o: CFLAGS += -DPBD_BENCH_FLAGS='"$(OPT) $(OMP) -std=c11"'
 # The kernels' sqrt never needs errno: without it the compiler inlines sqrt (no call path).
 $(BUILD)/obj/constraints/%.o: CFLAGS += -fno-math-errno
 

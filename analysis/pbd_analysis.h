@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../solver/pbd.h"
+#include "solver/pbd.h"
 
 /* ---- gradient checker -------------------------------------------------------------- */
 

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../constraints/pbd_constraint.h"
+#include "constraints/pbd_constraint.h"
 
 #define PBD_VERSION "0.1.0"
 

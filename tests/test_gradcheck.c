@@ -2,7 +2,7 @@
  * a 1e-4 relative error), a type that wrongly claims to be internal, a type that makes
  * NaN on near-degenerate input, a sampler that breaks its contract; and it must pass the
  * real distance type and a linear type whose Taylor remainder is pure rounding. */
-#include "../analysis/pbd_analysis.h"
+#include "analysis/pbd_analysis.h"
 #include "tests.h"
 
 #include <hdf5.h>

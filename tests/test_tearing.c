@@ -1,6 +1,6 @@
 /* Tearing (PBD Sec. 5) and the world growing between steps: suite `tearing`.
  *
- * The invariants are checked here by brute force, independently of experiments/tearing.c:
+ * The invariants are checked here by brute force, independently of solver/tearing/tearing.c:
  * - the mesh is manifold: every edge in at most 2 triangles; every vertex's triangles form
  *   ONE fan (connected through edges from the vertex) with 0 boundary edges at the vertex
  *   (a closed disk) or 2 (a half-disk on the boundary); every particle is in a triangle
@@ -10,6 +10,7 @@
  *   distance of the rest positions; the bending rows exactly its hinges (one each);
  * - the mass Σ 1/w of the free particles and the number of pinned ones do not change. */
 #include "tests.h"
+#include "solver/tearing/pbd_tearing.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +18,17 @@
 #include <string.h>
 
 /* ---- brute-force checkers -------------------------------------------------------------- */
+
+/* The tearing's current mesh as a pbd_trimesh (borrowed arrays: not to be freed). */
+static pbd_trimesh torn(const pbd_tearing *t)
+{
+    pbd_tear_mesh v = pbd_tearing_mesh(t);
+    pbd_trimesh m = {v.n_vertices, (double *)v.x, v.n_triangles, (int32_t *)v.tri, NULL, NULL};
+    return m;
+}
+
+/* A mesh as tearing takes it. */
+#define TEAR_VIEW(m) (&(pbd_tear_mesh){(m)->n_vertices, (m)->x, (m)->n_triangles, (m)->tri, NULL})
 
 static int cmp_pair(const void *pa, const void *pb)
 {
@@ -276,7 +288,7 @@ static int all_finite(const pbd_world *w)
 static int tear_consistent(const pbd_world *w, const pbd_tearing *t, int dist, int bend)
 {
     char why[256];
-    const pbd_trimesh *m = pbd_tearing_mesh(t);
+    const pbd_trimesh torn_m = torn(t), *m = &torn_m;
     if (m->n_vertices != w->n) {
         printf("\n    mesh knows %d vertices, the world has %d particles\n", m->n_vertices, w->n);
         return 0;
@@ -452,7 +464,7 @@ static pbd_world *small_cloth(const pbd_constraint_type *bending, pbd_tearing **
     for (int i = 0; i < nh; i++) pbd_set_add(w, bs, h + 4 * i, NULL, 0.5, 0.0);
     free(e);
     free(h);
-    *t = pbd_tearing_create(w, m, ds, bs, 0.5);
+    *t = pbd_tearing_create(w, TEAR_VIEW(m), ds, bs, 0.5);
     return w;
 }
 
@@ -499,7 +511,7 @@ static void test_split_by_plane(void)
         CU_ASSERT_EQUAL(n_split, 1);
         CU_ASSERT_EQUAL(pbd_tearing_repairs(t), 2);
         CU_ASSERT_EQUAL(w->n, 12);
-        const pbd_trimesh *tm = pbd_tearing_mesh(t);
+        const pbd_trimesh torn_m = torn(t), *tm = &torn_m;
         for (int i = 0; i < n_fan; i++) {
             const int32_t *q = tm->tri + 3 * fan[i];
             CU_ASSERT_EQUAL(has(q, 4), stays[i]);
@@ -722,7 +734,7 @@ static int self_contacts_on_mesh(int share, int *rows_seen)
     pbd_scene_params sp = pbd_scene_params_default();
     pbd_world *w = pbd_scene_tear(&sp);
     pbd_tearing *t = pbd_world_tearing(w);
-    const pbd_trimesh *m = pbd_tearing_mesh(t);
+    const pbd_trimesh torn_m = torn(t), *m = &torn_m;
     pbd_world_enable_self_collision(w, m->tri, m->n_triangles, 0.02);
     if (share) pbd_tearing_share_triangles(w, t);
     int nt = m->n_triangles, stale = 0;
@@ -789,14 +801,14 @@ static void test_bad_input(void)
     pbd_trimesh m;
     pbd_tearing *t;
     pbd_world *w = small_cloth(&pbd_bend_dihedral_type, &t, &m);
-    CU_ASSERT_PTR_NULL(pbd_tearing_create(w, &m, 0, 1, 0.0));
+    CU_ASSERT_PTR_NULL(pbd_tearing_create(w, TEAR_VIEW(&m), 0, 1, 0.0));
     CU_ASSERT_PTR_NOT_NULL(strstr(pbd_last_error(), "threshold"));
-    CU_ASSERT_PTR_NULL(pbd_tearing_create(w, &m, 0, 1, NAN));
-    CU_ASSERT_PTR_NULL(pbd_tearing_create(w, &m, 1, 0, 0.5)); /* arities swapped */
-    CU_ASSERT_PTR_NULL(pbd_tearing_create(w, &m, 0, 7, 0.5));
+    CU_ASSERT_PTR_NULL(pbd_tearing_create(w, TEAR_VIEW(&m), 0, 1, NAN));
+    CU_ASSERT_PTR_NULL(pbd_tearing_create(w, TEAR_VIEW(&m), 1, 0, 0.5)); /* arities swapped */
+    CU_ASSERT_PTR_NULL(pbd_tearing_create(w, TEAR_VIEW(&m), 0, 7, 0.5));
     CU_ASSERT_EQUAL(pbd_tearing_attach(w, t), PBD_OK);
     CU_ASSERT_PTR_EQUAL(pbd_world_tearing(w), t);
-    pbd_tearing *t2 = pbd_tearing_create(w, &m, 0, 1, 0.5);
+    pbd_tearing *t2 = pbd_tearing_create(w, TEAR_VIEW(&m), 0, 1, 0.5);
     CU_ASSERT_EQUAL(pbd_tearing_attach(w, t2), PBD_EINVAL); /* one hook only */
     pbd_tearing_free(t2);
     /* a bowtie: two triangles meeting only at vertex 0 */
@@ -808,7 +820,7 @@ static void test_bad_input(void)
     memcpy(bow.tri, bt, sizeof bt);
     pbd_world *wb = pbd_world_create(5);
     int ds = pbd_world_add_set(wb, &pbd_distance_type, 0);
-    CU_ASSERT_PTR_NULL(pbd_tearing_create(wb, &bow, ds, -1, 0.5));
+    CU_ASSERT_PTR_NULL(pbd_tearing_create(wb, TEAR_VIEW(&bow), ds, -1, 0.5));
     CU_ASSERT_PTR_NOT_NULL(strstr(pbd_last_error(), "one fan"));
     pbd_world_free(wb);
     pbd_trimesh_free(&bow);

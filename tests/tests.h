@@ -4,8 +4,8 @@
 
 #include <CUnit/CUnit.h>
 
-#include "../experiments/pbd_experiments.h"
-#include "../solver/pbd.h"
+#include "experiments/pbd_experiments.h"
+#include "solver/pbd.h"
 
 /* Each area's file defines one of these; it adds its suite and tests. They are weak so
  * that an area's suite is registered exactly when its file is part of the build. */

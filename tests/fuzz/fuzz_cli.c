@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../experiments/pbd_experiments.h"
+#include "experiments/pbd_experiments.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../experiments/pbd_experiments.h"
+#include "experiments/pbd_experiments.h"
 #include "fuzz_files.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,0 +1,78 @@
+/* Command-line rows shared by every program that builds a scene and steps it:
+ * the solver definition's fields and the scene parameters. */
+#include "pbd_cli.h"
+
+#include <math.h>
+
+static const char *const method_names[] = {"pbd", "xpbd", NULL};
+static const char *const scheme_names[] = {"gauss-seidel", "jacobi", "colored", NULL};
+static const char *const damping_names[] = {"none", "scale", "momentum", NULL};
+
+const char *pbd_method_name(int m) { return method_names[m]; }
+const char *pbd_scheme_name(int s) { return scheme_names[s]; }
+const char *pbd_damping_name(int d) { return damping_names[d]; }
+
+int pbd_solver_options(pbd_solver_def *d, cli_option *out)
+{
+    const cli_option rows[] = {
+        {"dt", CLI_DOUBLE, &d->dt, 0, INFINITY, 1, "time step in s", NULL},
+        {"iterations", CLI_INT, &d->iterations, 1, 1e6, 0, "solver iterations per (sub)step", NULL},
+        {"substeps", CLI_INT, &d->substeps, 1, 1e6, 0, "substeps per step (Small Steps)", NULL},
+        {"method", CLI_CHOICE, &d->method, 0, 0, 0, "solver", method_names},
+        {"linearize", CLI_FLAG, &d->linearize_stiffness, 0, 0, 0,
+         "use k' = 1-(1-k)^(1/iterations) (PBD)", NULL},
+        {"scheme", CLI_CHOICE, &d->scheme, 0, 0, 0, "iteration scheme", scheme_names},
+        {"sor-omega", CLI_DOUBLE, &d->sor_omega, 0, 2, 1, "Jacobi over-relaxation factor", NULL},
+        {"threads", CLI_INT, &d->threads, 0, 1024, 0, "threads for coloured GS (0: OMP default)",
+         NULL},
+        {"damping", CLI_CHOICE, &d->damping, 0, 0, 0, "velocity damping model", damping_names},
+        {"k-damping", CLI_DOUBLE, &d->k_damping, 0, 1, 0, "damping coefficient", NULL},
+        {"xpbd-damping", CLI_DOUBLE, &d->xpbd_beta, 0, INFINITY, 0,
+         "XPBD constraint damping beta (XPBD Eq. 26: gamma = alpha beta / dt; 0: off)", NULL},
+        {"gravity", CLI_DOUBLE, &d->gravity[1], -INFINITY, INFINITY, 0,
+         "vertical gravity component in m/s^2", NULL},
+        {"kernels", CLI_INT, &d->kernels, 0, 1, 0,
+         "1: the constraint types' batched kernels; 0: the generic projection (reference)", NULL},
+        {"sort-by-colour", CLI_INT, &d->sort_by_colour, 0, 1, 0,
+         "coloured GS: keep each set's constraints sorted by colour (indices change)", NULL},
+        {"measure-every", CLI_INT, &d->measure_every, 0, 1e9, 0,
+         "measure residuals/momenta/energy after every N-th step (0: never)", NULL},
+    };
+    int n = (int)(sizeof rows / sizeof rows[0]);
+    for (int i = 0; i < n; i++) out[i] = rows[i];
+    return n;
+}
+
+int pbd_scene_options(pbd_scene_params *sp, cli_option *out)
+{
+    const cli_option rows[] = {
+        {"stiffness", CLI_DOUBLE, &sp->stiffness, 0, 1, 0, "PBD stiffness k of every constraint",
+         NULL},
+        {"compliance", CLI_DOUBLE, &sp->compliance, 0, INFINITY, 0,
+         "XPBD compliance alpha of every constraint", NULL},
+        {"resolution", CLI_INT, &sp->resolution, 0, 1e5, 0,
+         "chain particles, cloth side, bag/beam cubes, balloon level (0: scene default)", NULL},
+        {"size", CLI_DOUBLE, &sp->size, 0, INFINITY, 1, "chain length / cloth side in m", NULL},
+        {"mass", CLI_DOUBLE, &sp->total_mass, 0, INFINITY, 1, "total mass in kg", NULL},
+        {"diagonal", CLI_CHOICE, &sp->diagonal, 0, 0, 0,
+         "diagonals of the generated cloth grid and bag", pbd_diagonal_names},
+        {"k-bend", CLI_DOUBLE, &sp->k_bend, 0, 1, 0,
+         "PBD stiffness of the bending constraints (0: none)", NULL},
+        {"bend-compliance", CLI_DOUBLE, &sp->bend_compliance, 0, INFINITY, 0,
+         "XPBD compliance of the bending constraints", NULL},
+        {"k-pressure", CLI_DOUBLE, &sp->k_pressure, 0, 100, 1,
+         "balloon overpressure factor (target volume k_pressure V0)", NULL},
+        {"tets-per-cube", CLI_INT, &sp->tets_per_cube, 5, 6, 0, "tet_beam: 5 or 6 tets per cube",
+         NULL},
+        {"mesh", CLI_STRING, &sp->mesh_path, 0, 0, 0,
+         "FILE.obj: a surface replacing the scene's generated one", NULL},
+        {"tet", CLI_STRING, &sp->tet_path, 0, 0, 0,
+         "FILE.node (the .ele beside it): tets replacing the generated ones", NULL},
+        {"tear-threshold", CLI_DOUBLE, &sp->tear_threshold, 0, INFINITY, 0,
+         "tear scene: relative stretch (|x_a - x_b| - L)/L at which an edge tears (0: off)",
+         NULL},
+    };
+    int n = (int)(sizeof rows / sizeof rows[0]);
+    for (int i = 0; i < n; i++) out[i] = rows[i];
+    return n;
+}

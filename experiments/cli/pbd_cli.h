@@ -1,0 +1,69 @@
+/* pbdlab — the programs' plumbing: the command-line parser, the option rows of the solver
+ * definition and the scene parameters, directories, interruption and exit statuses
+ * (experiments/cli/; README in experiments/). */
+#ifndef PBD_CLI_H
+#define PBD_CLI_H
+
+#include <stdio.h>
+
+#include "experiments/scenes/pbd_scenes.h"
+#include "solver/pbd.h"
+
+/* ---- command line ------------------------------------------------------------------ */
+
+typedef enum { CLI_DOUBLE, CLI_INT, CLI_FLAG, CLI_STRING, CLI_CHOICE } cli_kind;
+
+/* One option. Numbers are checked against [lo, hi] (lo excluded when lo_open);
+ * CLI_CHOICE stores the index of the matching word of `choices` (NULL-terminated). */
+typedef struct cli_option {
+    const char *name; /* without the leading "--" */
+    cli_kind kind;
+    void *value;      /* double*, int*, int* (flag / choice) or const char** */
+    double lo, hi;
+    int lo_open;
+    const char *help;
+    const char *const *choices;
+} cli_option;
+
+enum { CLI_OK = 0, CLI_EXIT_OK = 1, CLI_ERROR = 2 };
+
+/* Parse argv[first..argc). Positional arguments are collected into positional[] (up to
+ * max_positional); a word starting with '-' is an option (only --help has a short form,
+ * -h) unless it is an option's value, "-" or after "--", which ends the options.
+ * --help prints usage + options (CLI_EXIT_OK), --version prints the
+ * version (CLI_EXIT_OK); an error prints one line naming the flag, the value and the
+ * allowed range to stderr and returns CLI_ERROR. */
+int cli_parse(const char *prog, const char *usage, int argc, char **argv, int first,
+              const cli_option *opts, int n_opts, const char **positional, int max_positional,
+              int *n_positional);
+void cli_print_options(FILE *out, const cli_option *opts, int n_opts);
+
+/* Rows for the solver definition's fields and the scene parameters; `out` must hold
+ * PBD_MAX_OPTIONS rows. Returns the number written. */
+#define PBD_MAX_OPTIONS 64
+struct pbd_scene_params;
+int pbd_solver_options(pbd_solver_def *def, cli_option *out);
+int pbd_scene_options(struct pbd_scene_params *sp, cli_option *out);
+const char *pbd_method_name(int method);
+const char *pbd_scheme_name(int scheme);
+const char *pbd_damping_name(int damping);
+
+/* mkdir -p of a directory, and of the directory part of a file path (experiments/paths.c).
+ * Return 0 on success, -1 with errno set. */
+int pbd_mkdirs(const char *dir);
+int pbd_mkdir_parents(const char *file_path);
+
+/* ---- interruption and exit statuses (experiments/interrupt.c; README "Robustness") --- */
+
+/* SIGINT and SIGTERM set a flag (async-signal-safe) that pbd_h5log_step checks between
+ * steps; a second signal gets the default action. */
+void pbd_interrupt_install(void);
+/* The signal received since pbd_interrupt_install, or 0. */
+int pbd_interrupt_signal(void);
+const char *pbd_signal_name(int sig);
+/* The programs' exit status for a status: 0 OK, 1 bad input file, 2 bad command line,
+ * 3 output cannot be written, 4 out of memory, 5 the watchdog stopped the run,
+ * 128 + signal when interrupted. */
+int pbd_exit_status(pbd_status st);
+
+#endif

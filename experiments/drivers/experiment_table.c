@@ -1,0 +1,44 @@
+/* The experiment suite: one driver file experiments/exp_<name>.c per row. */
+#include "pbd_drivers.h"
+
+#include <string.h>
+
+extern const pbd_experiment pbd_exp_spring_oscillator;
+extern const pbd_experiment pbd_exp_scaling;
+extern const pbd_experiment pbd_exp_stretch_bend_independence;
+extern const pbd_experiment pbd_exp_balloon_pressure;
+extern const pbd_experiment pbd_exp_tet_inversion;
+extern const pbd_experiment pbd_exp_momentum_drift;
+extern const pbd_experiment pbd_exp_convergence;
+extern const pbd_experiment pbd_exp_chain_forces;
+extern const pbd_experiment pbd_exp_gradcheck;
+extern const pbd_experiment pbd_exp_substeps_vs_iterations;
+extern const pbd_experiment pbd_exp_stiffness_vs_iterations;
+
+static const pbd_experiment *const experiments[] = {
+    &pbd_exp_stiffness_vs_iterations,
+    &pbd_exp_spring_oscillator,
+    &pbd_exp_chain_forces,
+    &pbd_exp_convergence,
+    &pbd_exp_substeps_vs_iterations,
+    &pbd_exp_momentum_drift,
+    &pbd_exp_stretch_bend_independence,
+    &pbd_exp_balloon_pressure,
+    &pbd_exp_tet_inversion,
+    &pbd_exp_scaling,
+    &pbd_exp_gradcheck,
+};
+
+int pbd_experiment_count(void) { return (int)(sizeof experiments / sizeof experiments[0]); }
+
+const pbd_experiment *pbd_experiment_at(int i)
+{
+    return (i >= 0 && i < pbd_experiment_count()) ? experiments[i] : NULL;
+}
+
+const pbd_experiment *pbd_experiment_find(const char *name)
+{
+    for (int i = 0; i < pbd_experiment_count(); i++)
+        if (strcmp(experiments[i]->name, name) == 0) return experiments[i];
+    return NULL;
+}

@@ -1,0 +1,115 @@
+/* pbdlab — the experiment suite: one driver per experiment, run by `pbd-run <experiment>`
+ * (experiments/drivers/). */
+#ifndef PBD_DRIVERS_H
+#define PBD_DRIVERS_H
+
+#include "experiments/log/pbd_log.h"
+
+/* ---- experiments: `pbd-run <experiment> [options]` (experiments/experiment.c) ------- */
+
+typedef struct pbd_experiment pbd_experiment;
+
+/* What one invocation does: every run of the sweep, one run (--only), list the runs
+ * (--list) or merge the runs' files into summary.h5 (--summarize). */
+typedef struct pbd_exp_ctx {
+    const pbd_experiment *exp;
+    const char *out_dir; /* results root, default data/results */
+    int quick, quiet, list, summarize;
+    const char *only;    /* run name or NULL */
+    int frames_every;    /* --frames=K */
+    const char *command; /* the command line, for the files' "command" attribute */
+    /* the runs the sweep enumerated (filled in every mode) */
+    char **runs;
+    int n_runs, cap_runs, n_done;
+    /* progress line */
+    double run_start, last_progress;
+    int progress_shown;
+    const char *current_run;
+    const cli_option *params; /* the experiment's option rows, written as param.* */
+    int n_params;
+    int error_reported;       /* an error line was printed already */
+} pbd_exp_ctx;
+
+struct pbd_experiment {
+    const char *name;
+    const char *description;
+    const char *paper;  /* what the paper reports, shown beside the headline */
+    int timing;         /* measures wall time: the suite runs it alone */
+    /* Fill `out` (PBD_MAX_OPTIONS rows) with the parameters, reset to their defaults for the
+     * full or the quick (--quick) suite. Returns the number of rows. */
+    int (*options)(cli_option *out, int quick);
+    /* Enumerate the sweep: for each run call pbd_exp_want(ctx, name) and run it when that
+     * returns 1. Returns PBD_OK or an error status. */
+    int (*run)(pbd_exp_ctx *ctx);
+    /* Merge the runs' files: print the headline, write it with the tables the plots need
+     * into summary.h5 (pbd_exp_summary_*). */
+    int (*summarize)(pbd_exp_ctx *ctx);
+};
+
+int pbd_experiment_count(void);
+const pbd_experiment *pbd_experiment_at(int i);
+const pbd_experiment *pbd_experiment_find(const char *name);
+/* `pbd-run <experiment> args…` (argv[0] is the experiment's name). Returns the exit status. */
+int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv);
+
+/* 1 when the run named `run` should be executed now (records the name in every mode). */
+int pbd_exp_want(pbd_exp_ctx *ctx, const char *run);
+/* Open the run's log: pbd_h5log_open + the experiment's param.* attributes, quick, command. */
+pbd_h5log *pbd_exp_log_open(pbd_exp_ctx *ctx, const char *run, const pbd_world *w,
+                            const pbd_h5log_options *opt);
+/* The run failed with status st after the log was opened (the watchdog, an interruption, a
+ * write error): keep its steps as <run>.partial.h5 (pbd_h5log_finish_partial) and make
+ * pbd_last_error() the one line "<why it stopped>; kept steps 1-N in <path>". Returns st. */
+pbd_status pbd_exp_log_abort(pbd_exp_ctx *ctx, pbd_h5log *log, pbd_status st);
+/* Finish the log and print the run's one-line result (unless --quiet). */
+pbd_status pbd_exp_log_finish(pbd_exp_ctx *ctx, pbd_h5log *log, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Progress of the current run in [0, 1]: a line on stderr after 2 s, when it is a tty. */
+void pbd_exp_progress(pbd_exp_ctx *ctx, double fraction);
+/* Comma-separated lists in a parameter ("1,5,10", "pbd,xpbd"): the count, or -1 after one
+ * error line naming the option (then return PBD_EINVAL: exit status 2). */
+int pbd_exp_numbers(pbd_exp_ctx *ctx, const char *option, const char *text, double *out,
+                    int max, double lo, double hi);
+int pbd_exp_words(pbd_exp_ctx *ctx, const char *option, const char *text,
+                  const char *const *choices, int *out, int max);
+/* Path of a run's result file. */
+void pbd_exp_run_path(const pbd_exp_ctx *ctx, const char *run, char *buf, size_t size);
+
+/* summary.h5: <out>/<experiment>/summary.h5, written by the summarize step. */
+typedef struct pbd_exp_summary pbd_exp_summary;
+pbd_exp_summary *pbd_exp_summary_open(pbd_exp_ctx *ctx);
+/* A table /tables/<name>: rows × n_cols doubles with the columns' names and units. */
+pbd_status pbd_exp_summary_table(pbd_exp_summary *s, const char *name, const double *data,
+                                 int rows, int n_cols, const char *const *col_names,
+                                 const char *units);
+pbd_status pbd_exp_summary_double(pbd_exp_summary *s, const char *name, double v);
+/* The open summary file (an hid_t), for attributes of other kinds. */
+long long pbd_exp_summary_file(pbd_exp_summary *s);
+/* Print the headline (unless --quiet), store it with the paper's number, close. */
+pbd_status pbd_exp_summary_finish(pbd_exp_summary *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+
+/* ---- scenes the experiments share (experiments/exp_scenes.c) ------------------------ */
+
+/* A cloth grid of resolution² particles, side `size` m, total mass `mass` kg, in the x–y
+ * plane (hanging along -y) with distance constraints on the structural edges, optionally
+ * both diagonals of every quad (shear) and the edges two apart (bend); pinned at its two
+ * top corners when pinned != 0. With shear and bend, 64² particles give 23 938 constraints. */
+typedef struct pbd_exp_cloth {
+    int resolution;
+    double size, mass;
+    int shear, bend, pinned;
+    int horizontal; /* in the x–z plane (swings down when released) instead of x–y */
+    double stiffness, compliance;
+} pbd_exp_cloth;
+/* *triangles (2 per quad, malloc'd) may be NULL when not wanted. */
+pbd_world *pbd_exp_cloth_build(const pbd_exp_cloth *c, int32_t **triangles, int *n_triangles);
+/* The cloth's parameters as scene.* attributes of a run. */
+pbd_status pbd_exp_cloth_attrs(pbd_h5log *log, const pbd_exp_cloth *c);
+/* Relative elongation (|d| - d0)/d0 of set `set`'s distance constraints: mean and max. */
+void pbd_exp_stretch(const pbd_world *w, int set, double *mean, double *max);
+/* Wall time of the step's solver stages (all but the measurement), in s. */
+double pbd_exp_step_seconds(const pbd_world *w);
+
+#endif

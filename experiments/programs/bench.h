@@ -1,0 +1,40 @@
+/* Private to experiments/: the performance table's rows and their output files
+ * (experiments/pbd_bench.c, experiments/bench_output.c; README "Performance"). */
+#ifndef PBD_BENCH_H
+#define PBD_BENCH_H
+
+#include "experiments/pbd_experiments.h"
+
+#include <stdint.h>
+
+/* One line of the table: a scene stepped by one solver configuration. Times are wall
+ * clock per step with the measure stage off; the derived columns use the minimum. */
+typedef struct bench_row {
+    char scene[40], solver[40];
+    int particles, constraints, iterations, threads, steps_timed;
+    long projections_per_step;   /* constraints × iterations × substeps */
+    double ms_min, ms_median;    /* per step, over the repetitions */
+    double ns_per_projection;    /* ms_min / projections_per_step */
+    double mproj_per_s;          /* millions of projections per second */
+    double ns_per_particle_step; /* ms_min / particles */
+    double bytes_per_particle;   /* pbd_world_bytes / particles (the baseline: its arrays) */
+    double max_stretch;          /* max over distance constraints of |len - d|/d at the end */
+    double x_baseline;           /* mproj_per_s / the baseline's on the same scene */
+    uint64_t checksum;           /* FNV-1a of the final positions */
+    double load_before, load_after; /* 1-minute load average around the scene */
+} bench_row;
+
+/* Where and how the table was measured. */
+typedef struct bench_machine {
+    char cpu[128], compiler[128], flags[256], date[32], revision[48];
+    int cores, reps, quick, threads;
+} bench_machine;
+
+/* data/results/bench.csv and .h5 (the same rows plus the machine and the targets),
+ * each written under a temporary name and renamed when complete. */
+pbd_status bench_write_csv(const char *path, const bench_row *rows, int n,
+                           const bench_machine *m);
+pbd_status bench_write_h5(const char *path, const bench_row *rows, int n, const bench_machine *m,
+                          const char *const *targets, int n_targets);
+
+#endif

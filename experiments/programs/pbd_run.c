@@ -1,0 +1,129 @@
+/* pbd-run SCENE [options]: build a scene, step it, print the per-step residual.
+ * pbd-run EXPERIMENT [options]: run an experiment of the suite (experiments/exp_*.c). */
+#include "experiments/pbd_experiments.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+    const pbd_experiment *experiment = argc > 1 ? pbd_experiment_find(argv[1]) : NULL;
+    if (experiment) return pbd_experiment_main(experiment, argc - 1, argv + 1);
+
+    pbd_solver_def def = pbd_solver_def_default();
+    pbd_scene_params sp = pbd_scene_params_default();
+    int steps = 100, every = 1, quiet = 0, list_experiments = 0, frames = 0, fault_step = 0;
+    const char *out_dir = NULL, *run = "run";
+    cli_option opts[PBD_MAX_OPTIONS];
+    int n_opts = 0;
+    const cli_option own[] = {
+        {"steps", CLI_INT, &steps, 1, 1e9, 0, "number of steps", NULL},
+        {"every", CLI_INT, &every, 1, 1e9, 0, "print every N-th step", NULL},
+        {"quiet", CLI_FLAG, &quiet, 0, 0, 0, "print only the final line", NULL},
+        {"list-experiments", CLI_FLAG, &list_experiments, 0, 0, 0,
+         "print each experiment's name and 1 if it measures wall time (run alone), and exit",
+         NULL},
+        {"out", CLI_STRING, &out_dir, 0, 0, 0,
+         "log the run to DIR/<scene>/<run>.h5 (HDF5 schema of README \"HDF5 results\")", NULL},
+        {"run", CLI_STRING, &run, 0, 0, 0, "the file's name with --out (default run)", NULL},
+        {"frames", CLI_INT, &frames, 0, 1e9, 0, "with --out: /frames every N steps (0: none)",
+         NULL},
+        {"test-fault-step", CLI_INT, &fault_step, 0, 1e9, 0,
+         "TEST ONLY: step N gets a NaN velocity, so that the watchdog stops the run (0: off)",
+         NULL},
+    };
+    for (unsigned i = 0; i < sizeof own / sizeof own[0]; i++) opts[n_opts++] = own[i];
+    n_opts += pbd_solver_options(&def, opts + n_opts);
+    n_opts += pbd_scene_options(&sp, opts + n_opts);
+    const char *positional[1];
+    int np = 0;
+    int rc = cli_parse("pbd-run", "pbd-run SCENE [options]\n       pbd-run EXPERIMENT [options] "
+                       "(pbd-run EXPERIMENT --help lists its parameters)", argc, argv, 1, opts,
+                       n_opts, positional, 1, &np);
+    if (rc == CLI_EXIT_OK) {
+        int help = 0;
+        for (int i = 1; i < argc; i++) help |= !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
+        if (!help) return 0;
+        printf("\nScenes:\n");
+        for (int i = 0; i < pbd_scene_count(); i++)
+            printf("  %-24s %s\n", pbd_scene_at(i)->name, pbd_scene_at(i)->description);
+        printf("\nExperiments (results under data/results/<experiment>/):\n");
+        for (int i = 0; i < pbd_experiment_count(); i++)
+            printf("  %-24s %s\n", pbd_experiment_at(i)->name, pbd_experiment_at(i)->description);
+        return 0;
+    }
+    if (rc != CLI_OK) return 2;
+    if (list_experiments) {
+        for (int i = 0; i < pbd_experiment_count(); i++)
+            printf("%s %d\n", pbd_experiment_at(i)->name, pbd_experiment_at(i)->timing);
+        return 0;
+    }
+    if (np < 1) {
+        fprintf(stderr, "pbd-run: expected a SCENE (one of:");
+        for (int i = 0; i < pbd_scene_count(); i++) fprintf(stderr, " %s", pbd_scene_at(i)->name);
+        fprintf(stderr, "), found nothing (see --help)\n");
+        return 2;
+    }
+    const pbd_scene_entry *scene = pbd_scene_find(positional[0]);
+    if (!scene) {
+        fprintf(stderr, "pbd-run: SCENE: expected one of");
+        for (int i = 0; i < pbd_scene_count(); i++) fprintf(stderr, " %s", pbd_scene_at(i)->name);
+        fprintf(stderr, ", found '%s'\n", positional[0]);
+        return 2;
+    }
+    if (out_dir && !*out_dir) {
+        fprintf(stderr, "pbd-run: --out: expected a directory, found ''\n");
+        return 2;
+    }
+    if (!*run || strlen(run) > 200 || strpbrk(run, "/ \t\n")) {
+        fprintf(stderr, "pbd-run: --run: expected a file name without '/' or spaces (at most "
+                "200 bytes), found '%s'\n", run);
+        return 2;
+    }
+    pbd_world *w = scene->build(&sp);
+    if (!w) {
+        fprintf(stderr, "pbd-run: cannot build scene %s: %s\n", scene->name, pbd_last_error());
+        return pbd_exit_status(PBD_EINPUT);
+    }
+    w->def = def;
+    pbd_test_fault_step = fault_step;
+    pbd_h5log *log = NULL;
+    if (out_dir) {
+        pbd_h5log_options o = {.frames_every = frames};
+        log = pbd_h5log_open(out_dir, scene->name, run, w, &o);
+        pbd_status st = log ? pbd_h5log_scene_params(log, &sp) : PBD_EIO;
+        if (st != PBD_OK) {
+            pbd_status code = log ? st : PBD_EIO;
+            fprintf(stderr, "pbd-run: %s\n", pbd_last_error());
+            if (log) pbd_h5log_discard(log);
+            pbd_world_free(w);
+            return pbd_exit_status(code);
+        }
+        pbd_interrupt_install();
+    }
+    printf("# pbd-run %s: %d particles, dt=%g s, iterations=%d, substeps=%d, method=%s, "
+           "stiffness=%g%s, compliance=%g\n",
+           scene->name, w->n, def.dt, def.iterations, def.substeps, pbd_method_name(def.method),
+           sp.stiffness, def.linearize_stiffness ? " (linearized)" : "", sp.compliance);
+    if (!quiet) printf("# step  time_s  max_abs_C  l2_C\n");
+    pbd_status st = PBD_OK;
+    for (int s = 1; s <= steps && st == PBD_OK; s++) {
+        if ((st = pbd_step(w)) != PBD_OK) break;
+        if ((!quiet && s % every == 0) || s == steps)
+            printf("%6d %8.4f %.6e %.6e\n", s, w->time, w->stats.max_c, w->stats.l2_c);
+        if (log) st = pbd_h5log_step(log, w);
+    }
+    fflush(stdout);
+    if (log && st == PBD_OK) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s", pbd_h5log_path(log));
+        if ((st = pbd_h5log_finish(log)) == PBD_OK && !quiet) printf("# wrote %s\n", path);
+    } else if (log) {
+        pbd_h5log_stop(log, st);
+    }
+    if (st != PBD_OK) fprintf(stderr, "pbd-run: %s\n", pbd_last_error());
+    pbd_world_free(w);
+    return pbd_exit_status(st);
+}

@@ -1,0 +1,91 @@
+/* pbd-soak: every standard scene for many steps (default 10^5); reports per scene that
+ * positions stayed finite and the body's extent stayed bounded. Not part of `make test`. */
+#include "experiments/pbd_experiments.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Largest coordinate extent of the particle cloud (its bounding box diagonal). */
+static double extent(const pbd_world *w)
+{
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < w->n; i++)
+        for (int c = 0; c < 3; c++) {
+            double v = w->x[3 * i + c];
+            if (!isfinite(v)) return NAN;
+            lo[c] = v < lo[c] ? v : lo[c];
+            hi[c] = v > hi[c] ? v : hi[c];
+        }
+    return sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                (hi[2] - lo[2]) * (hi[2] - lo[2]));
+}
+
+/* Step one scene; returns 0 when it stayed finite and within bound × its initial extent. */
+static int soak(const pbd_scene_entry *scene, const pbd_solver_def *def, long steps,
+                double bound, int progress)
+{
+    pbd_scene_params sp = pbd_scene_params_default();
+    pbd_world *w = scene->build(&sp);
+    if (!w) {
+        printf("%-12s FAIL cannot build: %s\n", scene->name, pbd_last_error());
+        return 1;
+    }
+    w->def = *def;
+    double e0 = extent(w), emax = e0;
+    long s;
+    pbd_status st = PBD_OK;
+    for (s = 1; s <= steps && st == PBD_OK; s++) {
+        st = pbd_step(w);
+        if (s % 1000 == 0 || s == steps) {
+            double e = extent(w);
+            if (!(e <= bound * e0)) {
+                emax = e;
+                break;
+            }
+            if (e > emax) emax = e;
+            if (progress) fprintf(stderr, "\r%-12s step %ld/%ld", scene->name, s, steps);
+        }
+    }
+    if (progress) fprintf(stderr, "\r%60s\r", "");
+    int ok = st == PBD_OK && emax <= bound * e0;
+    printf("%-12s %s steps=%ld particles=%d extent0=%.4g max_extent=%.4g max_abs_C=%.3g%s%s\n",
+           scene->name, ok ? "PASS" : "FAIL", s - 1, w->n, e0, emax, w->stats.max_c,
+           st == PBD_OK ? "" : " ", st == PBD_OK ? "" : pbd_last_error());
+    pbd_world_free(w);
+    return !ok;
+}
+
+int main(int argc, char **argv)
+{
+    pbd_solver_def def = pbd_solver_def_default();
+    int steps = 100000;
+    double bound = 10.0;
+    const char *only = NULL;
+    cli_option opts[PBD_MAX_OPTIONS];
+    const cli_option own[] = {
+        {"steps", CLI_INT, &steps, 1, 1e9, 0, "steps per scene", NULL},
+        {"bound", CLI_DOUBLE, &bound, 1, INFINITY, 0,
+         "fail when the extent exceeds this multiple of the initial one", NULL},
+        {"scene", CLI_STRING, &only, 0, 0, 0, "soak only this scene", NULL},
+    };
+    int n = 0;
+    for (unsigned i = 0; i < sizeof own / sizeof own[0]; i++) opts[n++] = own[i];
+    n += pbd_solver_options(&def, opts + n);
+    int rc = cli_parse("pbd-soak", "pbd-soak [options]", argc, argv, 1, opts, n, NULL, 0, NULL);
+    if (rc == CLI_EXIT_OK) return 0;
+    if (rc != CLI_OK) return 2;
+    if (only && !pbd_scene_find(only)) {
+        fprintf(stderr, "pbd-soak: --scene: expected a scene name, found '%s'\n", only);
+        return 2;
+    }
+    int failed = 0, progress = isatty(STDERR_FILENO);
+    for (int i = 0; i < pbd_scene_count(); i++) {
+        const pbd_scene_entry *scene = pbd_scene_at(i);
+        if (only && strcmp(only, scene->name) != 0) continue;
+        failed += soak(scene, &def, steps, bound, progress);
+    }
+    printf("%d scene(s) failed\n", failed);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,66 @@
+/* pbdlab — the standard scenes pbd-run steps (experiments/scenes/). */
+#ifndef PBD_SCENES_H
+#define PBD_SCENES_H
+
+#include "experiments/mesh/pbd_mesh.h"
+#include "solver/pbd.h"
+
+/* ---- scenes ------------------------------------------------------------------------ */
+
+typedef struct pbd_scene_params {
+    int resolution;     /* particles along the chain, or the cloth grid's side */
+    double size;        /* m: chain length or cloth side */
+    double total_mass;  /* kg */
+    double stiffness;   /* PBD k of every constraint */
+    double compliance;  /* XPBD α of every constraint */
+    unsigned long seed;
+    /* mesh scenes */
+    int diagonal;            /* pbd_diagonal of the generated cloth grid and bag */
+    double k_bend;           /* PBD stiffness of the bending constraints */
+    double bend_compliance;  /* XPBD α of the bending constraints */
+    double k_pressure;       /* balloon overpressure factor (PBD Eq. 14) */
+    int tets_per_cube;       /* tet_beam: 5 or 6 */
+    const char *mesh_path;   /* --mesh: OBJ surface replacing the generated one */
+    const char *tet_path;    /* --tet: TetGen .node (+ .ele) replacing the generated tets */
+    double tear_threshold;   /* tear scene: relative stretch at which an edge tears; 0 = off */
+} pbd_scene_params;
+
+pbd_scene_params pbd_scene_params_default(void);
+
+/* Hanging chain along -y with particle 0 attached at the origin. */
+pbd_world *pbd_scene_chain(const pbd_scene_params *sp);
+/* Cloth grid of resolution × resolution particles in the x–y plane, hanging from its two
+ * top corners; stretch (distance) constraints on every triangle edge. */
+pbd_world *pbd_scene_cloth(const pbd_scene_params *sp);
+/* The cloth grid laid horizontal (x–z plane), hanging from the same two corners, plus a
+ * bend_dihedral constraint (stiffness k_bend) on every interior edge. */
+pbd_world *pbd_scene_cloth_bend(const pbd_scene_params *sp);
+/* A beam of tets (or --tet), distance on every edge and tet_volume per tet, the end at
+ * the smallest x attached (cantilever); masses lumped by tet volume. */
+pbd_world *pbd_scene_tet_beam(const pbd_scene_params *sp);
+/* An icosphere (level = resolution, diameter size) or a closed --mesh: distances, bending
+ * and the balloon_volume constraint with k_pressure; hangs from its top vertex. */
+pbd_world *pbd_scene_balloon(const pbd_scene_params *sp);
+/* The open cloth bag (PBD Fig. 3): distances and bending, hung from its rim's 4 corners. */
+pbd_world *pbd_scene_cloth_bag(const pbd_scene_params *sp);
+
+typedef struct pbd_scene_entry {
+    const char *name;
+    const char *description;
+    pbd_world *(*build)(const pbd_scene_params *sp);
+    int default_resolution;
+} pbd_scene_entry;
+
+int pbd_scene_count(void);
+const pbd_scene_entry *pbd_scene_at(int i);
+const pbd_scene_entry *pbd_scene_find(const char *name);
+
+/* Cloth torn apart: the cloth scene's grid (vertical, x–y plane, bulged by 1 % of its size
+ * along z; or --mesh) with bending (k_bend) on its hinges, held by its top row except the
+ * row's middle vertex; the left
+ * part of the row moves towards -x and the right part towards +x at 0.5 m/s each for 1 m
+ * (2 s), then holds; edges tear beyond tear_threshold (0: off), starting at the free middle
+ * vertex. */
+pbd_world *pbd_scene_tear(const pbd_scene_params *sp);
+
+#endif

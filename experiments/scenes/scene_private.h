@@ -1,0 +1,27 @@
+/* Private to experiments/: building worlds from meshes (experiments/scene_build.c). */
+#ifndef PBD_SCENE_PRIVATE_H
+#define PBD_SCENE_PRIVATE_H
+
+#include "pbd_scenes.h"
+#include "solver/tearing/pbd_tearing.h"
+
+/* Fails (PBD_EINVAL, one line) when --mesh or --tet was given to a scene that does not
+ * take that kind of geometry. */
+pbd_status scene_inputs(const pbd_scene_params *sp, const char *scene, int takes_mesh,
+                        int takes_tet);
+
+/* A world with the mesh's vertices as particles; `mass` per particle (NULL: total/n each). */
+pbd_world *scene_world(int n_vertices, const double *x, const double *mass, double total_mass);
+/* One distance constraint per unique edge (rest length from x). Returns the set or -1. */
+int scene_add_edges(pbd_world *w, int n_edges, const int32_t *edges, double k, double alpha);
+/* Attach the two ends of the top edge: of the vertices at the largest y, the ones with
+ * the smallest and the largest x (the grid's corners 0 and r-1). */
+void scene_attach_top_corners(pbd_world *w);
+/* Of the vertices at the largest y, attach the extremes along ±x±z (the open bag's four
+ * rim corners); each vertex once. */
+void scene_attach_top_extremes(pbd_world *w);
+/* Attach every particle whose coordinate `axis` is within 1e-9 of its minimum (max_side=0)
+ * or maximum (max_side=1) over the world. Returns how many. */
+int scene_attach_side(pbd_world *w, int axis, int max_side);
+
+#endif
