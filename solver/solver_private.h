@@ -14,8 +14,6 @@ int pbd_project_one(pbd_world *w, pbd_constraint_set *s, int c, double alpha_sca
 
 /* Stages of Algorithm 1 that live in their own files. */
 void pbd_damp_velocities(pbd_world *w);
-void pbd_generate_collisions(pbd_world *w, double h);
-void pbd_velocity_update(pbd_world *w, double h);
 /* One projection sweep over all constraint sets with the scheme of w->def. Returns the
  * number of constraints skipped as degenerate. */
 int pbd_project_iteration(pbd_world *w, double h);
@@ -23,7 +21,5 @@ int pbd_project_iteration(pbd_world *w, double h);
  * number skipped in the last one. */
 int pbd_project_iterations(pbd_world *w, double h, int iterations);
 
-/* Grow a set's parallel arrays to hold cap rows (solver/world.c). */
-pbd_status pbd_set_reserve(pbd_constraint_set *s, int cap);
 
 #endif

@@ -205,7 +205,7 @@ pbd_status pbd_step(pbd_world *w)
         move_attachments(w, w->time + h);
         STAGE(w, PBD_STAGE_PREDICT, t0);
         /* (8) generateCollisionConstraints(x_i -> p_i) */
-        pbd_generate_collisions(w, h);
+        if (w->collision_stages) w->collision_stages->generate_collisions(w, h);
         STAGE(w, PBD_STAGE_GENERATE_COLLISIONS, t0);
         /* (9–11) solverIterations × projectConstraints */
         prepare_sets(w, nt);
@@ -227,7 +227,7 @@ pbd_status pbd_step(pbd_world *w)
         }
         STAGE(w, PBD_STAGE_UPDATE, t0);
         /* (16) velocityUpdate: friction and restitution */
-        pbd_velocity_update(w, h);
+        if (w->collision_stages) w->collision_stages->velocity_update(w, h);
         STAGE(w, PBD_STAGE_VELOCITY_UPDATE, t0);
         w->time += h;
     }

@@ -42,7 +42,7 @@ static void set_free(pbd_constraint_set *s)
 void pbd_world_free(pbd_world *w)
 {
     if (!w) return;
-    pbd_world_collision_free(w);
+    if (w->collision_stages) w->collision_stages->free(w);
     for (int s = 0; s < w->n_sets; s++) set_free(&w->sets[s]);
     free(w->sets);
     free(w->x);

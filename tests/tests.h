@@ -6,6 +6,7 @@
 
 #include "experiments/pbd_experiments.h"
 #include "solver/pbd.h"
+#include "solver/collision/pbd_collision.h"
 
 /* Each area's file defines one of these; it adds its suite and tests. They are weak so
  * that an area's suite is registered exactly when its file is part of the build. */

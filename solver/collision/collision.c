@@ -2,7 +2,6 @@
  * cloth triangles for self collision. Everything is allocated here, when colliders, bodies
  * or triangles are added; the step only fills what was reserved (PBD Sec. 3.4, 4.3). */
 #include "collision_private.h"
-#include "solver/solver_private.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +28,7 @@ struct pbd_collision_state *collision_state(pbd_world *w)
     cs->contact_set = cs->self_set = cs->corner_set = -1;
     cs->stats.contact_set = cs->stats.self_set = cs->stats.corner_set = -1;
     w->collision = cs;
+    w->collision_stages = &collision_stages;
     return cs;
 }
 
@@ -42,7 +42,7 @@ static void cloth_free(cloth_tris *c)
     free(c);
 }
 
-void pbd_world_collision_free(pbd_world *w)
+void collision_free(pbd_world *w)
 {
     struct pbd_collision_state *cs = w ? w->collision : NULL;
     if (!cs) return;

@@ -60,7 +60,6 @@
  *  have no friction or restitution. Self collision is internal: it needs no velocity pass.
  *  Finally the bodies take their predicted pose. */
 #include "collision_private.h"
-#include "solver/solver_private.h"
 
 #include <string.h>
 
@@ -105,7 +104,7 @@ static void particle_contacts(pbd_world *w, double h)
     }
 }
 
-void pbd_generate_collisions(pbd_world *w, double h)
+static void generate_collisions(pbd_world *w, double h)
 {
     struct pbd_collision_state *cs = w->collision;
     if (!cs) return;
@@ -218,7 +217,7 @@ static void projection_reactions(pbd_world *w, double h)
     }
 }
 
-void pbd_velocity_update(pbd_world *w, double h)
+static void velocity_update(pbd_world *w, double h)
 {
     struct pbd_collision_state *cs = w->collision;
     if (!cs) return;
@@ -229,3 +228,6 @@ void pbd_velocity_update(pbd_world *w, double h)
     }
     if (cs->n_bodies > 0) rigid_commit(w);
 }
+
+/* The stages the step calls (pbd.h, pbd_step_stages); set with the collision state. */
+const pbd_step_stages collision_stages = {generate_collisions, velocity_update, collision_free};

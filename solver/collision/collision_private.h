@@ -4,7 +4,7 @@
 #define PBD_COLLISION_PRIVATE_H
 
 #include "constraints/vec3.h"
-#include "solver/pbd.h"
+#include "pbd_collision.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -191,5 +191,10 @@ void rigid_omega(const rigid_body *b, const double q[4], double omega[3]);
 
 /* Self collision and rigid corners against the cloth triangles (solver/collision_self.c). */
 void collision_self_generate(pbd_world *w, double h);
+
+/* Frees the colliders, bodies and the collision workspace (with the world). */
+void collision_free(pbd_world *w);
+/* Algorithm 1's collision stages, installed in the world by collision_state(). */
+extern const pbd_step_stages collision_stages;
 
 #endif

@@ -5,7 +5,7 @@
  * nothing. A query visits the buckets of the cells its box covers (each bucket once) and
  * keeps the points that lie inside the box: the answer is exact, hash collisions only cost
  * time. A box that covers more cells than there are buckets scans all points instead. */
-#include "solver/pbd.h"
+#include "pbd_collision.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -11,7 +11,9 @@
  * The constraints are found by their index rows (never by remembered positions in the
  * sets, which the coloured solver may reorder). */
 #include "pbd_tearing.h"
+
 #include "constraints/vec3.h"
+#include "solver/collision/pbd_collision.h"
 
 #include <math.h>
 #include <stdlib.h>
