@@ -79,11 +79,6 @@ void pbd_gradcheck_result_free(pbd_gradcheck_result *r);
  * (no newline). Returns what snprintf returns. */
 int pbd_gradcheck_format_line(char *buf, size_t size, const pbd_gradcheck_result *r);
 
-/* Write results[0..n) to path (a temporary file renamed on success; parent directories
- * are created). Returns PBD_OK or PBD_EIO with pbd_last_error() set. */
-pbd_status pbd_gradcheck_write_h5(const char *path, const pbd_gradcheck_options *opt,
-                                  const pbd_gradcheck_result *results, int n);
-
 /* ---- formula variants of the bending projection ----------------------------------- */
 
 typedef struct pbd_variant_stats {

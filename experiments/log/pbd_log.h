@@ -3,6 +3,7 @@
 #ifndef PBD_LOG_H
 #define PBD_LOG_H
 
+#include "analysis/pbd_analysis.h"
 #include "experiments/cli/pbd_cli.h"
 #include "experiments/scenes/pbd_scenes.h"
 #include "solver/pbd.h"
@@ -74,6 +75,13 @@ pbd_status pbd_h5log_finish_partial(pbd_h5log *log, const char *reason, char *ke
  * line "<why it stopped>; kept steps 1-N in <dir>/<run>.partial.h5" (or why nothing could be
  * kept). Frees log; returns st. */
 pbd_status pbd_h5log_stop(pbd_h5log *log, pbd_status st);
+
+/* The gradient checker's results (analysis/gradcheck.c) as one HDF5 file, one group per
+ * type (experiments/log/gradcheck_h5.c). */
+/* Write results[0..n) to path (a temporary file renamed on success; parent directories
+ * are created). Returns PBD_OK or PBD_EIO with pbd_last_error() set. */
+pbd_status pbd_gradcheck_write_h5(const char *path, const pbd_gradcheck_options *opt,
+                                  const pbd_gradcheck_result *results, int n);
 
 /* Root attributes every result file carries: pbdlab_version, git_revision, compiler,
  * cflags, date (file: an HDF5 hid_t). Returns 0 or -1. */

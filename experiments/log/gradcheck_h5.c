@@ -6,8 +6,7 @@
  * /<type name>/     attributes: the table line's fields and the counts;
  *                   datasets [samples]: max_rel_err, taylor_order, momentum_err, status;
  *                   datasets [degenerate_samples]: degenerate_max_rel_err, degenerate_status */
-#include "pbd_analysis.h"
-#include "experiments/pbd_experiments.h"
+#include "pbd_log.h"
 
 #include <errno.h>
 #include <hdf5.h>
