@@ -55,14 +55,14 @@ $(BUILD)/obj/%.o: %.c $(HEADERS) tests/tests.h build/config.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEP_CFLAGS) -c $< -o $@
 
-# Provenance written into every result file (experiments/log/h5log.c): git revision and flags.
+# Provenance written into every result file (experiments/log/h5log_attrs.c): git revision and flags.
 PBD_GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 $(BUILD)/obj/experiments/%.o: CFLAGS += -DPBD_GIT_REVISION='"$(PBD_GIT_REV)"' \
   -DPBD_CFLAGS='"$(OPT) $(WARN) -fopenmp $(SAN_FLAGS)"'
 $(BUILD)/git-rev.stamp: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(PBD_GIT_REV)' | cmp -s - $@ || echo '$(PBD_GIT_REV)' > $@
-$(BUILD)/obj/experiments/log/h5log.o: $(BUILD)/git-rev.stamp
+$(BUILD)/obj/experiments/log/h5log_attrs.o: $(BUILD)/git-rev.stamp
 FORCE:
 
 $(BUILD)/libpbd.a: $(LIB_OBJ)
