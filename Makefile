@@ -14,7 +14,9 @@ QUICK   ?= 0
 # The rooms (README "Map"): every .c below them is in libpbd but the programs' mains.
 LIB_DIRS := solver constraints experiments analysis
 PROGRAMS := $(wildcard experiments/programs/pbd_*.c)
-LIB_SRC  := $(filter-out $(PROGRAMS),$(shell find $(LIB_DIRS) -name '*.c' | sort))
+PROG_SRC := $(filter-out $(PROGRAMS),$(wildcard experiments/programs/*.c))
+LIB_SRC  := $(filter-out experiments/programs/%,$(shell find $(LIB_DIRS) -name '*.c' | sort))
+PROG_OBJ := $(PROG_SRC:%.c=$(BUILD)/obj/%.o)
 HEADERS  := $(shell find $(LIB_DIRS) -name '*.h')
 TEST_SRC := $(wildcard tests/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -69,8 +71,9 @@ $(BUILD)/libpbd.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/pbd-%: $(BUILD)/obj/experiments/programs/pbd_%.o $(BUILD)/libpbd.a
-	$(CC) $(LDFLAGS) $< $(BUILD)/libpbd.a $(DEP_LIBS) -o $@
+# A program: its main, the programs' shared helpers (bench table, yardstick) and libpbd.
+$(BUILD)/pbd-%: $(BUILD)/obj/experiments/programs/pbd_%.o $(PROG_OBJ) $(BUILD)/libpbd.a
+	$(CC) $(LDFLAGS) $< $(PROG_OBJ) $(BUILD)/libpbd.a $(DEP_LIBS) -o $@
 
 $(BUILD)/pbd-tests: $(TEST_OBJ) $(BUILD)/libpbd.a
 	$(CC) $(LDFLAGS) $(TEST_OBJ) $(BUILD)/libpbd.a $(CUNIT_LIBS) $(DEP_LIBS) -o $@

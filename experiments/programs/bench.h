@@ -37,4 +37,20 @@ pbd_status bench_write_csv(const char *path, const bench_row *rows, int n,
 pbd_status bench_write_h5(const char *path, const bench_row *rows, int n, const bench_machine *m,
                           const char *const *targets, int n_targets);
 
+/* The yardstick (experiments/programs/bench_yardstick.c): a plain, hand-written serial
+ * Gauss–Seidel step over a world's distance constraints (PBD Eq. 10/11), flat arrays, no
+ * registry. */
+typedef struct baseline {
+    int n, m, iterations;
+    double h, g[3];
+    double *x, *p, *v, *w;   /* 3n, 3n, 3n, n */
+    int32_t *idx;            /* 2m */
+    double *rest, *k;        /* m */
+} baseline;
+baseline *baseline_of(const pbd_world *wd);
+void baseline_free(baseline *b);
+size_t baseline_bytes(const baseline *b);
+void baseline_step(baseline *b);
+double baseline_stretch(const baseline *b);
+
 #endif
