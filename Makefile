@@ -53,7 +53,7 @@ deps:
 
 all: $(BUILD)/libpbd.a $(BINS) $(BUILD)/pbd-tests
 
-$(BUILD)/obj/%.o: %.c $(HEADERS) tests/tests.h build/config.mk
+$(BUILD)/obj/%.o: %.c $(HEADERS) $(wildcard tests/*.h) build/config.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEP_CFLAGS) -c $< -o $@
 
