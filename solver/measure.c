@@ -1,4 +1,4 @@
-/* Residuals and momenta that the step reports. */
+/* The measure stage of the step: residuals, momenta and energies. */
 #include "pbd.h"
 #include "solver_private.h"
 #include "variants.h"
