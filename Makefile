@@ -11,7 +11,7 @@ CFLAGS  += $(OPT) $(WARN) $(OMP) $(SAN_FLAGS)
 LDFLAGS += $(OMP) $(SAN_FLAGS)
 QUICK   ?= 0
 
-# The rooms (README "Map"): every .c below them is in libpbd but the programs' mains.
+# The rooms (README.md "The map"): every .c below them is in libpbd but the programs' mains.
 LIB_DIRS := solver constraints experiments analysis
 PROGRAMS := $(wildcard experiments/programs/pbd_*.c)
 PROG_SRC := $(filter-out $(PROGRAMS),$(wildcard experiments/programs/*.c))
@@ -105,8 +105,9 @@ plots: $(BINS)
 report: plots
 	$(BUILD)/pbd-report data/results
 
-# The performance table (README "Performance"): pbd-bench built with BENCH_OPT in its own
-# build directory (the default build stays portable); BENCH_ARGS e.g. --quick.
+# The performance table (experiments/programs/README.md "Performance"): pbd-bench built with
+# BENCH_OPT in its own build directory (the default build stays portable); BENCH_ARGS e.g.
+# --quick.
 BENCH_OPT ?= -O3 -march=native -ffp-contract=off -g
 bench:
 	$(MAKE) BUILD=build/bench OPT="$(BENCH_OPT)" build/bench/pbd-bench

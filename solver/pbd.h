@@ -56,7 +56,7 @@ typedef struct pbd_solver_def {
     double k_damping;         /* [0, 1] */
     double xpbd_beta;         /* XPBD constraint damping β (XPBD Eq. 26), >= 0; 0 = off */
     int record_iterations;    /* measure residuals after every iteration */
-    /* performance (README "Performance") */
+    /* performance (solver/README.md "Performance") */
     int kernels;              /* 1: the types' batched kernels where they have them; 0: the
                                * generic projection for every constraint (the reference) */
     int sort_by_colour;       /* coloured GS: keep each set's arrays sorted by colour; constraint

@@ -600,7 +600,7 @@ static void test_projection_reduces_c(void)
     }
 }
 
-/* ---- Limitation: folded hinges (README "Bending constraints", "Limitation") ----------- */
+/* ---- Limitation: folded hinges (constraints/README.md "Bending constraints") ---------- */
 
 /* (i) The trigger. A flat hinge (rest φ0 = π) whose wing p4 crosses the edge's line inside
  * the plane (a sliver inverting, a stretch event) reads as a hinge folded flat: C jumps from
@@ -643,8 +643,8 @@ static void test_inplane_flip_reads_as_fold(void)
  * to C ≈ -3: every sweep of the six dihedral projections then moves it about 100 times
  * farther, two hinges staying folded — PBD's step is |C| / |∇C| and |∇C| falls as 1/distance.
  * Eq. 28 does exactly the same. Isometric bending with the bag's (flat) rest state, on the
- * same fan, settles 0.033 m from the ring. This documents a limitation of the formulation
- * (no bug): a remedy built into bend_dihedral must change this test and the README. */
+ * same fan, settles 0.033 m from the ring. This documents a limitation of the formulation (no
+ * bug): a remedy built into bend_dihedral must change this test and constraints/README.md. */
 static const double fan_x[7][3] = {
     {0.17860548428074507, -3.9864976115132387, 0.22848536514310636},
     {0.20809789516982291, -3.9945653539984289, 0.22924616688476609},

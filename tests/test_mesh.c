@@ -501,7 +501,8 @@ static void test_meshgen_round_trip(void)
     CU_ASSERT_EQUAL(rmdir(dir), 0); /* nothing else (no .tmp) was left behind */
 }
 
-/* The meshes shipped in data/meshes are what pbd-meshgen makes (README's commands). */
+/* The meshes shipped in data/meshes are what pbd-meshgen makes (the commands in
+ * experiments/README.md "Meshes and scenes"). */
 static void test_shipped_meshes(void)
 {
     pbd_trimesh g, l;

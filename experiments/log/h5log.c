@@ -1,4 +1,5 @@
-/* One HDF5 file per run (DESIGN.md "HDF5 output"; the schema is in README "HDF5 results").
+/* One HDF5 file per run (DESIGN.md "HDF5 output"; the schema is in
+ * experiments/README.md "HDF5 results").
  *
  * The file is written as <run>.h5.partial-<pid>; every `block` steps the buffered /series
  * and /iterations rows are appended to extendible, chunked datasets and the file is flushed,
