@@ -72,10 +72,9 @@ static inline int bg_project(const pbd_batch *b, const int32_t *rows, int begin,
     return skipped;
 }
 
-/* The four kernels of a type with eval function EVAL, as static functions PREFIX_gs_pbd,
- * PREFIX_gs_xpbd (a colour is a special case of Gauss–Seidel order, so they serve both),
- * and the table PREFIX_kernels. */
-#define BG_DEFINE_KERNELS(PREFIX, ARITY, N_REST, INEQUALITY, EVAL)                           \
+/* The Gauss–Seidel kernels of a type with eval function EVAL, as static functions
+ * PREFIX_gs_pbd and PREFIX_gs_xpbd. */
+#define BG_DEFINE_GS_KERNELS(PREFIX, ARITY, N_REST, INEQUALITY, EVAL)                        \
     static int PREFIX##_gs_pbd(const pbd_batch *b, const int32_t *rows, int begin, int end) \
     {                                                                                        \
         return bg_project(b, rows, begin, end, ARITY, N_REST, INEQUALITY, EVAL, 0);         \
@@ -83,8 +82,13 @@ static inline int bg_project(const pbd_batch *b, const int32_t *rows, int begin,
     static int PREFIX##_gs_xpbd(const pbd_batch *b, const int32_t *rows, int begin, int end) \
     {                                                                                        \
         return bg_project(b, rows, begin, end, ARITY, N_REST, INEQUALITY, EVAL, 1);         \
-    }                                                                                        \
+    }
+
+/* The four kernels of a type with eval function EVAL (a colour is a special case of
+ * Gauss–Seidel order, so the Gauss–Seidel kernels serve both) and the table PREFIX_kernels. */
+#define BG_DEFINE_KERNELS(PREFIX, ARITY, N_REST, INEQUALITY, EVAL)                           \
+    BG_DEFINE_GS_KERNELS(PREFIX, ARITY, N_REST, INEQUALITY, EVAL);                           \
     static const pbd_kernels PREFIX##_kernels = {PREFIX##_gs_pbd, PREFIX##_gs_xpbd,         \
-                                                 PREFIX##_gs_pbd, PREFIX##_gs_xpbd}
+                                                 PREFIX##_gs_pbd, PREFIX##_gs_xpbd, 0}
 
 #endif

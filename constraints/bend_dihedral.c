@@ -20,6 +20,7 @@
  * q / √(1-d²), so it stays finite and accurate arbitrarily close to the kink. */
 #include "pbd_constraint.h"
 #include "batch_generic.h"
+#include "dihedral_simd.h"
 #include "hinge_sample.h"
 #include "vec3.h"
 
@@ -220,8 +221,12 @@ static int dihedral_sample(pbd_rng *r, int degenerate, double *x, double *rest, 
     return 4;
 }
 
-/* Batched kernels: eval inlined into the generic projection (bit for bit the generic path). */
-BG_DEFINE_KERNELS(dihedral, 4, 1, 0, dihedral_eval);
+/* Batched kernels: for Gauss–Seidel, eval inlined into the generic projection (bit for bit
+ * the generic path); for one colour, the same arithmetic on 2, 4 or 8 hinges per SIMD vector
+ * with SLEEF's atan2 (constraints/bend_dihedral_simd.c). */
+BG_DEFINE_GS_KERNELS(dihedral, 4, 1, 0, dihedral_eval);
+static const pbd_kernels dihedral_kernels = {dihedral_gs_pbd, dihedral_gs_xpbd,
+                                             pbd_dihedral_colour_pbd, pbd_dihedral_colour_xpbd, 1};
 
 const pbd_constraint_type pbd_bend_dihedral_type = {
     .name = "bend_dihedral",

@@ -183,7 +183,7 @@ static int distance_colour_xpbd(const pbd_batch *b, const int32_t *rows, int beg
 }
 
 static const pbd_kernels distance_kernels = {distance_gs_pbd, distance_gs_xpbd,
-                                             distance_colour_pbd, distance_colour_xpbd};
+                                             distance_colour_pbd, distance_colour_xpbd, 0};
 
 static int distance_sample(pbd_rng *r, int degenerate, double *x, double *rest, int32_t *aux,
                            int *n_aux)

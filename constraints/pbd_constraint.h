@@ -89,6 +89,10 @@ typedef struct pbd_kernels {
     /* one colour: no two constraints of the batch share a particle, so any order gives the
      * same result and the kernel may vectorise across constraints */
     pbd_batch_fn colour_pbd, colour_xpbd;
+    /* 1: the colour kernels take a function from a vector math library (SLEEF's atan2 for the
+     * dihedral angle) that rounds differently from libm's, so they equal the generic path to
+     * about one ulp of that function (tests: 1e-12 relative), not bit for bit */
+    int colour_vector_math;
 } pbd_kernels;
 
 typedef struct pbd_constraint_type {
@@ -130,6 +134,12 @@ const pbd_constraint_type *pbd_constraint_type_find(const char *name);
  *                   3 per triangle)             rest {V0, k_pressure} (Eq. 14–15)
  *  attachment       arity 1  (p)                 rest {tx, ty, tz}: C = |p - t|
  */
+/* SIMD width (doubles per vector) of the colour kernels that vectorise across constraints
+ * (constraints/bend_dihedral_simd.c): 8 with AVX-512, 4 with AVX2 + FMA, else 2 (SSE2),
+ * chosen at run time. TEST HOOK: pbd_test_simd_width > 0 caps it (2, 4 or 8). */
+int pbd_simd_width(void);
+extern int pbd_test_simd_width;
+
 extern const pbd_constraint_type pbd_distance_type;
 extern const pbd_constraint_type pbd_bend_dihedral_type;
 extern const pbd_constraint_type pbd_bend_isometric_type;

@@ -6,6 +6,8 @@
 
 #include <assert.h>
 #include <omp.h>
+#include <sched.h>
+#include <stdatomic.h>
 
 /* Gauss–Seidel in a fixed order (PBD Sec. 3.2): sets in order, constraints in order,
  * each projection seeing the positions its predecessors produced. */
@@ -38,12 +40,73 @@ static int gauss_seidel(pbd_world *w, double h)
 /* Below this many constraints per thread a sweep runs on one thread: the barriers after
  * each colour would cost more than the projections. */
 #define PBD_COLOURED_MIN_PER_THREAD 128
+/* A colour is cut into about this many chunks per thread, of at least PBD_CHUNK_MIN
+ * constraints, which the threads claim one at a time. */
+#define PBD_CHUNKS_PER_THREAD 4
+#define PBD_CHUNK_MIN 32
+
+/* Project the constraints order[lo .. hi) of one colour of set s (rows == identity when the
+ * set is sorted by colour); returns the skips. */
+static int project_range(pbd_world *w, pbd_constraint_set *set, const pbd_set_colouring *col,
+                         pbd_workspace *ws, double h, int lo, int hi)
+{
+    pbd_batch_fn kernel = pbd_set_kernel(w, set, 1);
+    if (kernel) { /* the type's kernel reads the set's arrays directly */
+        pbd_batch b = pbd_set_batch(w, set, h);
+        return kernel(&b, col->identity ? NULL : col->order, lo, hi);
+    }
+    int skipped = 0;
+    for (int q = lo; q < hi; q++) {
+        int c = col->order[q];
+        double dl;
+        int st = pbd_project_into(w, ws, set, c, h, w->p, &dl);
+        if (st == PBD_EVAL_OK) {
+            set->lambda[c] += dl;
+            pbd_scatter_ws(w, ws, set, c, w->p);
+        } else if (st == PBD_EVAL_DEGENERATE) {
+            skipped++;
+        }
+    }
+    return skipped;
+}
+
+/* Chunks of a colour of n constraints on nt threads. */
+static int chunks_of(int n, int nt)
+{
+    int k = nt * PBD_CHUNKS_PER_THREAD, most = (n + PBD_CHUNK_MIN - 1) / PBD_CHUNK_MIN;
+    return k < most ? k : most > 0 ? most : 1;
+}
+
+/* Wait until *done >= target: spin a little (the other thread is usually a few hundred
+ * nanoseconds away), then give the CPU away while waiting, so that a thread that another
+ * process has pushed off its CPU gets it back sooner and a waiting thread never burns the
+ * time the others need (solver/README.md "Performance": threads under load). */
+static void wait_for(atomic_long *done, long target)
+{
+    for (int spin = 0; atomic_load_explicit(done, memory_order_acquire) < target; spin++) {
+        if (spin < 4000) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        } else {
+            sched_yield();
+        }
+    }
+}
 
 /* Coloured Gauss–Seidel: sets in order, colours in order (solver/colouring.c); the
- * constraints of one colour share no particle, so they are projected in parallel, each
- * thread with its own workspace. Every projection reads and writes only its own particles,
- * so the result does not depend on the number of threads or the schedule. `iterations`
- * sweeps run inside one parallel region; returns the skips of the last sweep. */
+ * constraints of one colour share no particle, so they are projected in parallel. Every
+ * projection reads and writes only its own particles and each kernel's result does not
+ * depend on how its range is cut, so the result does not depend on the number of threads
+ * or the schedule. `iterations` sweeps run inside one parallel region; returns the skips of
+ * the last sweep.
+ *
+ * The schedule: every (iteration, set, colour) is a phase cut into chunks, numbered one after
+ * the other through the whole run. A thread claims the next chunk number (one atomic
+ * counter), waits until every chunk before the chunk's phase is done (a second counter), then
+ * projects it. A thread that another process pushes off its CPU therefore holds up the
+ * others only while it holds an unfinished chunk: the rest of its colours go to whichever
+ * thread is running, instead of each thread owning a fixed share behind a barrier. */
 static int coloured_sweeps(pbd_world *w, double h, int iterations)
 {
     struct pbd_variants_state *vs = w->variants;
@@ -54,46 +117,55 @@ static int coloured_sweeps(pbd_world *w, double h, int iterations)
     long total = 0;
     for (int s = 0; s < w->n_sets; s++) total += w->sets[s].count;
     if (total < (long)PBD_COLOURED_MIN_PER_THREAD * threads) threads = 1;
+    if (threads == 1) {
+        for (int it = 0; it < iterations; it++) {
+            skipped = 0;
+            for (int s = 0; s < w->n_sets; s++) {
+                const pbd_set_colouring *col = &vs->col[s];
+                for (int k = 0; k < col->n_colours; k++)
+                    skipped += project_range(w, &w->sets[s], col, &vs->ws[0], h, col->start[k],
+                                             col->start[k + 1]);
+            }
+        }
+        return skipped;
+    }
+    long phases_per_sweep = 0;
+    for (int s = 0; s < w->n_sets; s++) phases_per_sweep += vs->col[s].n_colours;
+    if (phases_per_sweep == 0) return 0;
+    atomic_long claimed = 0, done = 0;
 #pragma omp parallel num_threads(threads) reduction(+ : skipped)
     {
         pbd_workspace *ws = &vs->ws[omp_get_thread_num()];
-        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        int mine = 0; /* this thread's skips in the current sweep */
-        for (int it = 0; it < iterations; it++) {
-            mine = 0;
-            for (int s = 0; s < w->n_sets; s++) {
-                pbd_constraint_set *set = &w->sets[s];
-                const pbd_set_colouring *col = &vs->col[s];
-                pbd_batch_fn kernel = pbd_set_kernel(w, set, 1);
-                if (kernel) {
-                    /* each thread hands its contiguous share of the colour to the type's
-                     * kernel; a set sorted by colour is read straight, without the permutation */
-                    pbd_batch b = pbd_set_batch(w, set, h);
-                    const int32_t *rows = col->identity ? NULL : col->order;
-                    for (int k = 0; k < col->n_colours; k++) {
-                        long lo = col->start[k], n = col->start[k + 1] - lo;
-                        mine += kernel(&b, rows, (int)(lo + n * t / nt), (int)(lo + n * (t + 1) / nt));
-#pragma omp barrier
-                    }
-                    continue;
-                }
-                for (int k = 0; k < col->n_colours; k++) {
-#pragma omp for schedule(static)
-                    for (int q = col->start[k]; q < col->start[k + 1]; q++) {
-                        int c = col->order[q];
-                        double dl;
-                        int st = pbd_project_into(w, ws, set, c, h, w->p, &dl);
-                        if (st == PBD_EVAL_OK) {
-                            set->lambda[c] += dl;
-                            pbd_scatter_ws(w, ws, set, c, w->p);
-                        } else if (st == PBD_EVAL_DEGENERATE) {
-                            mine++;
+        const int nt = omp_get_num_threads();
+        /* this thread's cursor: the phase (it, s, k), its first chunk number and its chunks */
+        int it = 0, s = 0, k = 0;
+        while (s < w->n_sets && vs->col[s].n_colours == 0) s++;
+        long base = 0;
+        int n_chunks = chunks_of(vs->col[s].start[1] - vs->col[s].start[0], nt);
+        for (;;) {
+            long g = atomic_fetch_add_explicit(&claimed, 1, memory_order_relaxed);
+            while (it < iterations && g >= base + n_chunks) { /* advance to g's phase */
+                base += n_chunks;
+                if (++k == vs->col[s].n_colours) {
+                    k = 0;
+                    do {
+                        if (++s == w->n_sets) {
+                            s = 0;
+                            it++;
                         }
-                    }
+                    } while (vs->col[s].n_colours == 0);
                 }
+                n_chunks = chunks_of(vs->col[s].start[k + 1] - vs->col[s].start[k], nt);
             }
+            if (it >= iterations) break;
+            wait_for(&done, base); /* every chunk of the earlier phases */
+            const pbd_set_colouring *col = &vs->col[s];
+            long lo = col->start[k], n = col->start[k + 1] - lo, c = g - base;
+            int sk = project_range(w, &w->sets[s], col, ws, h, (int)(lo + n * c / n_chunks),
+                                   (int)(lo + n * (c + 1) / n_chunks));
+            if (it == iterations - 1) skipped += sk;
+            atomic_fetch_add_explicit(&done, 1, memory_order_release);
         }
-        skipped += mine;
     }
     return skipped;
 }

@@ -54,6 +54,10 @@ static void test_kernels_equal_generic(void)
         const pbd_constraint_type *type = pbd_constraint_type_at(t);
         if (!type->kernels) continue;
         with_kernels++;
+        /* colour kernels with a vector math function: every SIMD width this CPU has */
+        const int vm = type->kernels->colour_vector_math;
+        for (int width = vm ? 8 : 0; width == 0 || width >= 2; width = width ? width / 2 : -1) {
+        pbd_test_simd_width = width;
         const int closed_form = type == &pbd_distance_type;
         pbd_rng r;
         pbd_rng_seed(&r, 99 + (uint64_t)t);
@@ -81,7 +85,7 @@ static void test_kernels_equal_generic(void)
                 skipped += b->stats.skipped;
                 if (memcmp(a->x, x0, 3 * (size_t)arity * sizeof *x0) != 0) moved++;
                 double la = a->sets[0].lambda[0], lb = b->sets[0].lambda[0];
-                if (closed_form) {
+                if (closed_form || (vm && combo >= 2)) {
                     double scale = 1.0;
                     for (int i = 0; i < 3 * arity; i++) scale = fmax(scale, fabs(x0[i]));
                     double e = fmax(max_abs_diff(a->x, b->x, 3 * (size_t)arity) / scale,
@@ -95,14 +99,17 @@ static void test_kernels_equal_generic(void)
                 pbd_world_free(b);
             }
         }
-        if (mismatched || skip_mismatch || worst > 1e-13)
-            fprintf(stderr, "\n  %s: %ld not bit-identical, %ld skip mismatches, worst %.2e\n",
-                    type->name, mismatched, skip_mismatch, worst);
+        const double tol = closed_form ? 1e-13 : 1e-12; /* vector math: about 1 ulp of atan2 */
+        if (mismatched || skip_mismatch || worst > tol)
+            fprintf(stderr, "\n  %s (SIMD width %d): %ld not bit-identical, %ld skip mismatches, "
+                    "worst %.2e\n", type->name, pbd_simd_width(), mismatched, skip_mismatch, worst);
         CU_ASSERT_EQUAL(mismatched, 0);
         CU_ASSERT_EQUAL(skip_mismatch, 0);
-        CU_ASSERT(worst <= 1e-13);
+        CU_ASSERT(worst <= tol);
         CU_ASSERT(moved > 2000); /* the comparison saw real projections */
         CU_ASSERT(skipped > 20);  /* and degenerate ones */
+        }
+        pbd_test_simd_width = 0;
     }
     CU_ASSERT(with_kernels >= 4); /* distance, dihedral, isometric bending, tet volume */
 }
@@ -148,9 +155,19 @@ static void test_colour_kernels_equal_sequential(void)
             const int32_t *order, *start;
             CU_ASSERT_EQUAL(pbd_set_colours(w[1], 0, &order, &start), 1); /* one colour */
             for (int v = 1; v < 3; v++) {
-                CU_ASSERT(memcmp(w[0]->x, w[v]->x, bytes) == 0);
-                CU_ASSERT(memcmp(w[0]->sets[0].lambda, w[v]->sets[0].lambda,
-                                 N * sizeof(double)) == 0);
+                if (type->kernels->colour_vector_math) { /* SLEEF's atan2: 1e-12 relative */
+                    double scale = 1.0, top = 1.0;
+                    for (int i = 0; i < 3 * w[0]->n; i++) scale = fmax(scale, fabs(w[0]->x[i]));
+                    for (int c = 0; c < N; c++) top = fmax(top, fabs(w[0]->sets[0].lambda[c]));
+                    CU_ASSERT(max_abs_diff(w[0]->x, w[v]->x, 3 * (size_t)w[0]->n) <= 1e-12 * scale);
+                    CU_ASSERT(max_abs_diff(w[0]->sets[0].lambda, w[v]->sets[0].lambda, N) <=
+                              1e-12 * top);
+                    CU_ASSERT(memcmp(w[1]->x, w[2]->x, bytes) == 0); /* 1 vs 2 threads */
+                } else {
+                    CU_ASSERT(memcmp(w[0]->x, w[v]->x, bytes) == 0);
+                    CU_ASSERT(memcmp(w[0]->sets[0].lambda, w[v]->sets[0].lambda,
+                                     N * sizeof(double)) == 0);
+                }
                 CU_ASSERT_EQUAL(w[0]->stats.skipped, w[v]->stats.skipped);
             }
             for (int v = 0; v < 3; v++) pbd_world_free(w[v]);
@@ -190,7 +207,8 @@ static void test_runs_equal_generic(void)
 
 /* Without distance constraints every kernel does the generic arithmetic: bending-only
  * cloth (both models) and a volume-only tet beam, shaken so that no hinge is flat, give
- * bit-identical positions and λ with and without kernels, for GS and coloured GS. */
+ * bit-identical positions and λ with and without kernels, for GS and coloured GS — but for
+ * the dihedral colour kernel, whose atan2 is SLEEF's (within 1e-10 m after 20 steps). */
 static void test_runs_bit_identical_without_distance(void)
 {
     const int scenes[3] = {SCENE_CLOTH_DIHEDRAL, SCENE_CLOTH_ISOMETRIC, SCENE_TET_BEAM};
@@ -211,13 +229,25 @@ static void test_runs_bit_identical_without_distance(void)
                 double dx, dl;
                 run_pair(w[0], w[1], 20, &dx, &dl);
                 size_t bytes = 3 * (size_t)w[0]->n * sizeof(double);
-                CU_ASSERT(memcmp(w[0]->x, w[1]->x, bytes) == 0);
-                CU_ASSERT(memcmp(w[0]->v, w[1]->v, bytes) == 0);
                 int kept = 0;
-                for (int q = 1; q < w[0]->n_sets; q++) {
-                    const pbd_constraint_set *s0 = &w[0]->sets[q], *s1 = &w[1]->sets[q];
-                    CU_ASSERT(memcmp(s0->lambda, s1->lambda, (size_t)s0->count * sizeof(double)) == 0);
-                    kept += s0->count;
+                /* the dihedral colour kernel's atan2 is SLEEF's: about 1e-16 per projection,
+                 * amplified by 20 steps of a folding cloth (2.5e-11 m observed with XPBD) */
+                if (scheme == PBD_SCHEME_COLORED_GS && scenes[k] == SCENE_CLOTH_DIHEDRAL) {
+                    if (dx > 1e-10 || dl > 1e-8)
+                        fprintf(stderr, "\n  coloured, method %d: |dx| %.2e |dλ|/|λ| %.2e\n",
+                                method, dx, dl);
+                    CU_ASSERT(dx <= 1e-10);
+                    CU_ASSERT(dl <= 1e-8);
+                    CU_ASSERT(dx > 0.0); /* SLEEF's atan2 did run */
+                    kept = w[0]->sets[1].count;
+                } else {
+                    CU_ASSERT(memcmp(w[0]->x, w[1]->x, bytes) == 0);
+                    CU_ASSERT(memcmp(w[0]->v, w[1]->v, bytes) == 0);
+                    for (int q = 1; q < w[0]->n_sets; q++) {
+                        const pbd_constraint_set *s0 = &w[0]->sets[q], *s1 = &w[1]->sets[q];
+                        CU_ASSERT(memcmp(s0->lambda, s1->lambda, (size_t)s0->count * sizeof(double)) == 0);
+                        kept += s0->count;
+                    }
                 }
                 CU_ASSERT(kept > 100);
                 pbd_world_free(w[0]);

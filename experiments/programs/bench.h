@@ -37,6 +37,10 @@ pbd_status bench_write_csv(const char *path, const bench_row *rows, int n,
 pbd_status bench_write_h5(const char *path, const bench_row *rows, int n, const bench_machine *m,
                           const char *const *targets, int n_targets);
 
+/* The targets' lines (experiments/programs/bench_targets.c): up to 16 of 256 characters,
+ * each saying met or NOT met with its figure; returns how many. */
+int bench_targets(const bench_row *rows, int n, int threads, int quick, char out[][256]);
+
 /* The yardstick (experiments/programs/bench_yardstick.c): a plain, hand-written serial
  * Gauss–Seidel step over a world's distance constraints (PBD Eq. 10/11), flat arrays, no
  * registry. */
@@ -46,11 +50,20 @@ typedef struct baseline {
     double *x, *p, *v, *w;   /* 3n, 3n, 3n, n */
     int32_t *idx;            /* 2m */
     double *rest, *k;        /* m */
+    /* the bending yardstick (bench_yardstick_bend.c): dihedral hinges, 0 for the other */
+    int mh;
+    int32_t *hidx;           /* 4 mh */
+    double *hrest, *hk;      /* mh */
 } baseline;
 baseline *baseline_of(const pbd_world *wd);
 void baseline_free(baseline *b);
 size_t baseline_bytes(const baseline *b);
 void baseline_step(baseline *b);
 double baseline_stretch(const baseline *b);
+/* The second yardstick (experiments/programs/bench_yardstick_bend.c): the same step over the
+ * world's distance constraints (Eq. 10/11) and then its dihedral hinges (PBD Eq. 28 as the
+ * paper writes it, with acos). */
+baseline *baseline_bend_of(const pbd_world *wd);
+void baseline_bend_step(baseline *b);
 
 #endif

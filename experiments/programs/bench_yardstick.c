@@ -57,13 +57,17 @@ void baseline_free(baseline *b)
     free(b->idx);
     free(b->rest);
     free(b->k);
+    free(b->hidx);
+    free(b->hrest);
+    free(b->hk);
     free(b);
 }
 
 size_t baseline_bytes(const baseline *b)
 {
     return sizeof *b + (size_t)b->n * 10 * sizeof(double) +
-           (size_t)b->m * (2 * sizeof(int32_t) + 2 * sizeof(double));
+           (size_t)b->m * (2 * sizeof(int32_t) + 2 * sizeof(double)) +
+           (size_t)b->mh * (4 * sizeof(int32_t) + 2 * sizeof(double));
 }
 
 /* One step of PBD Algorithm 1 with the distance constraints only, written the obvious way. */

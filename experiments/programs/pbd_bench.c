@@ -10,10 +10,12 @@
 
 #include <math.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef PBD_BENCH_FLAGS
@@ -51,46 +53,59 @@ static uint64_t checksum(const double *a, size_t n)
 typedef struct config {
     const char *name;
     int baseline, scheme, method, kernels, parallel, sort;
+    int busy; /* timed while a competing process keeps one CPU busy */
 } config;
 
-enum { C_BASE, C_GENERIC, C_GS, C_GS_XPBD, C_COL1, C_COLT, C_COLT_UNSORTED, C_COLT_XPBD, C_COUNT };
-static const config configs[C_COUNT] = {
-    [C_BASE] = {"baseline", 1, 0, 0, 0, 0, 0},
-    [C_GENERIC] = {"gs-generic", 0, PBD_SCHEME_GAUSS_SEIDEL, PBD_METHOD_PBD, 0, 0, 0},
-    [C_GS] = {"gs", 0, PBD_SCHEME_GAUSS_SEIDEL, PBD_METHOD_PBD, 1, 0, 0},
-    [C_GS_XPBD] = {"gs-xpbd", 0, PBD_SCHEME_GAUSS_SEIDEL, PBD_METHOD_XPBD, 1, 0, 0},
-    [C_COL1] = {"colour-1t", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_PBD, 1, 0, 1},
-    [C_COLT] = {"colour-Nt", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_PBD, 1, 1, 1},
-    [C_COLT_UNSORTED] = {"colour-Nt-unsorted", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_PBD, 1, 1, 0},
-    [C_COLT_XPBD] = {"colour-Nt-xpbd", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_XPBD, 1, 1, 1},
+enum {
+    C_BASE, C_GENERIC, C_GS, C_GS_XPBD, C_COL1, C_COLT, C_COLT_UNSORTED, C_COLT_XPBD,
+    C_COL1_BUSY, C_COLT_BUSY, C_COUNT
 };
-#define ALL_CONFIGS ((1u << C_COUNT) - 1)
+static const config configs[C_COUNT] = {
+    [C_BASE] = {"baseline", 1, 0, 0, 0, 0, 0, 0},
+    [C_GENERIC] = {"gs-generic", 0, PBD_SCHEME_GAUSS_SEIDEL, PBD_METHOD_PBD, 0, 0, 0, 0},
+    [C_GS] = {"gs", 0, PBD_SCHEME_GAUSS_SEIDEL, PBD_METHOD_PBD, 1, 0, 0, 0},
+    [C_GS_XPBD] = {"gs-xpbd", 0, PBD_SCHEME_GAUSS_SEIDEL, PBD_METHOD_XPBD, 1, 0, 0, 0},
+    [C_COL1] = {"colour-1t", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_PBD, 1, 0, 1, 0},
+    [C_COLT] = {"colour-Nt", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_PBD, 1, 1, 1, 0},
+    [C_COLT_UNSORTED] = {"colour-Nt-unsorted", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_PBD, 1, 1, 0, 0},
+    [C_COLT_XPBD] = {"colour-Nt-xpbd", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_XPBD, 1, 1, 1, 0},
+    [C_COL1_BUSY] = {"colour-1t-busy", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_PBD, 1, 0, 1, 1},
+    [C_COLT_BUSY] = {"colour-Nt-busy", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_PBD, 1, 1, 1, 1},
+};
 #define BIT(c) (1u << (c))
+#define ALL_CONFIGS (((1u << C_COUNT) - 1) & ~(BIT(C_COL1_BUSY) | BIT(C_COLT_BUSY)))
 
-enum { S_CLOTH, S_CLOTH_DIHEDRAL, S_TET_BEAM, S_CHAIN, S_CLOTH_SHUFFLED, S_CLOTH_RENUMBERED };
+enum { S_CLOTH, S_CLOTH_DIHEDRAL, S_TET_BEAM, S_CHAIN, S_CLOTH_SHUFFLED, S_CLOTH_RENUMBERED,
+       S_CLOTH_BEND };
+/* total_steps > 0: the scene runs that many steps from its start, no warm-up, split over the
+ * rounds (the draped cloth costs more than the flat one: every row sees the same phases) */
 typedef struct scene_spec {
     const char *name;
     int kind, size, iterations;
     int steps_per_rep, warmup;
     unsigned configs;
+    int total_steps;
 } scene_spec;
 
 #define FAST (BIT(C_BASE) | BIT(C_GS) | BIT(C_COL1) | BIT(C_COLT))
+#define BEND (FAST | BIT(C_COL1_BUSY) | BIT(C_COLT_BUSY))
 static const scene_spec full_scenes[] = {
-    {"cloth100-dihedral", S_CLOTH_DIHEDRAL, 100, 10, 5, 3, ALL_CONFIGS & ~BIT(C_COLT_UNSORTED)},
-    {"cloth316", S_CLOTH, 316, 10, 4, 2, ALL_CONFIGS},
-    {"cloth1000", S_CLOTH, 1000, 10, 1, 1, FAST | BIT(C_GS_XPBD) | BIT(C_COLT_XPBD)},
-    {"tet-beam", S_TET_BEAM, 40, 10, 10, 2, FAST | BIT(C_GENERIC) | BIT(C_COLT_XPBD)},
-    {"chain", S_CHAIN, 1000, 10, 100, 10, FAST | BIT(C_GS_XPBD)},
-    {"cloth32", S_CLOTH, 32, 10, 200, 20, FAST | BIT(C_GS_XPBD) | BIT(C_COLT_XPBD)},
-    {"cloth316-shuffled", S_CLOTH_SHUFFLED, 316, 10, 4, 2, FAST},
-    {"cloth316-renumbered", S_CLOTH_RENUMBERED, 316, 10, 4, 2, FAST},
+    {"cloth100-bend", S_CLOTH_BEND, 100, 10, 0, 0, BEND, 300},
+    {"cloth100-dihedral", S_CLOTH_DIHEDRAL, 100, 10, 5, 3, ALL_CONFIGS & ~BIT(C_COLT_UNSORTED), 0},
+    {"cloth316", S_CLOTH, 316, 10, 4, 2, ALL_CONFIGS, 0},
+    {"cloth1000", S_CLOTH, 1000, 10, 1, 1, FAST | BIT(C_GS_XPBD) | BIT(C_COLT_XPBD), 0},
+    {"tet-beam", S_TET_BEAM, 40, 10, 10, 2, FAST | BIT(C_GENERIC) | BIT(C_COLT_XPBD), 0},
+    {"chain", S_CHAIN, 1000, 10, 100, 10, FAST | BIT(C_GS_XPBD), 0},
+    {"cloth32", S_CLOTH, 32, 10, 200, 20, FAST | BIT(C_GS_XPBD) | BIT(C_COLT_XPBD), 0},
+    {"cloth316-shuffled", S_CLOTH_SHUFFLED, 316, 10, 4, 2, FAST, 0},
+    {"cloth316-renumbered", S_CLOTH_RENUMBERED, 316, 10, 4, 2, FAST, 0},
 };
 static const scene_spec quick_scenes[] = {
-    {"cloth32-dihedral", S_CLOTH_DIHEDRAL, 32, 10, 20, 2, ALL_CONFIGS & ~BIT(C_COLT_UNSORTED)},
-    {"cloth100", S_CLOTH, 100, 10, 3, 1, ALL_CONFIGS},
-    {"tet-beam", S_TET_BEAM, 8, 10, 5, 1, FAST | BIT(C_GENERIC)},
-    {"chain", S_CHAIN, 2000, 10, 20, 1, FAST},
+    {"cloth32-bend", S_CLOTH_BEND, 32, 10, 0, 0, BEND, 60},
+    {"cloth32-dihedral", S_CLOTH_DIHEDRAL, 32, 10, 20, 2, ALL_CONFIGS & ~BIT(C_COLT_UNSORTED), 0},
+    {"cloth100", S_CLOTH, 100, 10, 3, 1, ALL_CONFIGS, 0},
+    {"tet-beam", S_TET_BEAM, 8, 10, 5, 1, FAST | BIT(C_GENERIC), 0},
+    {"chain", S_CHAIN, 2000, 10, 20, 1, FAST, 0},
 };
 
 /* The cloth with its particles numbered at random (the same particles, constraints in the
@@ -135,6 +150,14 @@ static pbd_world *build(const scene_spec *sc)
     case S_CLOTH:
         return pbd_scene_cloth(&sp);
     case S_CLOTH_DIHEDRAL: /* laid flat, it drapes from two corners and its hinges fold */
+        return pbd_scene_cloth_bend(&sp);
+    case S_CLOTH_BEND: /* issue 13's scene: 10 m × 10 m, 1 kg per particle, union-jack
+                        * diagonals, k = 1, k_bend = 0.01, pinned at vertices 0 and size-1 */
+        sp.size = 10.0;
+        sp.total_mass = (double)sc->size * sc->size;
+        sp.diagonal = PBD_DIAGONAL_UNION_JACK;
+        sp.stiffness = 1.0;
+        sp.k_bend = 0.01;
         return pbd_scene_cloth_bend(&sp);
     case S_TET_BEAM: /* size × size/4 × size/4 cubes, 6 tets each, 1 m long */
         sp.total_mass = 5.0;
@@ -186,27 +209,51 @@ typedef struct runner {
     double *times; /* seconds, every timed step */
 } runner;
 
+/* A competing process: a child that keeps one CPU busy until it is killed. */
+static pid_t start_busy(void)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        volatile unsigned long spin = 0;
+        for (;;) spin++;
+    }
+    return pid;
+}
+
+static void stop_busy(pid_t pid)
+{
+    if (pid <= 0) return;
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
 /* Steps `steps` times, timing each step into t (may be NULL); returns 0, or -1 on a
  * solver error. */
 static int time_steps(runner *r, int steps, double *t)
 {
+    pid_t busy = t && r->cfg->busy ? start_busy() : -1;
+    if (busy > 0) nanosleep(&(struct timespec){0, 20000000}, NULL); /* let it get going */
     for (int s = 0; s < steps; s++) {
         double t0 = now_seconds();
         if (r->b) {
-            baseline_step(r->b);
+            if (r->b->mh > 0) baseline_bend_step(r->b);
+            else baseline_step(r->b);
         } else if (pbd_step(r->w) != PBD_OK) {
+            stop_busy(busy);
             fprintf(stderr, "pbd-bench: %s\n", pbd_last_error());
             return -1;
         }
         if (t) t[s] = now_seconds() - t0;
     }
+    stop_busy(busy);
     return 0;
 }
 
 static int run_scene(const scene_spec *sc, int reps, int threads, bench_row *rows, int *n_rows)
 {
     runner run[C_COUNT];
-    int n = 0;
+    int n = 0, samples = sc->total_steps > 0 ? sc->total_steps : reps * sc->steps_per_rep;
     double load0 = load_average();
     for (int c = 0; c < C_COUNT; c++) {
         if (!(sc->configs & BIT(c))) continue;
@@ -214,7 +261,7 @@ static int run_scene(const scene_spec *sc, int reps, int threads, bench_row *row
         memset(r, 0, sizeof *r);
         r->cfg = &configs[c];
         r->w = build(sc);
-        r->times = calloc((size_t)reps * sc->steps_per_rep, sizeof *r->times);
+        r->times = calloc((size_t)samples, sizeof *r->times);
         if (!r->w || !r->times) {
             fprintf(stderr, "pbd-bench: cannot build %s: %s\n", sc->name, pbd_last_error());
             return -1;
@@ -228,7 +275,7 @@ static int run_scene(const scene_spec *sc, int reps, int threads, bench_row *row
         d->threads = r->cfg->parallel ? threads : 1;
         d->sort_by_colour = r->cfg->sort;
         if (r->cfg->baseline) {
-            r->b = baseline_of(r->w);
+            r->b = sc->kind == S_CLOTH_BEND ? baseline_bend_of(r->w) : baseline_of(r->w);
             if (!r->b) return -1;
         }
         n++;
@@ -237,11 +284,11 @@ static int run_scene(const scene_spec *sc, int reps, int threads, bench_row *row
         if (time_steps(&run[i], sc->warmup, NULL) < 0) return -1;
         if (!run[i].b) pbd_world_compact(run[i].w);
     }
-    for (int rep = 0; rep < reps; rep++)
-        for (int i = 0; i < n; i++) { /* interleaved: a passing load hits every row alike */
-            if (time_steps(&run[i], sc->steps_per_rep, run[i].times + rep * sc->steps_per_rep) < 0)
-                return -1;
-        }
+    for (int rep = 0; rep < reps; rep++) {
+        int lo = (int)((long)samples * rep / reps), hi = (int)((long)samples * (rep + 1) / reps);
+        for (int i = 0; i < n; i++) /* interleaved: a passing load hits every row alike */
+            if (time_steps(&run[i], hi - lo, run[i].times + lo) < 0) return -1;
+    }
     double load1 = load_average();
     double base_rate = 0.0;
     for (int i = 0; i < n; i++) {
@@ -252,15 +299,14 @@ static int run_scene(const scene_spec *sc, int reps, int threads, bench_row *row
         snprintf(row->solver, sizeof row->solver, "%s", r->cfg->name);
         char *nt = strstr(row->solver, "Nt");
         if (nt) *nt = (char)('0' + (threads < 10 ? threads : 9));
-        int samples = reps * sc->steps_per_rep;
         qsort(r->times, (size_t)samples, sizeof *r->times, cmp_double);
         double t_min = r->times[0], t_med = r->times[samples / 2];
         pbd_world *w = r->w;
         long projections = 0;
         int constraints = 0;
         if (r->b) {
-            constraints = r->b->m;
-            projections = (long)r->b->m * r->b->iterations;
+            constraints = r->b->m + r->b->mh;
+            projections = (long)(r->b->m + r->b->mh) * r->b->iterations;
         } else {
             for (int s = 0; s < w->n_sets; s++) constraints += w->sets[s].count;
             projections = (long)constraints * w->def.iterations * w->def.substeps;
@@ -305,92 +351,6 @@ static void print_row(const bench_row *r)
            r->solver, r->particles, r->constraints, r->ms_min, r->ms_median,
            r->ns_per_projection, r->mproj_per_s, r->bytes_per_particle, r->max_stretch,
            r->x_baseline);
-}
-
-static const bench_row *find(const bench_row *rows, int n, const char *scene, const char *solver)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(rows[i].scene, scene) == 0 && strcmp(rows[i].solver, solver) == 0)
-            return &rows[i];
-    return NULL;
-}
-
-/* The issue's targets, from the rows of this run (one line each; NULL rows: not run). */
-static int targets(const bench_row *rows, int n, int threads, int quick, char out[][256])
-{
-    const char *cloth = quick ? "cloth100" : "cloth316";
-    char col_t[32], col_t_x[32];
-    snprintf(col_t, sizeof col_t, "colour-%dt", threads);
-    snprintf(col_t_x, sizeof col_t_x, "colour-%dt-xpbd", threads);
-    int k = 0;
-    const bench_row *base = find(rows, n, cloth, "baseline"), *gs = find(rows, n, cloth, "gs"),
-                    *gen = find(rows, n, cloth, "gs-generic"), *col = find(rows, n, cloth, col_t),
-                    *gsx = find(rows, n, cloth, "gs-xpbd"), *colx = find(rows, n, cloth, col_t_x);
-#define MET(ok) ((ok) ? "met" : "NOT met")
-    if (base && gs && gen) {
-        double a = gs->ms_min / base->ms_min, g = gen->ms_min / base->ms_min;
-        snprintf(out[k++], 256, "serial GS time / baseline on %s: %.2f with kernels, %.2f generic "
-                 "eval (target <= 1.25): %s with kernels, %s generic", cloth, a, g, MET(a <= 1.25),
-                 MET(g <= 1.25));
-    }
-    if (base && col)
-        snprintf(out[k++], 256, "coloured GS + kernels, %d threads, on %s: %.2fx the baseline's "
-                 "projections/s, %.0f M/s (target >= 4.5x, ~400 M/s): %s", threads, cloth,
-                 col->x_baseline, col->mproj_per_s, MET(col->x_baseline >= 4.5));
-    if (gs && gsx)
-        snprintf(out[k++], 256, "XPBD / PBD time on %s: %.3f serial GS, %.3f coloured %dt "
-                 "(target <= 1.03): %s, %s", cloth, gsx->ms_min / gs->ms_min,
-                 col && colx ? colx->ms_min / col->ms_min : NAN, threads,
-                 MET(gsx->ms_min / gs->ms_min <= 1.03),
-                 MET(col && colx && colx->ms_min / col->ms_min <= 1.03));
-    const char *sizes[] = {"cloth32", "cloth100", "cloth316", "cloth1000"};
-    for (int v = 0; v < 3; v++) {
-        const char *solver = v == 2 ? col_t : v ? "colour-1t" : "gs";
-        double lo = INFINITY, hi = 0.0;
-        int found = 0;
-        char list[128] = "";
-        for (int i = 0; i < 4; i++) {
-            const bench_row *r = find(rows, n, sizes[i], solver);
-            if (!r) continue;
-            found++;
-            lo = fmin(lo, r->ns_per_particle_step);
-            hi = fmax(hi, r->ns_per_particle_step);
-            size_t len = strlen(list);
-            snprintf(list + len, sizeof list - len, "%s%.0f", len ? "/" : "", r->ns_per_particle_step);
-        }
-        if (found >= 2)
-            snprintf(out[k++], 256, "time per particle-step, %s, cloth 32^2..1000^2: %s ns, "
-                     "max/min %.2f (target <= 1.5): %s", solver, list, hi / lo, MET(hi / lo <= 1.5));
-    }
-    if (col)
-        snprintf(out[k++], 256, "memory, %s, %s: %.0f bytes per particle (target <= 256): %s",
-                 cloth, col_t, col->bytes_per_particle, MET(col->bytes_per_particle <= 256.0));
-    /* determinism: every cloth scene's 1- and N-thread coloured rows */
-    int same = 0, pairs = 0;
-    for (int i = 0; i < n; i++) {
-        if (strcmp(rows[i].solver, "colour-1t") != 0) continue;
-        const bench_row *t = find(rows, n, rows[i].scene, col_t);
-        if (!t) continue;
-        pairs++;
-        same += t->checksum == rows[i].checksum;
-    }
-    if (pairs)
-        snprintf(out[k++], 256, "coloured GS, 1 vs %d threads: %d of %d scenes bit-identical "
-                 "(target: all): %s", threads, same, pairs, MET(same == pairs));
-    /* the yardstick and the registry's GS do the same arithmetic in the same order */
-    int eq = 0, both = 0;
-    for (int i = 0; i < n; i++) {
-        if (strcmp(rows[i].solver, "baseline") != 0) continue;
-        const bench_row *g = find(rows, n, rows[i].scene, "gs");
-        if (!g || g->constraints != rows[i].constraints) continue; /* distance-only scenes */
-        both++;
-        eq += g->checksum == rows[i].checksum;
-    }
-    if (both)
-        snprintf(out[k++], 256, "check: serial GS with kernels reproduces the baseline's positions "
-                 "bit for bit on %d of %d distance-only scenes", eq, both);
-#undef MET
-    return k;
 }
 
 static void machine_info(bench_machine *m, int reps, int quick, int threads)
@@ -474,7 +434,7 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     char lines[16][256] = {{0}};
-    int n_targets = targets(rows, n_rows, threads, quick, lines);
+    int n_targets = bench_targets(rows, n_rows, threads, quick, lines);
     const char *tp[16];
     printf("# targets%s:\n", quick ? " (quick run: small scenes, indicative only)" : "");
     for (int i = 0; i < n_targets; i++) {

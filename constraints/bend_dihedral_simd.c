@@ -1,0 +1,124 @@
+/* The dihedral bending constraint's colour kernels (PBD Eq. 28 through the generic
+ * projection, Eq. 8–9, and XPBD Eq. 18), several hinges per SIMD vector: the hinges of one
+ * colour share no particle, so each lane projects one with the scalar kernel's operations
+ * (constraints/dihedral_simd_body.h). The angle atan2(|sin φ|, cos φ) comes from SLEEF's
+ * vector functions (1.0-ULP "u10", deterministic variants), so a lane agrees with the scalar
+ * kernel (glibc's atan2) to about one ulp of φ, not bit for bit (tests/test_fastpath.c holds
+ * it to 1e-12 relative); the rest of the arithmetic is the same, without FMA contraction.
+ *
+ * Runtime dispatch keeps the default build portable: AVX-512 (8 lanes) or AVX2 (4 lanes)
+ * where the CPU has them, else SSE2 (2 lanes). SLEEF's "finz" functions (with FMA) give the
+ * same bits on AVX-512 and AVX2, its "cinz" SSE2 function (no FMA) may differ from them by
+ * an ulp. The result of a hinge does not depend on its lane or on how a colour is cut, so
+ * 1 and 2 threads give the same bits. */
+#include "pbd_constraint.h"
+#include "batch_generic.h"
+
+#include <float.h>
+#include <immintrin.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define BEND_MIN_REL 1e-10 /* as constraints/bend_dihedral.c */
+#define BEND_MIN_SIZE 1e-100
+#define BEND_MIN_SIN 1e-12
+
+int pbd_test_simd_width = 0;
+
+/* SLEEF's deterministic atan2 (libsleef; declared here for the vector types below, as its
+ * header declares each only when the translation unit is built for that instruction set) */
+typedef double ds_v2 __attribute__((vector_size(16)));
+typedef long ds_l2 __attribute__((vector_size(16)));
+extern __m128d Sleef_cinz_atan2d2_u10sse2(__m128d, __m128d);
+
+#define DS_W 2
+#define DS_V ds_v2
+#define DS_VI ds_l2
+#define DS_NAME(x) ds2_##x
+#define DS_SQRT(v) ((ds_v2)_mm_sqrt_pd((__m128d)(v)))
+#define DS_ATAN2(y, x) ((ds_v2)Sleef_cinz_atan2d2_u10sse2((__m128d)(y), (__m128d)(x)))
+#define DS_FN dihedral_colour_sse2
+#include "dihedral_simd_body.h"
+#undef DS_W
+#undef DS_V
+#undef DS_VI
+#undef DS_NAME
+#undef DS_SQRT
+#undef DS_ATAN2
+#undef DS_FN
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+typedef double ds_v4 __attribute__((vector_size(32)));
+typedef long ds_l4 __attribute__((vector_size(32)));
+extern __m256d Sleef_finz_atan2d4_u10avx2(__m256d, __m256d);
+#define DS_W 4
+#define DS_V ds_v4
+#define DS_VI ds_l4
+#define DS_NAME(x) ds4_##x
+#define DS_SQRT(v) ((ds_v4)_mm256_sqrt_pd((__m256d)(v)))
+#define DS_ATAN2(y, x) ((ds_v4)Sleef_finz_atan2d4_u10avx2((__m256d)(y), (__m256d)(x)))
+#define DS_FN dihedral_colour_avx2
+#include "dihedral_simd_body.h"
+#undef DS_W
+#undef DS_V
+#undef DS_VI
+#undef DS_NAME
+#undef DS_SQRT
+#undef DS_ATAN2
+#undef DS_FN
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx2,fma")
+typedef double ds_v8 __attribute__((vector_size(64)));
+typedef long ds_l8 __attribute__((vector_size(64)));
+extern __m512d Sleef_finz_atan2d8_u10avx512f(__m512d, __m512d);
+#define DS_W 8
+#define DS_V ds_v8
+#define DS_VI ds_l8
+#define DS_NAME(x) ds8_##x
+#define DS_SQRT(v) ((ds_v8)_mm512_sqrt_pd((__m512d)(v)))
+#define DS_ATAN2(y, x) ((ds_v8)Sleef_finz_atan2d8_u10avx512f((__m512d)(y), (__m512d)(x)))
+#define DS_FN dihedral_colour_avx512
+#include "dihedral_simd_body.h"
+#undef DS_W
+#undef DS_V
+#undef DS_VI
+#undef DS_NAME
+#undef DS_SQRT
+#undef DS_ATAN2
+#undef DS_FN
+#pragma GCC pop_options
+
+/* The widest the CPU (and the test hook pbd_test_simd_width) allows. */
+int pbd_simd_width(void)
+{
+    int want = pbd_test_simd_width > 0 ? pbd_test_simd_width : 8;
+    if (want >= 8 && __builtin_cpu_supports("avx512f")) return 8;
+    if (want >= 4 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 4;
+    return 2;
+}
+
+static int dihedral_colour(const pbd_batch *b, const int32_t *rows, int begin, int end, int xpbd)
+{
+    switch (pbd_simd_width()) {
+    case 8:
+        return dihedral_colour_avx512(b, rows, begin, end, xpbd);
+    case 4:
+        return dihedral_colour_avx2(b, rows, begin, end, xpbd);
+    default:
+        return dihedral_colour_sse2(b, rows, begin, end, xpbd);
+    }
+}
+
+int pbd_dihedral_colour_pbd(const pbd_batch *b, const int32_t *rows, int begin, int end)
+{
+    return dihedral_colour(b, rows, begin, end, 0);
+}
+
+int pbd_dihedral_colour_xpbd(const pbd_batch *b, const int32_t *rows, int begin, int end)
+{
+    return dihedral_colour(b, rows, begin, end, 1);
+}
