@@ -1,5 +1,6 @@
-/* Private to constraints/: the dihedral bending constraint's SIMD colour kernels
- * (constraints/bend_dihedral_simd.c), for its type table in bend_dihedral.c. */
+/* Private to constraints/: the SIMD colour kernels of the dihedral bending constraint
+ * (constraints/bend_dihedral_simd.c) and of the distance constraint (distance_simd.c), for
+ * their type tables. */
 #ifndef PBD_DIHEDRAL_SIMD_H
 #define PBD_DIHEDRAL_SIMD_H
 
@@ -7,5 +8,7 @@
 
 int pbd_dihedral_colour_pbd(const pbd_batch *b, const int32_t *rows, int begin, int end);
 int pbd_dihedral_colour_xpbd(const pbd_batch *b, const int32_t *rows, int begin, int end);
+int pbd_distance_colour_pbd(const pbd_batch *b, const int32_t *rows, int begin, int end);
+int pbd_distance_colour_xpbd(const pbd_batch *b, const int32_t *rows, int begin, int end);
 
 #endif

@@ -52,6 +52,19 @@ DS_NAME(block)(const pbd_batch *b, const int32_t *rows, int begin, int n, int xp
 {
     double g[12][DS_W], wm[4][DS_W], rest[DS_W], coef[DS_W];
     int32_t c_of[DS_W];
+#ifdef DS_CONTIGUOUS
+    int32_t ix[4][DS_W];
+    const int straight = !rows && n == DS_W; /* sorted by colour: the rows are contiguous */
+    if (straight) {
+        DS_CONTIGUOUS(b->idx + 4 * (size_t)begin, ix);
+        memcpy(rest, b->rest + begin, sizeof rest);
+        if (xpbd)
+            for (int l = 0; l < DS_W; l++) coef[l] = b->compliance[begin + l] * b->alpha_scale;
+        else
+            memcpy(coef, b->stiffness + begin, sizeof coef);
+        for (int l = 0; l < DS_W; l++) c_of[l] = begin + l;
+    } else
+#endif
     for (int l = 0; l < DS_W; l++) { /* an unused lane repeats lane 0; never written */
         int q = begin + (l < n ? l : 0), c = rows ? rows[q] : q;
         const int32_t *idx = b->idx + 4 * (size_t)c;
@@ -66,10 +79,28 @@ DS_NAME(block)(const pbd_batch *b, const int32_t *rows, int begin, int n, int xp
         rest[l] = b->rest[c];
         coef[l] = xpbd ? b->compliance[c] * b->alpha_scale : b->stiffness[c];
     }
-    DS_NAME(v3) x1 = {DS_NAME(load)(g[0]), DS_NAME(load)(g[1]), DS_NAME(load)(g[2])};
-    DS_NAME(v3) x2 = {DS_NAME(load)(g[3]), DS_NAME(load)(g[4]), DS_NAME(load)(g[5])};
-    DS_NAME(v3) x3 = {DS_NAME(load)(g[6]), DS_NAME(load)(g[7]), DS_NAME(load)(g[8])};
-    DS_NAME(v3) x4 = {DS_NAME(load)(g[9]), DS_NAME(load)(g[10]), DS_NAME(load)(g[11])};
+    DS_NAME(v3) x1, x2, x3, x4;
+    DS_V w1, w2, w3, w4;
+#ifdef DS_CONTIGUOUS
+    if (straight) { /* the CPU's gathers */
+        x1 = (DS_NAME(v3)){DS_GATHER(b->pos, ix[0], 0), DS_GATHER(b->pos, ix[0], 1), DS_GATHER(b->pos, ix[0], 2)};
+        x2 = (DS_NAME(v3)){DS_GATHER(b->pos, ix[1], 0), DS_GATHER(b->pos, ix[1], 1), DS_GATHER(b->pos, ix[1], 2)};
+        x3 = (DS_NAME(v3)){DS_GATHER(b->pos, ix[2], 0), DS_GATHER(b->pos, ix[2], 1), DS_GATHER(b->pos, ix[2], 2)};
+        x4 = (DS_NAME(v3)){DS_GATHER(b->pos, ix[3], 0), DS_GATHER(b->pos, ix[3], 1), DS_GATHER(b->pos, ix[3], 2)};
+        w1 = DS_GATHERW(b->inv_mass, ix[0]);
+        w2 = DS_GATHERW(b->inv_mass, ix[1]);
+        w3 = DS_GATHERW(b->inv_mass, ix[2]);
+        w4 = DS_GATHERW(b->inv_mass, ix[3]);
+    } else
+#endif
+    {
+        x1 = (DS_NAME(v3)){DS_NAME(load)(g[0]), DS_NAME(load)(g[1]), DS_NAME(load)(g[2])};
+        x2 = (DS_NAME(v3)){DS_NAME(load)(g[3]), DS_NAME(load)(g[4]), DS_NAME(load)(g[5])};
+        x3 = (DS_NAME(v3)){DS_NAME(load)(g[6]), DS_NAME(load)(g[7]), DS_NAME(load)(g[8])};
+        x4 = (DS_NAME(v3)){DS_NAME(load)(g[9]), DS_NAME(load)(g[10]), DS_NAME(load)(g[11])};
+        w1 = DS_NAME(load)(wm[0]), w2 = DS_NAME(load)(wm[1]), w3 = DS_NAME(load)(wm[2]);
+        w4 = DS_NAME(load)(wm[3]);
+    }
     /* hinge_compute */
     DS_NAME(v3) e = DS_NAME(sub)(x2, x1), a = DS_NAME(sub)(x3, x1), bb = DS_NAME(sub)(x4, x1);
     DS_V elen = DS_SQRT(DS_NAME(dot)(e, e));
@@ -99,8 +130,6 @@ DS_NAME(block)(const pbd_batch *b, const int32_t *rows, int begin, int n, int xp
     g2.z += f * n2.z;
     DS_NAME(v3) g1 = {-g2.x - g3.x - g4.x, -g2.y - g3.y - g4.y, -g2.z - g3.z - g4.z};
     /* bg_project */
-    DS_V w1 = DS_NAME(load)(wm[0]), w2 = DS_NAME(load)(wm[1]), w3 = DS_NAME(load)(wm[2]),
-         w4 = DS_NAME(load)(wm[3]);
     DS_V denom = (DS_V){} + 0.0;
     denom += w1 * (g1.x * g1.x + g1.y * g1.y + g1.z * g1.z);
     denom += w2 * (g2.x * g2.x + g2.y * g2.y + g2.z * g2.z);
@@ -111,6 +140,8 @@ DS_NAME(block)(const pbd_batch *b, const int32_t *rows, int begin, int n, int xp
     DS_V t1, t2, t3, t4, dl;
     double lam[DS_W];
     for (int l = 0; l < DS_W; l++) lam[l] = b->lambda[c_of[l]];
+    (void)g;
+    (void)wm;
     if (xpbd) { /* XPBD Eq. 18: x_j += Δλ w_j ∇_j C */
         DS_V at = DS_NAME(load)(coef);
         dl = (-C - at * DS_NAME(load)(lam)) / (denom + at);
@@ -125,6 +156,25 @@ DS_NAME(block)(const pbd_batch *b, const int32_t *rows, int begin, int n, int xp
     DS_NAME(v3) y2 = {x2.x + t2 * g2.x, x2.y + t2 * g2.y, x2.z + t2 * g2.z};
     DS_NAME(v3) y3 = {x3.x + t3 * g3.x, x3.y + t3 * g3.y, x3.z + t3 * g3.z};
     DS_NAME(v3) y4 = {x4.x + t4 * g4.x, x4.y + t4 * g4.y, x4.z + t4 * g4.z};
+#ifdef DS_CONTIGUOUS
+    if (straight) { /* masked scatters: the lanes that project, the particles that move */
+        DS_SCATTER(b->pos, ix[0], ok & ~(w1 <= 0.0), y1.x, y1.y, y1.z);
+        DS_SCATTER(b->pos, ix[1], ok & ~(w2 <= 0.0), y2.x, y2.y, y2.z);
+        DS_SCATTER(b->pos, ix[2], ok & ~(w3 <= 0.0), y3.x, y3.y, y3.z);
+        DS_SCATTER(b->pos, ix[3], ok & ~(w4 <= 0.0), y4.x, y4.y, y4.z);
+        DS_V lam_new = DS_NAME(load)(lam) + dl;
+        int64_t okl[DS_W];
+        double ln[DS_W];
+        memcpy(okl, &ok, sizeof okl);
+        memcpy(ln, &lam_new, sizeof ln);
+        int skipped = 0;
+        for (int l = 0; l < DS_W; l++) {
+            if (okl[l]) b->lambda[begin + l] = ln[l];
+            else skipped++;
+        }
+        return skipped;
+    }
+#endif
     double out[12][DS_W], dls[DS_W];
     int64_t okl[DS_W];
     memcpy(okl, &ok, sizeof okl);

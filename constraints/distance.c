@@ -1,5 +1,6 @@
 /* distance (stretch): C(p1, p2) = |p1 - p2| - d   (PBD Sec. 3.3, Sec. 4.1) */
 #include "pbd_constraint.h"
+#include "dihedral_simd.h"
 #include "vec3.h"
 
 #include <stddef.h>
@@ -100,90 +101,11 @@ static int distance_gs_xpbd(const pbd_batch *b, const int32_t *rows, int begin, 
     return skipped;
 }
 
-/* One colour: no two constraints share a particle, so two at a time, one per lane of a
- * 2-double vector (GCC/Clang vector extensions; SSE2 in the portable build, the compiler's
- * choice with -march=native). Each lane does exactly the operations of distance_pbd_one /
- * distance_xpbd_one, so the results are theirs bit for bit, in any grouping. A pair with a
- * degenerate lane is done one by one; fixed particles (w = 0) are not written. Each
- * projection is a ~70-cycle dependency chain (loads, sqrt, div, stores); two per vector put
- * more independent work in the instruction window: 15-25 % faster than one at a time here,
- * while 4 per AVX vector added ~3 % and compiler-made gathers/scatters (AVX-512) were slower
- * (solver/README.md "Performance"). */
-typedef double dist_v2 __attribute__((vector_size(16)));
-
-/* always_inline: inlined, `xpbd` is a constant and the pair loop stays free of calls */
-static inline __attribute__((always_inline)) int
-distance_pair(const pbd_batch *b, int c0, int c1, int xpbd)
-{
-    const int32_t *e0 = b->idx + 2 * (size_t)c0, *e1 = b->idx + 2 * (size_t)c1;
-    const double *wm = b->inv_mass;
-    double *a0 = b->pos + 3 * (size_t)e0[0], *a1 = b->pos + 3 * (size_t)e1[0];
-    double *b0 = b->pos + 3 * (size_t)e0[1], *b1 = b->pos + 3 * (size_t)e1[1];
-    dist_v2 ax = {a0[0], a1[0]}, ay = {a0[1], a1[1]}, az = {a0[2], a1[2]};
-    dist_v2 bx = {b0[0], b1[0]}, by = {b0[1], b1[1]}, bz = {b0[2], b1[2]};
-    dist_v2 w1 = {wm[e0[0]], wm[e1[0]]}, w2 = {wm[e0[1]], wm[e1[1]]};
-    dist_v2 dx = ax - bx, dy = ay - by, dz = az - bz;
-    dist_v2 l2 = dx * dx + dy * dy + dz * dz;
-    dist_v2 len = {sqrt(l2[0]), sqrt(l2[1])}, wsum = w1 + w2;
-    if (!(wsum[0] > 0.0) || !(len[0] >= DISTANCE_MIN_LENGTH) || !(wsum[1] > 0.0) ||
-        !(len[1] >= DISTANCE_MIN_LENGTH))
-        return xpbd ? distance_xpbd_one(b, c0) + distance_xpbd_one(b, c1)
-                    : distance_pbd_one(b, c0) + distance_pbd_one(b, c1);
-    dist_v2 rest = {b->rest[c0], b->rest[c1]}, f1, f2;
-    if (xpbd) {
-        dist_v2 alpha = {b->compliance[c0], b->compliance[c1]};
-        dist_v2 lambda = {b->lambda[c0], b->lambda[c1]};
-        dist_v2 alpha_tilde = alpha * b->alpha_scale;
-        dist_v2 t = (-(len - rest) - alpha_tilde * lambda) / ((wsum + alpha_tilde) * len);
-        lambda += t * len;
-        b->lambda[c0] = lambda[0];
-        b->lambda[c1] = lambda[1];
-        f1 = w1 * t;
-        f2 = -w2 * t;
-    } else {
-        dist_v2 k = {b->stiffness[c0], b->stiffness[c1]};
-        dist_v2 s = k * (len - rest) / (wsum * len);
-        b->lambda[c0] += -s[0] * len[0];
-        b->lambda[c1] += -s[1] * len[1];
-        f1 = -w1 * s;
-        f2 = w2 * s;
-    }
-    dist_v2 nax = ax + f1 * dx, nay = ay + f1 * dy, naz = az + f1 * dz;
-    dist_v2 nbx = bx + f2 * dx, nby = by + f2 * dy, nbz = bz + f2 * dz;
-    if (w1[0] > 0.0) a0[0] = nax[0], a0[1] = nay[0], a0[2] = naz[0];
-    if (w1[1] > 0.0) a1[0] = nax[1], a1[1] = nay[1], a1[2] = naz[1];
-    if (w2[0] > 0.0) b0[0] = nbx[0], b0[1] = nby[0], b0[2] = nbz[0];
-    if (w2[1] > 0.0) b1[0] = nbx[1], b1[1] = nby[1], b1[2] = nbz[1];
-    return 0;
-}
-
-static inline __attribute__((always_inline)) int
-distance_colour(const pbd_batch *b, const int32_t *rows, int begin, int end, int xpbd)
-{
-    int skipped = 0, q = begin;
-    if (rows)
-        for (; q + 1 < end; q += 2) skipped += distance_pair(b, rows[q], rows[q + 1], xpbd);
-    else
-        for (; q + 1 < end; q += 2) skipped += distance_pair(b, q, q + 1, xpbd);
-    if (q < end) {
-        int c = rows ? rows[q] : q;
-        skipped += xpbd ? distance_xpbd_one(b, c) : distance_pbd_one(b, c);
-    }
-    return skipped;
-}
-
-static int distance_colour_pbd(const pbd_batch *b, const int32_t *rows, int begin, int end)
-{
-    return distance_colour(b, rows, begin, end, 0);
-}
-
-static int distance_colour_xpbd(const pbd_batch *b, const int32_t *rows, int begin, int end)
-{
-    return distance_colour(b, rows, begin, end, 1);
-}
-
+/* One colour: no two constraints share a particle, so 2, 4 or 8 at a time, one per lane of a
+ * SIMD vector (constraints/distance_simd.c, the same operations as the two functions above,
+ * bit for bit). */
 static const pbd_kernels distance_kernels = {distance_gs_pbd, distance_gs_xpbd,
-                                             distance_colour_pbd, distance_colour_xpbd, 0};
+                                             pbd_distance_colour_pbd, pbd_distance_colour_xpbd, 0};
 
 static int distance_sample(pbd_rng *r, int degenerate, double *x, double *rest, int32_t *aux,
                            int *n_aux)

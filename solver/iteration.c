@@ -8,6 +8,7 @@
 #include <omp.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <time.h>
 
 /* Gauss–Seidel in a fixed order (PBD Sec. 3.2): sets in order, constraints in order,
  * each projection seeing the positions its predecessors produced. */
@@ -107,16 +108,82 @@ static void wait_for(atomic_long *done, long target)
  * projects it. A thread that another process pushes off its CPU therefore holds up the
  * others only while it holds an unfinished chunk: the rest of its colours go to whichever
  * thread is running, instead of each thread owning a fixed share behind a barrier. */
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The thread count for this call: the faster of one and `most` as last measured, and every
+ * sweep_every calls the other one, to see whether that has changed (a competing process
+ * came or went). *trying is set when this call tries the other. */
+static int choose_threads(struct pbd_variants_state *vs, int most, int *trying)
+{
+    *trying = 0;
+    if (vs->sweep_threads != 1 && vs->sweep_threads != most) { /* first call, or new count */
+        vs->sweep_threads = most;
+        vs->sweep_cost[0] = vs->sweep_cost[1] = 0.0;
+        vs->sweep_since = 0;
+        vs->sweep_every = 1; /* try one thread at the next call */
+        return most;
+    }
+    if (++vs->sweep_since >= vs->sweep_every) {
+        vs->sweep_since = 0;
+        *trying = 1;
+        return vs->sweep_threads == 1 ? most : 1;
+    }
+    return vs->sweep_threads;
+}
+
+/* Record a call's seconds per projection; after a try, keep the faster count and try again
+ * soon when they switched, later and later (up to every 256 calls) while they did not. */
+static void record_cost(struct pbd_variants_state *vs, int used, int most, int trying, double cost)
+{
+    double *c = &vs->sweep_cost[used > 1];
+    *c = *c > 0.0 && !trying ? 0.5 * (*c + cost) : cost;
+    if (!trying) return;
+    int other = used > 1, mine = !other;
+    if (vs->sweep_cost[mine] > 0.0 && vs->sweep_cost[other] < vs->sweep_cost[mine]) {
+        vs->sweep_threads = used;
+        vs->sweep_every = 8;
+    } else if (vs->sweep_cost[mine] > 0.0) {
+        vs->sweep_every = vs->sweep_every < 128 ? 2 * vs->sweep_every : 256;
+        if (vs->sweep_every < 8) vs->sweep_every = 8;
+    }
+    (void)most;
+}
+
+int pbd_sweep_threads_now(const pbd_world *w)
+{
+    const struct pbd_variants_state *vs = w->variants;
+    int most = pbd_variants_threads(w);
+    return vs && vs->sweep_threads == 1 ? 1 : most;
+}
+
+static int coloured_run(pbd_world *w, double h, int iterations, int threads);
+
 static int coloured_sweeps(pbd_world *w, double h, int iterations)
 {
     struct pbd_variants_state *vs = w->variants;
     assert(vs && vs->col_valid && vs->n_ws > 0); /* pbd_variants_prepare ran */
-    int skipped = 0;
-    int threads = pbd_variants_threads(w);
-    if (threads > vs->n_ws) threads = vs->n_ws;
+    int most = pbd_variants_threads(w);
+    if (most > vs->n_ws) most = vs->n_ws;
     long total = 0;
     for (int s = 0; s < w->n_sets; s++) total += w->sets[s].count;
-    if (total < (long)PBD_COLOURED_MIN_PER_THREAD * threads) threads = 1;
+    if (total < (long)PBD_COLOURED_MIN_PER_THREAD * most) most = 1;
+    if (most == 1 || total == 0) return coloured_run(w, h, iterations, 1);
+    int trying, threads = choose_threads(vs, most, &trying);
+    double t0 = now_seconds();
+    int skipped = coloured_run(w, h, iterations, threads);
+    record_cost(vs, threads, most, trying, (now_seconds() - t0) / ((double)total * iterations));
+    return skipped;
+}
+
+static int coloured_run(pbd_world *w, double h, int iterations, int threads)
+{
+    struct pbd_variants_state *vs = w->variants;
+    int skipped = 0;
     if (threads == 1) {
         for (int it = 0; it < iterations; it++) {
             skipped = 0;

@@ -36,7 +36,7 @@ static double now_seconds(void)
 static int loop_threads(const pbd_world *w)
 {
     if (w->def.scheme != PBD_SCHEME_COLORED_GS || w->n < PBD_PARALLEL_LOOP_MIN) return 1;
-    return pbd_variants_threads(w);
+    return pbd_sweep_threads_now(w); /* 1 while the sweeps find one thread faster */
 }
 
 /* Stiffness used this step: raw k, or k' = 1 - (1-k)^(1/n) so that n iterations

@@ -57,6 +57,12 @@ struct pbd_variants_state {
     int stamp_cap, pending_cap;
     /* per-thread workspaces */
     int n_ws, ws_arity;
+    /* the coloured sweep's thread count (solver/iteration.c): it measures the time per
+     * projection with all threads and with one, now and then trying the one it does not use,
+     * and keeps the faster (another process on the CPUs can make one thread the faster) */
+    int sweep_threads;        /* the current choice: 1 or the most allowed; 0 = not chosen */
+    double sweep_cost[2];     /* seconds per projection: [0] one thread, [1] all */
+    int sweep_since, sweep_every; /* calls since the other count was last tried; interval */
     pbd_workspace *ws;
     /* Jacobi (solver/jacobi.c), valid for the topology with fingerprint jac_key */
     uint64_t jac_key;
@@ -83,8 +89,10 @@ pbd_status pbd_variants_reserve_jacobi(pbd_world *w, struct pbd_variants_state *
 void pbd_variants_free_buffers(pbd_world *w);
 /* The world's variant state, created on first use; NULL when out of memory. */
 struct pbd_variants_state *pbd_variants_state_of(pbd_world *w);
-/* Threads the coloured sweep uses: def.threads, or the OpenMP default. */
+/* Threads the coloured sweep may use: def.threads, or the OpenMP default. */
 int pbd_variants_threads(const pbd_world *w);
+/* Threads the step's loops use now: 1 while the coloured sweep finds one thread faster. */
+int pbd_sweep_threads_now(const pbd_world *w);
 /* Fingerprint of the constraint topology (sets, types, counts, index rows). */
 uint64_t pbd_topology_key(const pbd_world *w);
 

@@ -1,0 +1,151 @@
+/* The distance constraint's colour kernels (PBD Eq. 10/11 and XPBD Eq. 18, as in
+ * constraints/distance.c), several constraints per SIMD vector: the constraints of one colour
+ * share no particle, so each lane projects one with the scalar kernel's operations
+ * (constraints/distance_simd_body.h); the results are the scalar kernel's bit for bit. The
+ * particles are fetched with the CPU's gather instructions; runtime dispatch (pbd_simd_width)
+ * picks AVX-512 (8 lanes), AVX2 (4) or SSE2 (2). */
+#include "pbd_constraint.h"
+#include "dihedral_simd.h"
+
+#include <immintrin.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define DISTANCE_MIN_LENGTH 1e-12 /* as constraints/distance.c */
+
+typedef double dd_v2 __attribute__((vector_size(16)));
+typedef long dd_l2 __attribute__((vector_size(16)));
+static inline dd_v2 dd2_gather(const double *base, const int32_t *i, int comp)
+{
+    return (dd_v2){base[3 * (size_t)i[0] + comp], base[3 * (size_t)i[1] + comp]};
+}
+static inline dd_v2 dd2_gatherw(const double *base, const int32_t *i)
+{
+    return (dd_v2){base[i[0]], base[i[1]]};
+}
+#define DS_W 2
+#define DS_V dd_v2
+#define DS_VI dd_l2
+#define DS_NAME(x) dd2_##x
+#define DS_SQRT(v) ((dd_v2)_mm_sqrt_pd((__m128d)(v)))
+#define DS_GATHER dd2_gather
+#define DS_GATHERW dd2_gatherw
+#define DS_FN distance_colour_sse2
+#include "distance_simd_body.h"
+#undef DS_W
+#undef DS_V
+#undef DS_VI
+#undef DS_NAME
+#undef DS_SQRT
+#undef DS_GATHER
+#undef DS_GATHERW
+#undef DS_FN
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+typedef double dd_v4 __attribute__((vector_size(32)));
+typedef long dd_l4 __attribute__((vector_size(32)));
+static inline dd_v4 dd4_gather(const double *base, const int32_t *i, int comp)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)i);
+    v = _mm_add_epi32(_mm_add_epi32(v, _mm_add_epi32(v, v)), _mm_set1_epi32(comp));
+    return (dd_v4)_mm256_i32gather_pd(base, v, 8);
+}
+static inline dd_v4 dd4_gatherw(const double *base, const int32_t *i)
+{
+    return (dd_v4)_mm256_i32gather_pd(base, _mm_loadu_si128((const __m128i *)i), 8);
+}
+#define DS_W 4
+#define DS_V dd_v4
+#define DS_VI dd_l4
+#define DS_NAME(x) dd4_##x
+#define DS_SQRT(v) ((dd_v4)_mm256_sqrt_pd((__m256d)(v)))
+#define DS_GATHER dd4_gather
+#define DS_GATHERW dd4_gatherw
+#define DS_FN distance_colour_avx2
+#include "distance_simd_body.h"
+#undef DS_W
+#undef DS_V
+#undef DS_VI
+#undef DS_NAME
+#undef DS_SQRT
+#undef DS_GATHER
+#undef DS_GATHERW
+#undef DS_FN
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx2,fma")
+typedef double dd_v8 __attribute__((vector_size(64)));
+typedef long dd_l8 __attribute__((vector_size(64)));
+static inline dd_v8 dd8_gather(const double *base, const int32_t *i, int comp)
+{
+    __m256i v = _mm256_loadu_si256((const __m256i *)i);
+    v = _mm256_add_epi32(_mm256_add_epi32(v, _mm256_add_epi32(v, v)), _mm256_set1_epi32(comp));
+    return (dd_v8)_mm512_i32gather_pd(v, base, 8);
+}
+static inline dd_v8 dd8_gatherw(const double *base, const int32_t *i)
+{
+    return (dd_v8)_mm512_i32gather_pd(_mm256_loadu_si256((const __m256i *)i), base, 8);
+}
+/* 8 index pairs (i1, i2) interleaved: the even and the odd 32-bit words */
+static inline void dd8_contiguous(const int32_t *idx, int32_t *i1, int32_t *i2)
+{
+    __m512i v = _mm512_loadu_si512((const void *)idx);
+    _mm256_storeu_si256((__m256i *)i1, _mm512_cvtepi64_epi32(v));
+    _mm256_storeu_si256((__m256i *)i2, _mm512_cvtepi64_epi32(_mm512_srli_epi64(v, 32)));
+}
+static inline void dd8_scatter(double *base, const int32_t *i, dd_l8 m, dd_v8 x, dd_v8 y, dd_v8 z)
+{
+    __m256i v = _mm256_loadu_si256((const __m256i *)i);
+    v = _mm256_add_epi32(v, _mm256_add_epi32(v, v));
+    __mmask8 k = _mm512_test_epi64_mask((__m512i)m, (__m512i)m);
+    _mm512_mask_i32scatter_pd(base, k, v, (__m512d)x, 8);
+    _mm512_mask_i32scatter_pd(base + 1, k, v, (__m512d)y, 8);
+    _mm512_mask_i32scatter_pd(base + 2, k, v, (__m512d)z, 8);
+}
+#define DS_CONTIGUOUS dd8_contiguous
+#define DS_SCATTER dd8_scatter
+#define DS_W 8
+#define DS_V dd_v8
+#define DS_VI dd_l8
+#define DS_NAME(x) dd8_##x
+#define DS_SQRT(v) ((dd_v8)_mm512_sqrt_pd((__m512d)(v)))
+#define DS_GATHER dd8_gather
+#define DS_GATHERW dd8_gatherw
+#define DS_FN distance_colour_avx512
+#include "distance_simd_body.h"
+#undef DS_CONTIGUOUS
+#undef DS_SCATTER
+#undef DS_W
+#undef DS_V
+#undef DS_VI
+#undef DS_NAME
+#undef DS_SQRT
+#undef DS_GATHER
+#undef DS_GATHERW
+#undef DS_FN
+#pragma GCC pop_options
+
+static int distance_colour(const pbd_batch *b, const int32_t *rows, int begin, int end, int xpbd)
+{
+    switch (pbd_simd_width()) {
+    case 8:
+        return distance_colour_avx512(b, rows, begin, end, xpbd);
+    case 4:
+        return distance_colour_avx2(b, rows, begin, end, xpbd);
+    default:
+        return distance_colour_sse2(b, rows, begin, end, xpbd);
+    }
+}
+
+int pbd_distance_colour_pbd(const pbd_batch *b, const int32_t *rows, int begin, int end)
+{
+    return distance_colour(b, rows, begin, end, 0);
+}
+
+int pbd_distance_colour_xpbd(const pbd_batch *b, const int32_t *rows, int begin, int end)
+{
+    return distance_colour(b, rows, begin, end, 1);
+}
