@@ -175,6 +175,58 @@ static void test_colour_kernels_equal_sequential(void)
     }
 }
 
+/* The SIMD colour kernels at every width the CPU has (pbd_test_simd_width: AVX-512 8, AVX2 4,
+ * SSE2 2 lanes), on many disjoint constraints (random, some near-degenerate, some fixed
+ * particles), 1 and 2 threads: distance gives the same bits at every width (the scalar
+ * kernel's arithmetic); the dihedral kernel's SLEEF atan2 gives the same bits at widths 8 and
+ * 4 (its FMA variants) and 1e-12 relative at width 2 (its SSE2 variant has no FMA). */
+static void test_simd_widths_agree(void)
+{
+    enum { N = 803 }; /* 100 vectors of 8 and a tail */
+    static double x[3 * PBD_SAMPLE_MAX_ARITY], rest[64];
+    static int32_t aux[PBD_SAMPLE_MAX_AUX];
+    const pbd_constraint_type *types[2] = {&pbd_distance_type, &pbd_bend_dihedral_type};
+    for (int t = 0; t < 2; t++)
+        for (int method = 0; method < 2; method++) {
+            pbd_world *w[6]; /* widths 8, 4, 2 on 1 and 2 threads */
+            for (int v = 0; v < 6; v++) {
+                pbd_rng r;
+                pbd_rng_seed(&r, 77 + (uint64_t)t);
+                w[v] = pbd_world_create(N * types[t]->arity);
+                w[v]->def.method = method;
+                w[v]->def.iterations = 2;
+                w[v]->def.scheme = PBD_SCHEME_COLORED_GS;
+                w[v]->def.threads = 1 + v % 2;
+                int set = pbd_world_add_set(w[v], types[t], 0);
+                for (int c = 0; c < N; c++) {
+                    int n_aux = 0, arity = types[t]->sample(&r, c % 5 == 4, x, rest, aux, &n_aux);
+                    int32_t idx[4];
+                    for (int j = 0; j < arity; j++) {
+                        idx[j] = c * arity + j;
+                        double m = c % 7 == 0 && j == 1 ? 0.0 : pbd_rng_range(&r, 0.2, 5.0);
+                        pbd_world_set_particle(w[v], idx[j], x + 3 * j, NULL, m);
+                    }
+                    pbd_set_add(w[v], set, idx, rest, pbd_rng_uniform(&r), pbd_rng_range(&r, 0, 1e-4));
+                }
+                pbd_test_simd_width = 8 >> (v / 2);
+                for (int s = 0; s < 3; s++) pbd_step(w[v]);
+            }
+            pbd_test_simd_width = 0;
+            size_t n3 = 3 * (size_t)w[0]->n;
+            double scale = 1.0;
+            for (size_t i = 0; i < n3; i++) scale = fmax(scale, fabs(w[0]->x[i]));
+            for (int v = 1; v < 6; v++) {
+                int exact = t == 0 || v < 4 || pbd_simd_width() < 4;
+                if (exact)
+                    CU_ASSERT(memcmp(w[0]->x, w[v]->x, n3 * sizeof(double)) == 0);
+                CU_ASSERT(max_abs_diff(w[0]->x, w[v]->x, n3) <= 1e-12 * scale);
+                CU_ASSERT_EQUAL(w[0]->stats.skipped, w[v]->stats.skipped);
+            }
+            if (t == 1) CU_ASSERT(w[0]->stats.skipped > 10); /* degenerate lanes were met */
+            for (int v = 0; v < 6; v++) pbd_world_free(w[v]);
+        }
+}
+
 /* ---- whole runs ------------------------------------------------------------------------ */
 
 /* Gauss–Seidel and coloured GS with kernels against the same scheme without them (the
@@ -325,6 +377,7 @@ void register_fastpath_tests(void)
     CU_pSuite s = CU_add_suite("fastpath", NULL, NULL);
     CU_add_test(s, "kernels_equal_generic", test_kernels_equal_generic);
     CU_add_test(s, "colour_kernels_equal_sequential", test_colour_kernels_equal_sequential);
+    CU_add_test(s, "simd_widths_agree", test_simd_widths_agree);
     CU_add_test(s, "runs_equal_generic", test_runs_equal_generic);
     CU_add_test(s, "runs_bit_identical_without_distance", test_runs_bit_identical_without_distance);
     CU_add_test(s, "generic_reference_hash", test_generic_reference_hash);
