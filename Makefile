@@ -53,14 +53,24 @@ deps:
 
 all: $(BUILD)/libpbd.a $(BINS) $(BUILD)/pbd-tests
 
-$(BUILD)/obj/%.o: %.c $(HEADERS) tests/tests.h build/config.mk
+# Every object depends on $(BUILD)/flags.stamp, which holds the compiler and flags and is
+# rewritten only when they change (OPT, OMP, SAN_FLAGS, CFLAGS): a change rebuilds every
+# object, so the objects linked are all built with the flags that result files record.
+PBD_FLAGS := $(CC) $(CFLAGS)
+$(BUILD)/flags.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(PBD_FLAGS)' | cmp -s - $@ || echo '$(PBD_FLAGS)' > $@
+
+$(BUILD)/obj/%.o: %.c $(HEADERS) tests/tests.h build/config.mk $(BUILD)/flags.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEP_CFLAGS) -c $< -o $@
 
-# Provenance written into every result file (experiments/log/h5log_attrs.c): git revision and flags.
-PBD_GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
-$(BUILD)/obj/experiments/%.o: CFLAGS += -DPBD_GIT_REVISION='"$(PBD_GIT_REV)"' \
-  -DPBD_CFLAGS='"$(OPT) $(WARN) -fopenmp $(SAN_FLAGS)"'
+# Provenance written into every result file (experiments/log/h5log_attrs.c): the revision,
+# marked -dirty-<hash of the diff> for uncommitted changes (scripts/git-revision.sh), and
+# the flags above (plus constraints/' -fno-math-errno below).
+PBD_GIT_REV := $(shell sh scripts/git-revision.sh 2>/dev/null || echo unknown)
+$(BUILD)/obj/experiments/log/h5log_attrs.o: CFLAGS += -DPBD_GIT_REVISION='"$(PBD_GIT_REV)"' \
+  -DPBD_CFLAGS='"$(PBD_FLAGS); constraints/: -fno-math-errno"'
 $(BUILD)/git-rev.stamp: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(PBD_GIT_REV)' | cmp -s - $@ || echo '$(PBD_GIT_REV)' > $@

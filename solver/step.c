@@ -62,19 +62,25 @@ static void prepare_sets(pbd_world *w, int threads)
     }
 }
 
-/* Per-iteration residual buffers; sized on the first step of a definition. */
+/* Per-iteration residual buffers (overall and per set); sized on the first step of a
+ * definition and again when sets were added. */
 static pbd_status reserve_iteration_log(pbd_world *w)
 {
     int need = w->def.iterations * w->def.substeps;
-    if (need <= w->iter_capacity) return PBD_OK;
+    if (need <= w->iter_capacity && w->iter_sets_n == w->n_sets) return PBD_OK;
+    if (need < w->iter_capacity) need = w->iter_capacity;
     double *a = realloc(w->iter_max_c, (size_t)need * sizeof *a);
     if (a) w->iter_max_c = a;
     double *b = realloc(w->iter_l2_c, (size_t)need * sizeof *b);
     if (b) w->iter_l2_c = b;
     double *c = realloc(w->iter_xpbd, (size_t)need * sizeof *c);
     if (c) w->iter_xpbd = c;
-    if (!a || !b || !c) return pbd_error(PBD_ENOMEM, "out of memory for the iteration log");
+    size_t per = (size_t)need * (w->n_sets > 0 ? (size_t)w->n_sets : 1) * 3;
+    double *d = realloc(w->iter_sets, per * sizeof *d);
+    if (d) w->iter_sets = d;
+    if (!a || !b || !c || !d) return pbd_error(PBD_ENOMEM, "out of memory for the iteration log");
     w->iter_capacity = need;
+    w->iter_sets_n = w->n_sets;
     return PBD_OK;
 }
 
@@ -144,25 +150,6 @@ static pbd_status check_finite(pbd_world *w, int threads)
     return PBD_OK;
 }
 
-/* Stats after a step whose last (sub)step was h: residuals (the XPBD one with that
- * substep's α̃ = α/h²), momenta and energies. */
-void pbd_measure(pbd_world *w, double h)
-{
-    pbd_step_stats *st = &w->stats;
-    pbd_world_residuals(w, w->x, 1.0 / (h * h), &st->max_c, &st->l2_c, &st->xpbd_residual);
-    pbd_momentum(w, w->x, w->v, st->linear_momentum, st->angular_momentum);
-    double ke = 0.0, pe = 0.0;
-    for (int i = 0; i < w->n; i++) {
-        if (w->w[i] <= 0.0) continue;
-        double m = 1.0 / w->w[i];
-        const double *v = w->v + 3 * i, *x = w->x + 3 * i;
-        ke += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        pe -= m * (w->def.gravity[0] * x[0] + w->def.gravity[1] * x[1] + w->def.gravity[2] * x[2]);
-    }
-    st->kinetic_energy = ke;
-    st->potential_energy = pe;
-}
-
 long pbd_test_fault_step = 0;
 
 /* The test hook above: a NaN velocity on the first free particle. */
@@ -186,6 +173,7 @@ pbd_status pbd_step(pbd_world *w)
     const double h = d->dt / d->substeps;
     const int nt = loop_threads(w);
     for (int k = 0; k < PBD_STAGE_COUNT; k++) w->stats.stage_seconds[k] = 0.0;
+    w->stats.threads = nt; /* the coloured sweeps raise it to theirs */
     double t0 = now_seconds();
 
     for (int sub = 0; sub < d->substeps; sub++) {
@@ -215,8 +203,9 @@ pbd_status pbd_step(pbd_world *w)
         for (int it = 0; d->record_iterations && it < d->iterations; it++) {
             w->stats.skipped = pbd_project_iteration(w, h);
             int k = sub * d->iterations + it;
-            pbd_world_residuals(w, w->p, 1.0 / (h * h), &w->iter_max_c[k], &w->iter_l2_c[k],
-                                &w->iter_xpbd[k]);
+            pbd_world_residuals_per_set(w, w->p, 1.0 / (h * h),
+                                        w->iter_sets + (size_t)k * w->n_sets * 3,
+                                        &w->iter_max_c[k], &w->iter_l2_c[k], &w->iter_xpbd[k]);
         }
         STAGE(w, PBD_STAGE_PROJECT, t0);
         /* (12–15) v_i <- (p_i - x_i)/Δt, x_i <- p_i */
@@ -233,7 +222,7 @@ pbd_status pbd_step(pbd_world *w)
     }
     w->step_count++;
     /* the measure stage costs about one more sweep; def.measure_every thins it out */
-    if (d->measure_every > 0 && w->step_count % d->measure_every == 0) pbd_measure(w, h);
+    if (d->measure_every > 0 && w->step_count % d->measure_every == 0) pbd_measure(w, h, d->method == PBD_METHOD_XPBD);
     STAGE(w, PBD_STAGE_MEASURE, t0);
     status = check_finite(w, nt);
     /* after the step, outside its stages: topology changes (tearing) */

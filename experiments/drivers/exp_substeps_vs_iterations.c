@@ -113,7 +113,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int mode, int budget)
     pbd_status st = PBD_OK;
     for (long s = 1; s <= steps && st == PBD_OK; s++) {
         if ((st = pbd_step(w)) != PBD_OK) break;
-        e = w->stats.kinetic_energy + w->stats.potential_energy;
+        e = w->stats.kinetic_energy + w->stats.gravitational_energy;
         sum_max += w->stats.max_c;
         sum_l2 += w->stats.l2_c;
         ms += 1e3 * pbd_exp_step_seconds(w);

@@ -32,7 +32,9 @@ pbd_status tear_reserve_vertices(pbd_tearing *t, int n)
     if (h) t->head = h;
     int32_t *mk = realloc(t->mark, (size_t)cap * sizeof *mk);
     if (mk) t->mark = mk;
-    if (!x || !h || !mk) return pbd_error(PBD_ENOMEM, "tearing: out of memory for %d vertices", n);
+    int32_t *pa = realloc(t->parent, (size_t)cap * sizeof *pa);
+    if (pa) t->parent = pa;
+    if (!x || !h || !mk || !pa) return pbd_error(PBD_ENOMEM, "tearing: out of memory for %d vertices", n);
     t->vert_cap = cap;
     return PBD_OK;
 }
@@ -47,6 +49,7 @@ static pbd_status tear_sync_vertices(const pbd_world *w, pbd_tearing *t)
         memcpy(t->mesh.x + 3 * (size_t)i, w->x + 3 * (size_t)i, 3 * sizeof(double));
         t->head[i] = -1;
         t->mark[i] = 0;
+        t->parent[i] = -1;
     }
     if (w->n > t->mesh.n_vertices) t->mesh.n_vertices = w->n;
     return PBD_OK;
@@ -242,6 +245,7 @@ pbd_tearing *pbd_tearing_create(const pbd_world *w, const pbd_tear_mesh *m, int 
     for (int i = 0; i < m->n_vertices; i++) {
         t->head[i] = -1;
         t->mark[i] = 0;
+        t->parent[i] = -1;
     }
     t->mesh.n_vertices = m->n_vertices;
     if (tear_sync_vertices(w, t) != PBD_OK) {
@@ -275,6 +279,7 @@ void pbd_tearing_free(pbd_tearing *t)
     free(t->head);
     free(t->next);
     free(t->mark);
+    free(t->parent);
     free(t->fan);
     free(t->fan2);
     free(t->loc);
@@ -324,6 +329,10 @@ pbd_tear_mesh pbd_tearing_mesh(const pbd_tearing *t)
 {
     pbd_tear_mesh m = {t->mesh.n_vertices, t->mesh.x, t->mesh.n_triangles, t->mesh.tri, NULL};
     return m;
+}
+int pbd_tearing_parent(const pbd_tearing *t, int i)
+{
+    return i >= 0 && i < t->mesh.n_vertices ? t->parent[i] : -1;
 }
 long pbd_tearing_splits(const pbd_tearing *t) { return t->splits; }
 long pbd_tearing_repairs(const pbd_tearing *t) { return t->repairs; }

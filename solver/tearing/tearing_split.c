@@ -224,6 +224,7 @@ int tear_split_off(pbd_world *w, pbd_tearing *t, int32_t v, int k)
     memcpy(t->mesh.x + 3 * (size_t)d, t->mesh.x + 3 * (size_t)v, 3 * sizeof(double));
     t->head[d] = -1;
     t->mark[d] = t->pass;
+    t->parent[d] = v;
     t->mesh.n_vertices = d + 1;
     if (update_edges(w, t, v, d, k) != PBD_OK || update_hinges(w, t, v, d, k) != PBD_OK)
         return -1;
