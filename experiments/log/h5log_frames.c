@@ -412,15 +412,16 @@ int log_make_frames(pbd_h5log *log, const pbd_world *w)
     H5LTset_attribute_string(g, ".", "layout",
                              "frame k in group %06d (k): positions, velocities (optional), "
                              "lambda/<NN_type>; its topology (particles, inverse masses, "
-                             "triangles, constraint rows) is /scene when topology[k] = 0, else "
-                             "/frames/topology/<topology[k]>");
+                             "triangles, constraint rows) is /scene when topology_version[k] = 0, "
+                             "else /frames/topology/<topology_version[k]>");
     log->fr_time = log_create_frame_column(g, "time", H5T_NATIVE_DOUBLE, "s", "time of each frame");
     log->fr_step = log_create_frame_column(g, "step", H5T_NATIVE_LONG, "1",
                                            "the step after which it was taken (0: initial)");
     log->fr_n = log_create_frame_column(g, "n_particles", H5T_NATIVE_INT, "1",
                                         "particles in each frame");
-    log->fr_topo = log_create_frame_column(g, "topology", H5T_NATIVE_INT, "1",
-                                           "topology version of each frame (0: /scene)");
+    log->fr_topo = log_create_frame_column(g, "topology_version", H5T_NATIVE_INT, "1",
+                                           "topology version of each frame: 0 = /scene, v > 0 "
+                                           "= /frames/topology/<v>");
     H5Gclose(g);
     if (log->fr_time < 0 || log->fr_step < 0 || log->fr_n < 0 || log->fr_topo < 0) return -1;
     return log_write_frame(log, w); /* frame 0: the initial state */
