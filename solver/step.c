@@ -221,11 +221,15 @@ pbd_status pbd_step(pbd_world *w)
         w->time += h;
     }
     w->step_count++;
-    /* the measure stage costs about one more sweep; def.measure_every thins it out */
-    if (d->measure_every > 0 && w->step_count % d->measure_every == 0) pbd_measure(w, h, d->method == PBD_METHOD_XPBD);
-    STAGE(w, PBD_STAGE_MEASURE, t0);
     status = check_finite(w, nt);
     /* after the step, outside its stages: topology changes (tearing) */
     if (status == PBD_OK && w->post_step) status = w->post_step(w, w->post_step_user);
+    /* the measure stage costs about one more sweep; def.measure_every thins it out. It
+     * measures the world as the step leaves it, after any topology change, so that a
+     * result file's /series row and its frame describe the same constraints. */
+    t0 = now_seconds();
+    if (status == PBD_OK && d->measure_every > 0 && w->step_count % d->measure_every == 0)
+        pbd_measure(w, h, d->method == PBD_METHOD_XPBD);
+    STAGE(w, PBD_STAGE_MEASURE, t0);
     return status;
 }

@@ -108,7 +108,18 @@ void pbd_machine_cpu_model(char *buf, size_t size);
 /* Reading results back (summaries, pbd-report, pbd-h5extract). Return 0 on success. */
 int pbd_h5_read_attr_double(const char *path, const char *name, double *v);
 int pbd_h5_read_attr_string(const char *path, const char *name, char *buf, size_t size);
-/* Read a whole 1-D or 2-D double dataset; *data is malloc'd (rows × cols). */
+/* A root attribute of exactly n numbers (e.g. solver.gravity, 3). */
+int pbd_h5_read_attr_doubles(const char *path, const char *name, double *v, int n);
+/* The names of a group's members, in name order (count may exceed PBD_H5_MAX_NAMES: only
+ * that many are kept). */
+#define PBD_H5_MAX_NAMES 64
+typedef struct pbd_h5_names {
+    int count;
+    char name[PBD_H5_MAX_NAMES][128];
+} pbd_h5_names;
+int pbd_h5_read_names(const char *path, const char *group, pbd_h5_names *out);
+/* Read a whole dataset of numbers (any rank: rows × the product of the other dimensions,
+ * converted to double); *data is malloc'd (rows × cols). */
 int pbd_h5_read_dataset(const char *path, const char *dataset, double **data, long *rows,
                         long *cols);
 
