@@ -75,6 +75,7 @@ $(BUILD)/git-rev.stamp: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(PBD_GIT_REV)' | cmp -s - $@ || echo '$(PBD_GIT_REV)' > $@
 $(BUILD)/obj/experiments/log/h5log_attrs.o: $(BUILD)/git-rev.stamp
+.PHONY: FORCE
 FORCE:
 
 $(BUILD)/libpbd.a: $(LIB_OBJ)
