@@ -29,8 +29,9 @@ static double now_seconds(void)
     } while (0)
 
 /* Threads for the step's per-particle and per-constraint loops: the coloured scheme's, for
- * worlds big enough to pay for the fork (else the serial part of a parallel step would
- * bound its speed-up; README "Performance"). Element by element: the same bits either way. */
+ * worlds big enough to pay for the fork (else the serial part of a parallel step would bound
+ * its speed-up; experiments/programs/README.md "Performance"). Element by element: the same
+ * bits either way. */
 #define PBD_PARALLEL_LOOP_MIN 16384
 static int loop_threads(const pbd_world *w)
 {
