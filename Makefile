@@ -124,7 +124,6 @@ bench:
 	$(MAKE) BUILD=build/bench OPT="$(BENCH_OPT)" build/bench/pbd-bench
 	build/bench/pbd-bench $(BENCH_ARGS)
 
-$(BUILD)/obj/experiments/programs/pbd_bench.o: CFLAGS += -DPBD_BENCH_FLAGS='"$(OPT) $(OMP) -std=c11"'
 # The kernels' sqrt never needs errno: without it the compiler inlines sqrt (no call path).
 $(BUILD)/obj/constraints/%.o: CFLAGS += -fno-math-errno
 

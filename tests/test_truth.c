@@ -419,6 +419,26 @@ static void test_logging_failure_status(void)
     pbd_world_free(w);
 }
 
+/* A QUICK run of stiffness_vs_iterations is a 24x24 cloth: the summary's description and
+ * headline say so (they said "64x64, 23 938 constraints" whatever was run). */
+static void test_quick_described_as_run(void)
+{
+    char cmd[2048], path[1024], buf[2048];
+    snprintf(cmd, sizeof cmd, "%s/pbd-run stiffness_vs_iterations --quick --only=xpbd_it20 "
+             "--quiet --out=%s/sv >/dev/null 2>&1 && %s/pbd-run stiffness_vs_iterations --quick "
+             "--summarize --quiet --out=%s/sv >/dev/null 2>&1", test_bin_dir(), tmpdir,
+             test_bin_dir(), tmpdir);
+    test_run(cmd); /* --summarize complains about the missing runs */
+    snprintf(path, sizeof path, "%s/sv/stiffness_vs_iterations/summary.h5", tmpdir);
+    CU_ASSERT_EQUAL_FATAL(pbd_h5_read_attr_string(path, "description", buf, sizeof buf), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "As run: 24x24 cloth, 3218 distance constraints"));
+    CU_ASSERT_EQUAL_FATAL(pbd_h5_read_attr_string(path, "headline", buf, sizeof buf), 0);
+    CU_ASSERT(strncmp(buf, "24x24 cloth (3218 constraints)", 30) == 0);
+    double v;
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_double(path, "constraints", &v), 0);
+    CU_ASSERT_EQUAL(v, 3218.0);
+}
+
 void register_truth_tests(void)
 {
     CU_pSuite s = CU_add_suite("truth", suite_init, suite_clean);
@@ -431,4 +451,5 @@ void register_truth_tests(void)
     CU_add_test(s, "provenance", test_provenance);
     CU_add_test(s, "sidecar_cells", test_sidecar_cells);
     CU_add_test(s, "logging_failure_status", test_logging_failure_status);
+    CU_add_test(s, "quick_described_as_run", test_quick_described_as_run);
 }
