@@ -29,6 +29,7 @@ ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
 endif
 
 .PHONY: soak fuzz all test asan experiments gradcheck plots report bench clean deps help install \
+  check-paraview \
   uninstall test-install
 .DEFAULT_GOAL := all
 .SECONDARY:
@@ -42,6 +43,7 @@ help:
 	@echo "make bench         performance table (data/results/bench.csv)"
 	@echo "make fuzz          libFuzzer on the CLI parser and the OBJ/TetGen loaders (clang)"
 	@echo "make soak          every standard scene for 10^5 steps: finite and bounded"
+	@echo "make check-paraview every scene's XDMF sidecar in ParaView's default reader"
 	@echo "make install       libpbd.a, headers, programs, pbdlab.pc into PREFIX (/usr/local; DESTDIR)"
 	@echo "make uninstall     remove what make install put there (same PREFIX, DESTDIR)"
 	@echo "make test-install  install into build/test-install, build and check an example against it"
@@ -126,6 +128,12 @@ bench:
 
 # The kernels' sqrt never needs errno: without it the compiler inlines sqrt (no call path).
 $(BUILD)/obj/constraints/%.o: CFLAGS += -fno-math-errno
+
+# The XDMF sidecars in ParaView's own reader (Debian's python3-paraview, installed when
+# missing): every scene's sidecar opened with OpenDataFile, points, cells and per-frame bounds
+# equal to /frames (scripts/check-paraview.sh, scripts/check_paraview.py).
+check-paraview: $(BINS)
+	sh scripts/check-paraview.sh $(BUILD)
 
 # Every standard scene for 10^5 steps: finite and bounded (not part of `make test`).
 soak: $(BUILD)/pbd-soak
