@@ -8,6 +8,9 @@
 
 #include "solver/tearing/pbd_tearing.h"
 
+#include <hdf5.h>
+#include <hdf5_hl.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -419,6 +422,62 @@ static void test_logging_failure_status(void)
     pbd_world_free(w);
 }
 
+/* scripts/git-revision.sh in a scratch repository: the short commit when clean; "-dirty-"
+ * and 12 hex digits after an edit, different for a different edit and for a new file. */
+static void test_revision_dirty_mark(void)
+{
+    char cmd[4096], out[512], a[128], b[128], c[128], d[128];
+    snprintf(out, sizeof out, "%s/rev.out", tmpdir);
+    snprintf(cmd, sizeof cmd,
+             "set -e; r=%s/repo; rm -rf $r; mkdir -p $r/scripts; cp scripts/git-revision.sh "
+             "$r/scripts/; cd $r; git init -q; git config user.email t@t; git config user.name t; "
+             "echo one > f.c; git add -A; git commit -qm one; "
+             "{ sh scripts/git-revision.sh; echo two > f.c; sh scripts/git-revision.sh; "
+             "echo three > f.c; sh scripts/git-revision.sh; echo new > g.c; "
+             "sh scripts/git-revision.sh; } > %s", tmpdir, out);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd), 0);
+    FILE *f = fopen(out, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    int n = fscanf(f, "%127s %127s %127s %127s", a, b, c, d);
+    fclose(f);
+    CU_ASSERT_EQUAL_FATAL(n, 4);
+    CU_ASSERT_EQUAL(strlen(a), 7);
+    CU_ASSERT(strchr(a, '-') == NULL);
+    CU_ASSERT(strncmp(b, a, 7) == 0 && strncmp(b + 7, "-dirty-", 7) == 0 && strlen(b) == 26);
+    CU_ASSERT(strncmp(c, a, 7) == 0 && strlen(c) == 26 && strcmp(b, c) != 0);
+    CU_ASSERT(strlen(d) == 26 && strcmp(c, d) != 0);
+}
+
+/* /scene/sets/<set>/pinned counts the rows whose particles are all fixed (what `skipped`
+ * also counts): the tear scene's held top row. */
+static void test_pinned_rows(void)
+{
+    char cmd[1024], path[1024];
+    snprintf(cmd, sizeof cmd, "%s/pbd-run tear --steps=1 --quiet --out=%s --run=pinned "
+             ">/dev/null", test_bin_dir(), tmpdir);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd), 0);
+    snprintf(path, sizeof path, "%s/tear/pinned.h5", tmpdir);
+    double *idx, *w;
+    long rows, cols, n, one;
+    CU_ASSERT_EQUAL_FATAL(pbd_h5_read_dataset(path, "/scene/sets/00_distance/indices", &idx,
+                                              &rows, &cols), 0);
+    CU_ASSERT_EQUAL_FATAL(pbd_h5_read_dataset(path, "/scene/inverse_masses", &w, &n, &one), 0);
+    long expect = 0;
+    for (long r = 0; r < rows; r++) expect += w[(long)idx[2 * r]] == 0.0 && w[(long)idx[2 * r + 1]] == 0.0;
+    free(idx);
+    free(w);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    long pinned = -1;
+    CU_ASSERT(H5LTget_attribute_long(f, "/scene/sets/00_distance", "pinned", &pinned) >= 0);
+    char desc[512] = "";
+    CU_ASSERT(H5LTget_attribute_string(f, "/series/skipped", "description", desc) >= 0);
+    H5Fclose(f);
+    CU_ASSERT(expect > 0);
+    CU_ASSERT_EQUAL(pinned, expect);
+    CU_ASSERT_PTR_NOT_NULL(strstr(desc, "pinned"));
+}
+
 /* A QUICK run of stiffness_vs_iterations is a 24x24 cloth: the summary's description and
  * headline say so (they said "64x64, 23 938 constraints" whatever was run). */
 static void test_quick_described_as_run(void)
@@ -452,4 +511,6 @@ void register_truth_tests(void)
     CU_add_test(s, "sidecar_cells", test_sidecar_cells);
     CU_add_test(s, "logging_failure_status", test_logging_failure_status);
     CU_add_test(s, "quick_described_as_run", test_quick_described_as_run);
+    CU_add_test(s, "revision_dirty_mark", test_revision_dirty_mark);
+    CU_add_test(s, "pinned_rows", test_pinned_rows);
 }
