@@ -174,6 +174,7 @@ static int coloured_sweeps(pbd_world *w, double h, int iterations)
     if (total < (long)PBD_COLOURED_MIN_PER_THREAD * most) most = 1;
     if (most == 1 || total == 0) return coloured_run(w, h, iterations, 1);
     int trying, threads = choose_threads(vs, most, &trying);
+    if (threads > w->stats.threads) w->stats.threads = threads;
     double t0 = now_seconds();
     int skipped = coloured_run(w, h, iterations, threads);
     record_cost(vs, threads, most, trying, (now_seconds() - t0) / ((double)total * iterations));
