@@ -71,7 +71,7 @@ extern __m256d Sleef_finz_atan2d4_u10avx2(__m256d, __m256d);
 #pragma GCC pop_options
 
 #pragma GCC push_options
-#pragma GCC target("avx512f,avx2,fma")
+#pragma GCC target("avx512f,avx512vl,avx512dq,avx2,fma")
 typedef double ds_v8 __attribute__((vector_size(64)));
 typedef long ds_l8 __attribute__((vector_size(64)));
 extern __m512d Sleef_finz_atan2d8_u10avx512f(__m512d, __m512d);
@@ -86,29 +86,16 @@ static inline void ds8_contiguous(const int32_t *idx, int32_t ix[4][8])
                             _mm512_castsi512_si256(_mm512_permutex2var_epi32(lo, sel, hi)));
     }
 }
-static inline ds_v8 ds8_gather(const double *base, const int32_t *i, int comp)
-{
-    __m256i v = _mm256_loadu_si256((const __m256i *)i);
-    v = _mm256_add_epi32(_mm256_add_epi32(v, _mm256_add_epi32(v, v)), _mm256_set1_epi32(comp));
-    return (ds_v8)_mm512_i32gather_pd(v, base, 8);
-}
 static inline ds_v8 ds8_gatherw(const double *base, const int32_t *i)
 {
     return (ds_v8)_mm512_i32gather_pd(_mm256_loadu_si256((const __m256i *)i), base, 8);
 }
-static inline void ds8_scatter(double *base, const int32_t *i, ds_l8 m, ds_v8 x, ds_v8 y, ds_v8 z)
-{
-    __m256i v = _mm256_loadu_si256((const __m256i *)i);
-    v = _mm256_add_epi32(v, _mm256_add_epi32(v, v));
-    __mmask8 k = _mm512_test_epi64_mask((__m512i)m, (__m512i)m);
-    _mm512_mask_i32scatter_pd(base, k, v, (__m512d)x, 8);
-    _mm512_mask_i32scatter_pd(base + 1, k, v, (__m512d)y, 8);
-    _mm512_mask_i32scatter_pd(base + 2, k, v, (__m512d)z, 8);
-}
+#include "simd8.h"
 #define DS_CONTIGUOUS ds8_contiguous
-#define DS_GATHER ds8_gather
+#define DS_LOAD_XYZ simd8_load_xyz
 #define DS_GATHERW ds8_gatherw
-#define DS_SCATTER ds8_scatter
+#define DS_SCATTER simd8_store_xyz
+#define DS_STORE_MASKED simd8_store_masked
 #define DS_W 8
 #define DS_V ds_v8
 #define DS_VI ds_l8
@@ -118,9 +105,10 @@ static inline void ds8_scatter(double *base, const int32_t *i, ds_l8 m, ds_v8 x,
 #define DS_FN dihedral_colour_avx512
 #include "dihedral_simd_body.h"
 #undef DS_CONTIGUOUS
-#undef DS_GATHER
+#undef DS_LOAD_XYZ
 #undef DS_GATHERW
 #undef DS_SCATTER
+#undef DS_STORE_MASKED
 #undef DS_W
 #undef DS_V
 #undef DS_VI
@@ -134,7 +122,9 @@ static inline void ds8_scatter(double *base, const int32_t *i, ds_l8 m, ds_v8 x,
 int pbd_simd_width(void)
 {
     int want = pbd_test_simd_width > 0 ? pbd_test_simd_width : 8;
-    if (want >= 8 && __builtin_cpu_supports("avx512f")) return 8;
+    if (want >= 8 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq"))
+        return 8;
     if (want >= 4 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 4;
     return 2;
 }

@@ -82,11 +82,11 @@ DS_NAME(block)(const pbd_batch *b, const int32_t *rows, int begin, int n, int xp
     DS_NAME(v3) x1, x2, x3, x4;
     DS_V w1, w2, w3, w4;
 #ifdef DS_CONTIGUOUS
-    if (straight) { /* the CPU's gathers */
-        x1 = (DS_NAME(v3)){DS_GATHER(b->pos, ix[0], 0), DS_GATHER(b->pos, ix[0], 1), DS_GATHER(b->pos, ix[0], 2)};
-        x2 = (DS_NAME(v3)){DS_GATHER(b->pos, ix[1], 0), DS_GATHER(b->pos, ix[1], 1), DS_GATHER(b->pos, ix[1], 2)};
-        x3 = (DS_NAME(v3)){DS_GATHER(b->pos, ix[2], 0), DS_GATHER(b->pos, ix[2], 1), DS_GATHER(b->pos, ix[2], 2)};
-        x4 = (DS_NAME(v3)){DS_GATHER(b->pos, ix[3], 0), DS_GATHER(b->pos, ix[3], 1), DS_GATHER(b->pos, ix[3], 2)};
+    if (straight) { /* particle by particle, transposed in registers; w by gathers */
+        DS_LOAD_XYZ(b->pos, ix[0], &x1.x, &x1.y, &x1.z);
+        DS_LOAD_XYZ(b->pos, ix[1], &x2.x, &x2.y, &x2.z);
+        DS_LOAD_XYZ(b->pos, ix[2], &x3.x, &x3.y, &x3.z);
+        DS_LOAD_XYZ(b->pos, ix[3], &x4.x, &x4.y, &x4.z);
         w1 = DS_GATHERW(b->inv_mass, ix[0]);
         w2 = DS_GATHERW(b->inv_mass, ix[1]);
         w3 = DS_GATHERW(b->inv_mass, ix[2]);
@@ -157,22 +157,12 @@ DS_NAME(block)(const pbd_batch *b, const int32_t *rows, int begin, int n, int xp
     DS_NAME(v3) y3 = {x3.x + t3 * g3.x, x3.y + t3 * g3.y, x3.z + t3 * g3.z};
     DS_NAME(v3) y4 = {x4.x + t4 * g4.x, x4.y + t4 * g4.y, x4.z + t4 * g4.z};
 #ifdef DS_CONTIGUOUS
-    if (straight) { /* masked scatters: the lanes that project, the particles that move */
+    if (straight) { /* masked stores: the lanes that project, the particles that move */
         DS_SCATTER(b->pos, ix[0], ok & ~(w1 <= 0.0), y1.x, y1.y, y1.z);
         DS_SCATTER(b->pos, ix[1], ok & ~(w2 <= 0.0), y2.x, y2.y, y2.z);
         DS_SCATTER(b->pos, ix[2], ok & ~(w3 <= 0.0), y3.x, y3.y, y3.z);
         DS_SCATTER(b->pos, ix[3], ok & ~(w4 <= 0.0), y4.x, y4.y, y4.z);
-        DS_V lam_new = DS_NAME(load)(lam) + dl;
-        int64_t okl[DS_W];
-        double ln[DS_W];
-        memcpy(okl, &ok, sizeof okl);
-        memcpy(ln, &lam_new, sizeof ln);
-        int skipped = 0;
-        for (int l = 0; l < DS_W; l++) {
-            if (okl[l]) b->lambda[begin + l] = ln[l];
-            else skipped++;
-        }
-        return skipped;
+        return DS_STORE_MASKED(b->lambda + begin, ok, DS_NAME(load)(lam) + dl);
     }
 #endif
     double out[12][DS_W], dls[DS_W];

@@ -76,7 +76,7 @@ static inline dd_v4 dd4_gatherw(const double *base, const int32_t *i)
 #pragma GCC pop_options
 
 #pragma GCC push_options
-#pragma GCC target("avx512f,avx2,fma")
+#pragma GCC target("avx512f,avx512vl,avx512dq,avx2,fma")
 typedef double dd_v8 __attribute__((vector_size(64)));
 typedef long dd_l8 __attribute__((vector_size(64)));
 static inline dd_v8 dd8_gather(const double *base, const int32_t *i, int comp)
@@ -96,17 +96,12 @@ static inline void dd8_contiguous(const int32_t *idx, int32_t *i1, int32_t *i2)
     _mm256_storeu_si256((__m256i *)i1, _mm512_cvtepi64_epi32(v));
     _mm256_storeu_si256((__m256i *)i2, _mm512_cvtepi64_epi32(_mm512_srli_epi64(v, 32)));
 }
-static inline void dd8_scatter(double *base, const int32_t *i, dd_l8 m, dd_v8 x, dd_v8 y, dd_v8 z)
-{
-    __m256i v = _mm256_loadu_si256((const __m256i *)i);
-    v = _mm256_add_epi32(v, _mm256_add_epi32(v, v));
-    __mmask8 k = _mm512_test_epi64_mask((__m512i)m, (__m512i)m);
-    _mm512_mask_i32scatter_pd(base, k, v, (__m512d)x, 8);
-    _mm512_mask_i32scatter_pd(base + 1, k, v, (__m512d)y, 8);
-    _mm512_mask_i32scatter_pd(base + 2, k, v, (__m512d)z, 8);
-}
+#include "simd8.h"
+
+#define DS_STORE_MASKED simd8_store_masked
+#define DS_LOAD_XYZ simd8_load_xyz
 #define DS_CONTIGUOUS dd8_contiguous
-#define DS_SCATTER dd8_scatter
+#define DS_SCATTER simd8_store_xyz
 #define DS_W 8
 #define DS_V dd_v8
 #define DS_VI dd_l8
@@ -117,6 +112,8 @@ static inline void dd8_scatter(double *base, const int32_t *i, dd_l8 m, dd_v8 x,
 #define DS_FN distance_colour_avx512
 #include "distance_simd_body.h"
 #undef DS_CONTIGUOUS
+#undef DS_LOAD_XYZ
+#undef DS_STORE_MASKED
 #undef DS_SCATTER
 #undef DS_W
 #undef DS_V

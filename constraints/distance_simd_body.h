@@ -36,8 +36,14 @@ DS_NAME(block)(const pbd_batch *b, const int32_t *rows, int begin, int n, int xp
         coef[l] = xpbd ? b->compliance[c] : b->stiffness[c];
         lam[l] = b->lambda[c];
     }
+#ifdef DS_LOAD_XYZ
+    DS_V ax, ay, az, bx, by, bz;
+    DS_LOAD_XYZ(b->pos, i1, &ax, &ay, &az);
+    DS_LOAD_XYZ(b->pos, i2, &bx, &by, &bz);
+#else
     DS_V ax = DS_GATHER(b->pos, i1, 0), ay = DS_GATHER(b->pos, i1, 1), az = DS_GATHER(b->pos, i1, 2);
     DS_V bx = DS_GATHER(b->pos, i2, 0), by = DS_GATHER(b->pos, i2, 1), bz = DS_GATHER(b->pos, i2, 2);
+#endif
     DS_V w1 = DS_GATHERW(b->inv_mass, i1), w2 = DS_GATHERW(b->inv_mass, i2);
     DS_V dx = ax - bx, dy = ay - by, dz = az - bz;
     DS_V len = DS_SQRT(dx * dx + dy * dy + dz * dz), wsum = w1 + w2;
@@ -62,17 +68,7 @@ DS_NAME(block)(const pbd_batch *b, const int32_t *rows, int begin, int n, int xp
         DS_VI m1 = ok & (w1 > 0.0), m2 = ok & (w2 > 0.0);
         DS_SCATTER(b->pos, i1, m1, nax, nay, naz);
         DS_SCATTER(b->pos, i2, m2, nbx, nby, nbz);
-        DS_V lam_new = DS_NAME(load)(lam) + dl;
-        int64_t okl[DS_W];
-        double ln[DS_W];
-        memcpy(okl, &ok, sizeof okl);
-        memcpy(ln, &lam_new, sizeof ln);
-        int skipped = 0;
-        for (int l = 0; l < DS_W; l++) {
-            if (okl[l]) b->lambda[begin + l] = ln[l];
-            else skipped++;
-        }
-        return skipped;
+        return DS_STORE_MASKED(b->lambda + begin, ok, DS_NAME(load)(lam) + dl);
     }
 #endif
     double o[6][DS_W], d[DS_W], wa[DS_W], wb[DS_W];

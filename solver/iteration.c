@@ -136,22 +136,25 @@ static int choose_threads(struct pbd_variants_state *vs, int most, int *trying)
     return vs->sweep_threads;
 }
 
-/* Record a call's seconds per projection; after a try, keep the faster count and try again
- * soon when they switched, later and later (up to every 256 calls) while they did not. */
-static void record_cost(struct pbd_variants_state *vs, int used, int most, int trying, double cost)
+/* Record a call's seconds per projection; after a try, keep the faster count — more threads
+ * only when they were clearly faster (by PBD_THREADS_GAIN: a loaded machine makes their time
+ * jumpy, and they must never be the slower choice) — and try again soon when the choice
+ * switched, later and later (up to every 256 calls) while it did not. */
+#define PBD_THREADS_GAIN 0.85
+static void record_cost(struct pbd_variants_state *vs, int used, int trying, double cost)
 {
     double *c = &vs->sweep_cost[used > 1];
     *c = *c > 0.0 && !trying ? 0.5 * (*c + cost) : cost;
     if (!trying) return;
-    int other = used > 1, mine = !other;
-    if (vs->sweep_cost[mine] > 0.0 && vs->sweep_cost[other] < vs->sweep_cost[mine]) {
+    double one = vs->sweep_cost[0], all = vs->sweep_cost[1];
+    if (one <= 0.0 || all <= 0.0) return;
+    int better = used > 1 ? all < PBD_THREADS_GAIN * one : one < all;
+    if (better) {
         vs->sweep_threads = used;
         vs->sweep_every = 8;
-    } else if (vs->sweep_cost[mine] > 0.0) {
-        vs->sweep_every = vs->sweep_every < 128 ? 2 * vs->sweep_every : 256;
-        if (vs->sweep_every < 8) vs->sweep_every = 8;
+    } else {
+        vs->sweep_every = vs->sweep_every < 8 ? 8 : vs->sweep_every < 256 ? 2 * vs->sweep_every : 256;
     }
-    (void)most;
 }
 
 int pbd_sweep_threads_now(const pbd_world *w)
@@ -177,7 +180,7 @@ static int coloured_sweeps(pbd_world *w, double h, int iterations)
     if (threads > w->stats.threads) w->stats.threads = threads;
     double t0 = now_seconds();
     int skipped = coloured_run(w, h, iterations, threads);
-    record_cost(vs, threads, most, trying, (now_seconds() - t0) / ((double)total * iterations));
+    record_cost(vs, threads, trying, (now_seconds() - t0) / ((double)total * iterations));
     return skipped;
 }
 
