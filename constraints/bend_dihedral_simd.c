@@ -2,9 +2,10 @@
  * projection, Eq. 8–9, and XPBD Eq. 18), several hinges per SIMD vector: the hinges of one
  * colour share no particle, so each lane projects one with the scalar kernel's operations
  * (constraints/dihedral_simd_body.h). The angle atan2(|sin φ|, cos φ) comes from SLEEF's
- * vector functions (1.0-ULP "u10", deterministic variants; the 3.5-ULP ones were 3 % faster), so a lane agrees with the scalar
- * kernel (glibc's atan2) to about one ulp of φ, not bit for bit (tests/test_fastpath.c holds
- * it to 1e-12 relative); the rest of the arithmetic is the same, without FMA contraction.
+ * vector functions (the deterministic "u35" variants, at most 3.5 ulp: the 1-ulp "u10" ones
+ * took a fifth of the kernel's time, 2.5× the u35's), so a lane agrees with the scalar kernel
+ * (glibc's atan2) to a few ulp of φ, not bit for bit (tests/test_fastpath.c holds it to 1e-12
+ * relative); the rest of the arithmetic is the same, without FMA contraction.
  *
  * Runtime dispatch keeps the default build portable: AVX-512 (8 lanes) or AVX2 (4 lanes)
  * where the CPU has them, else SSE2 (2 lanes). SLEEF's "finz" functions (with FMA) give the
@@ -30,14 +31,14 @@ int pbd_test_simd_width = 0;
  * header declares each only when the translation unit is built for that instruction set) */
 typedef double ds_v2 __attribute__((vector_size(16)));
 typedef long ds_l2 __attribute__((vector_size(16)));
-extern __m128d Sleef_cinz_atan2d2_u10sse2(__m128d, __m128d);
+extern __m128d Sleef_cinz_atan2d2_u35sse2(__m128d, __m128d);
 
 #define DS_W 2
 #define DS_V ds_v2
 #define DS_VI ds_l2
 #define DS_NAME(x) ds2_##x
 #define DS_SQRT(v) ((ds_v2)_mm_sqrt_pd((__m128d)(v)))
-#define DS_ATAN2(y, x) ((ds_v2)Sleef_cinz_atan2d2_u10sse2((__m128d)(y), (__m128d)(x)))
+#define DS_ATAN2(y, x) ((ds_v2)Sleef_cinz_atan2d2_u35sse2((__m128d)(y), (__m128d)(x)))
 #define DS_FN dihedral_colour_sse2
 #include "dihedral_simd_body.h"
 #undef DS_W
@@ -52,13 +53,13 @@ extern __m128d Sleef_cinz_atan2d2_u10sse2(__m128d, __m128d);
 #pragma GCC target("avx2,fma")
 typedef double ds_v4 __attribute__((vector_size(32)));
 typedef long ds_l4 __attribute__((vector_size(32)));
-extern __m256d Sleef_finz_atan2d4_u10avx2(__m256d, __m256d);
+extern __m256d Sleef_finz_atan2d4_u35avx2(__m256d, __m256d);
 #define DS_W 4
 #define DS_V ds_v4
 #define DS_VI ds_l4
 #define DS_NAME(x) ds4_##x
 #define DS_SQRT(v) ((ds_v4)_mm256_sqrt_pd((__m256d)(v)))
-#define DS_ATAN2(y, x) ((ds_v4)Sleef_finz_atan2d4_u10avx2((__m256d)(y), (__m256d)(x)))
+#define DS_ATAN2(y, x) ((ds_v4)Sleef_finz_atan2d4_u35avx2((__m256d)(y), (__m256d)(x)))
 #define DS_FN dihedral_colour_avx2
 #include "dihedral_simd_body.h"
 #undef DS_W
@@ -74,7 +75,7 @@ extern __m256d Sleef_finz_atan2d4_u10avx2(__m256d, __m256d);
 #pragma GCC target("avx512f,avx512vl,avx512dq,avx2,fma")
 typedef double ds_v8 __attribute__((vector_size(64)));
 typedef long ds_l8 __attribute__((vector_size(64)));
-extern __m512d Sleef_finz_atan2d8_u10avx512f(__m512d, __m512d);
+extern __m512d Sleef_finz_atan2d8_u35avx512f(__m512d, __m512d);
 /* 8 hinges' index rows (4 each, contiguous): ix[j] = the j-th index of each */
 static inline void ds8_contiguous(const int32_t *idx, int32_t ix[4][8])
 {
@@ -93,7 +94,7 @@ static inline ds_v8 ds8_gatherw(const double *base, const int32_t *i)
 #include "simd8.h"
 #define DS_CONTIGUOUS ds8_contiguous
 #define DS_LOAD_XYZ simd8_load_xyz
-#define DS_GATHERW ds8_gatherw
+#define DS_GATHERW simd8_gather1
 #define DS_SCATTER simd8_store_xyz
 #define DS_STORE_MASKED simd8_store_masked
 #define DS_W 8
@@ -101,7 +102,7 @@ static inline ds_v8 ds8_gatherw(const double *base, const int32_t *i)
 #define DS_VI ds_l8
 #define DS_NAME(x) ds8_##x
 #define DS_SQRT(v) ((ds_v8)_mm512_sqrt_pd((__m512d)(v)))
-#define DS_ATAN2(y, x) ((ds_v8)Sleef_finz_atan2d8_u10avx512f((__m512d)(y), (__m512d)(x)))
+#define DS_ATAN2(y, x) ((ds_v8)Sleef_finz_atan2d8_u35avx512f((__m512d)(y), (__m512d)(x)))
 #define DS_FN dihedral_colour_avx512
 #include "dihedral_simd_body.h"
 #undef DS_CONTIGUOUS

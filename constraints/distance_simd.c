@@ -108,7 +108,7 @@ static inline void dd8_contiguous(const int32_t *idx, int32_t *i1, int32_t *i2)
 #define DS_NAME(x) dd8_##x
 #define DS_SQRT(v) ((dd_v8)_mm512_sqrt_pd((__m512d)(v)))
 #define DS_GATHER dd8_gather
-#define DS_GATHERW dd8_gatherw
+#define DS_GATHERW simd8_gather1
 #define DS_FN distance_colour_avx512
 #include "distance_simd_body.h"
 #undef DS_CONTIGUOUS

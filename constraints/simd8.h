@@ -63,4 +63,16 @@ static inline int simd8_store_masked(double *p, simd8_l m, simd8_v v)
     return 8 - __builtin_popcount(k);
 }
 
+/* base[i[l]] for 8 lanes, by scalar loads (the gather instruction was slower here) */
+static inline simd8_v simd8_gather1(const double *base, const int32_t *i)
+{
+    __m128d a = _mm_loadh_pd(_mm_load_sd(base + i[0]), base + i[1]);
+    __m128d b = _mm_loadh_pd(_mm_load_sd(base + i[2]), base + i[3]);
+    __m128d c = _mm_loadh_pd(_mm_load_sd(base + i[4]), base + i[5]);
+    __m128d d = _mm_loadh_pd(_mm_load_sd(base + i[6]), base + i[7]);
+    __m256d lo = _mm256_insertf128_pd(_mm256_castpd128_pd256(a), b, 1);
+    __m256d hi = _mm256_insertf128_pd(_mm256_castpd128_pd256(c), d, 1);
+    return (simd8_v)_mm512_insertf64x4(_mm512_castpd256_pd512(lo), hi, 1);
+}
+
 #endif

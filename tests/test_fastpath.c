@@ -260,7 +260,7 @@ static void test_runs_equal_generic(void)
 /* Without distance constraints every kernel does the generic arithmetic: bending-only
  * cloth (both models) and a volume-only tet beam, shaken so that no hinge is flat, give
  * bit-identical positions and λ with and without kernels, for GS and coloured GS — but for
- * the dihedral colour kernel, whose atan2 is SLEEF's (within 1e-10 m after 20 steps). */
+ * the dihedral colour kernel, whose atan2 is SLEEF's (within 1e-9 m after 20 steps). */
 static void test_runs_bit_identical_without_distance(void)
 {
     const int scenes[3] = {SCENE_CLOTH_DIHEDRAL, SCENE_CLOTH_ISOMETRIC, SCENE_TET_BEAM};
@@ -282,14 +282,16 @@ static void test_runs_bit_identical_without_distance(void)
                 run_pair(w[0], w[1], 20, &dx, &dl);
                 size_t bytes = 3 * (size_t)w[0]->n * sizeof(double);
                 int kept = 0;
-                /* the dihedral colour kernel's atan2 is SLEEF's: about 1e-16 per projection,
-                 * amplified by 20 steps of a folding cloth (2.5e-11 m observed with XPBD) */
+                /* the dihedral colour kernel's atan2 is SLEEF's (3.5 ulp): ~1e-16 per
+                 * projection (held to 1e-12 relative above), amplified by 20 steps of a shaken,
+                 * folding cloth: 1.7e-10 m observed with XPBD (2.5e-11 m with SLEEF's 1-ulp
+                 * atan2), ~1e-13 m with PBD */
                 if (scheme == PBD_SCHEME_COLORED_GS && scenes[k] == SCENE_CLOTH_DIHEDRAL) {
-                    if (dx > 1e-10 || dl > 1e-8)
+                    if (dx > 1e-9 || dl > 1e-7)
                         fprintf(stderr, "\n  coloured, method %d: |dx| %.2e |dλ|/|λ| %.2e\n",
                                 method, dx, dl);
-                    CU_ASSERT(dx <= 1e-10);
-                    CU_ASSERT(dl <= 1e-8);
+                    CU_ASSERT(dx <= 1e-9);
+                    CU_ASSERT(dl <= 1e-7);
                     CU_ASSERT(dx > 0.0); /* SLEEF's atan2 did run */
                     kept = w[0]->sets[1].count;
                 } else {
