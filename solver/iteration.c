@@ -41,9 +41,9 @@ static int gauss_seidel(pbd_world *w, double h)
 /* Below this many constraints per thread a sweep runs on one thread: the barriers after
  * each colour would cost more than the projections. */
 #define PBD_COLOURED_MIN_PER_THREAD 128
-/* A colour is cut into about this many chunks per thread, of at least PBD_CHUNK_MIN
- * constraints, which the threads claim one at a time. */
-#define PBD_CHUNKS_PER_THREAD 4
+/* A colour of n constraints is cut into chunks that shrink as it goes ("guided"): each takes
+ * 1/(2 nt) of what is left, at least PBD_CHUNK_MIN, so the threads start on large chunks
+ * (few atomic claims) and finish together on small ones. */
 #define PBD_CHUNK_MIN 32
 
 /* Project the constraints order[lo .. hi) of one colour of set s (rows == identity when the
@@ -71,11 +71,20 @@ static int project_range(pbd_world *w, pbd_constraint_set *set, const pbd_set_co
     return skipped;
 }
 
+/* The size of the chunk that starts with rem constraints left. */
+static int chunk_size(int rem, int nt)
+{
+    int size = (rem + 2 * nt - 1) / (2 * nt);
+    if (size < PBD_CHUNK_MIN) size = PBD_CHUNK_MIN;
+    return size < rem ? size : rem;
+}
+
 /* Chunks of a colour of n constraints on nt threads. */
 static int chunks_of(int n, int nt)
 {
-    int k = nt * PBD_CHUNKS_PER_THREAD, most = (n + PBD_CHUNK_MIN - 1) / PBD_CHUNK_MIN;
-    return k < most ? k : most > 0 ? most : 1;
+    int k = 0;
+    for (int rem = n; rem > 0; k++) rem -= chunk_size(rem, nt);
+    return k > 0 ? k : 1;
 }
 
 /* Wait until *done >= target: spin a little (the other thread is usually a few hundred
@@ -213,6 +222,7 @@ static int coloured_run(pbd_world *w, double h, int iterations, int threads)
         while (s < w->n_sets && vs->col[s].n_colours == 0) s++;
         long base = 0;
         int n_chunks = chunks_of(vs->col[s].start[1] - vs->col[s].start[0], nt);
+        int cc = 0, cstart = 0; /* chunk cc of the current phase starts at cstart */
         for (;;) {
             long g = atomic_fetch_add_explicit(&claimed, 1, memory_order_relaxed);
             while (it < iterations && g >= base + n_chunks) { /* advance to g's phase */
@@ -227,13 +237,15 @@ static int coloured_run(pbd_world *w, double h, int iterations, int threads)
                     } while (vs->col[s].n_colours == 0);
                 }
                 n_chunks = chunks_of(vs->col[s].start[k + 1] - vs->col[s].start[k], nt);
+                cc = cstart = 0;
             }
             if (it >= iterations) break;
             wait_for(&done, base); /* every chunk of the earlier phases */
             const pbd_set_colouring *col = &vs->col[s];
-            long lo = col->start[k], n = col->start[k + 1] - lo, c = g - base;
-            int sk = project_range(w, &w->sets[s], col, ws, h, (int)(lo + n * c / n_chunks),
-                                   (int)(lo + n * (c + 1) / n_chunks));
+            int lo = col->start[k], n = col->start[k + 1] - lo;
+            for (; cc < g - base; cc++) cstart += chunk_size(n - cstart, nt);
+            int sk = project_range(w, &w->sets[s], col, ws, h, lo + cstart,
+                                   lo + cstart + chunk_size(n - cstart, nt));
             if (it == iterations - 1) skipped += sk;
             atomic_fetch_add_explicit(&done, 1, memory_order_release);
         }
