@@ -44,7 +44,7 @@ static int gauss_seidel(pbd_world *w, double h)
 /* A colour of n constraints is cut into chunks that shrink as it goes ("guided"): each takes
  * 1/(2 nt) of what is left, at least PBD_CHUNK_MIN, so the threads start on large chunks
  * (few atomic claims) and finish together on small ones. */
-#define PBD_CHUNK_MIN 32
+#define PBD_CHUNK_MIN 256 /* smaller chunks cost more in claims than they balance */
 
 /* Project the constraints order[lo .. hi) of one colour of set s (rows == identity when the
  * set is sorted by colour); returns the skips. */
@@ -137,9 +137,9 @@ static int choose_threads(struct pbd_variants_state *vs, int most, int *trying)
         vs->sweep_every = 1; /* try one thread at the next call */
         return most;
     }
-    if (++vs->sweep_since >= vs->sweep_every) {
-        vs->sweep_since = 0;
-        *trying = 1;
+    if (++vs->sweep_since >= vs->sweep_every) { /* a try: two calls, the first to warm up */
+        *trying = vs->sweep_since > vs->sweep_every; /* the second: measured */
+        if (*trying) vs->sweep_since = 0;
         return vs->sweep_threads == 1 ? most : 1;
     }
     return vs->sweep_threads;
@@ -152,6 +152,7 @@ static int choose_threads(struct pbd_variants_state *vs, int most, int *trying)
 #define PBD_THREADS_GAIN 0.85
 static void record_cost(struct pbd_variants_state *vs, int used, int trying, double cost)
 {
+    if (used != vs->sweep_threads && !trying) return; /* a try's warm-up call */
     double *c = &vs->sweep_cost[used > 1];
     *c = *c > 0.0 && !trying ? 0.5 * (*c + cost) : cost;
     if (!trying) return;
