@@ -186,6 +186,9 @@ static int coloured_sweeps(pbd_world *w, double h, int iterations)
     for (int s = 0; s < w->n_sets; s++) total += w->sets[s].count;
     if (total < (long)PBD_COLOURED_MIN_PER_THREAD * most) most = 1;
     if (most == 1 || total == 0) return coloured_run(w, h, iterations, 1);
+#ifdef PBD_NO_THREAD_CHOICE /* experiments: always the most threads */
+    return coloured_run(w, h, iterations, most);
+#endif
     int trying, threads = choose_threads(vs, most, &trying);
     if (threads > w->stats.threads) w->stats.threads = threads;
     double t0 = now_seconds();
