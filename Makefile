@@ -89,17 +89,28 @@ gradcheck: $(BUILD)/pbd-gradcheck
 	@mkdir -p data/results
 	$(BUILD)/pbd-gradcheck
 
+# The suite into RESULTS: on this machine (SCHEDULER=local) or as Slurm job arrays with a
+# dependent merge/report job (SCHEDULER=slurm; SLURM_ARGS e.g. "--partition=cpu --account=x").
+RESULTS   ?= data/results
+SCHEDULER ?= local
+SLURM_ARGS ?=
 experiments: $(BINS)
-	@mkdir -p data/results
-	sh experiments/drivers/run_all.sh $(BUILD) $(QUICK)
-	@$(MAKE) --no-print-directory report
+ifeq ($(SCHEDULER),local)
+	@mkdir -p $(RESULTS)
+	sh experiments/drivers/run_all.sh $(BUILD) $(QUICK) $(RESULTS)
+	@$(MAKE) --no-print-directory report RESULTS=$(RESULTS)
+else ifeq ($(SCHEDULER),slurm)
+	sh experiments/drivers/slurm.sh submit $(BUILD) $(QUICK) $(RESULTS) $(SLURM_ARGS)
+else
+	@echo "make experiments: SCHEDULER: expected local or slurm, found '$(SCHEDULER)'" >&2; exit 2
+endif
 
-# Figures and report from whatever results exist (analysis/make_plots.sh, pbd-report).
+# Figures and report from whatever results exist in RESULTS (analysis/make_plots.sh, pbd-report).
 plots: $(BINS)
-	sh analysis/make_plots.sh $(BUILD) data/results
+	sh analysis/make_plots.sh $(BUILD) $(RESULTS)
 
 report: plots
-	$(BUILD)/pbd-report data/results
+	$(BUILD)/pbd-report $(RESULTS)
 
 # The performance table (README "Performance"): pbd-bench built with BENCH_OPT in its own
 # build directory (the default build stays portable); BENCH_ARGS e.g. --quick.
