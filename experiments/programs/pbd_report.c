@@ -2,7 +2,8 @@
  * headline beside the paper's number, its figures, the parameters the runs were made with
  * and the runs that were merged; then the gradient checker's table (gradcheck.h5).
  * The per-experiment merge (summary.h5) is made by `pbd-run <experiment> --summarize`,
- * which analysis/make_plots.sh runs first (`make report` depends on `make plots`). */
+ * which analysis/make_plots.sh runs first (`make report` depends on `make plots`).
+ * A RESULTS_DIR without any experiment's summary.h5 is an error (exit status 1). */
 #include "experiments/pbd_experiments.h"
 
 #include <dirent.h>
@@ -371,7 +372,22 @@ int main(int argc, char **argv)
                 strerror(errno));
         return 3;
     }
-    int n_suite = (int)(sizeof suite / sizeof suite[0]);
+    int n_suite = (int)(sizeof suite / sizeof suite[0]), n_found = 0;
+    for (int k = 0; k < n_suite; k++) {
+        char sum_path[4096];
+        snprintf(sum_path, sizeof sum_path, "%s/%s/summary.h5", results, suite[k].name);
+        n_found += file_exists(sum_path);
+    }
+    if (n_found == 0) { /* a report of nothing is a wrong directory, not a report */
+        fclose(out);
+        fclose(rows);
+        fclose(body);
+        remove(tmp_path);
+        fprintf(stderr, "pbd-report: %s: expected the merged results of at least one experiment "
+                "(<experiment>/summary.h5, made by make plots RESULTS=%s), found none\n", results,
+                results);
+        return 1;
+    }
     for (int k = 0; k < n_suite; k++) {
         print_experiment(body, results, k, rows);
         if (strcmp(suite[k].name, "gradcheck") == 0) print_gradcheck(body, results);
