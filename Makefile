@@ -28,17 +28,20 @@ ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
 -include build/config.mk
 endif
 
-.PHONY: soak fuzz all test asan experiments gradcheck plots report bench clean deps help install \
+.PHONY: soak fuzz all test asan experiments gradcheck plots report bench clean deps help install test-plots test-slurm \
   uninstall test-install
 .DEFAULT_GOAL := all
 .SECONDARY:
 
 help:
 	@echo "make experiments   run the experiment suite and build the report (QUICK=1: reduced)"
+	@echo "                   SCHEDULER=slurm [SLURM_ARGS=...]: as Slurm job arrays; RESULTS=DIR"
 	@echo "make test          build and run the CUnit tests"
 	@echo "make asan          the tests under AddressSanitizer + UBSan"
 	@echo "make gradcheck     check every constraint's gradient against finite differences"
-	@echo "make plots|report  regenerate figures and data/results/report.html from results"
+	@echo "make plots|report  regenerate figures and RESULTS/report.html (default data/results)"
+	@echo "make test-plots    every figure script on every run alone and on narrowed sweeps"
+	@echo "make test-slurm    make experiments SCHEDULER=slurm on a local one-node Slurm vs local"
 	@echo "make bench         performance table (data/results/bench.csv)"
 	@echo "make fuzz          libFuzzer on the CLI parser and the OBJ/TetGen loaders (clang)"
 	@echo "make soak          every standard scene for 10^5 steps: finite and bounded"
@@ -115,6 +118,17 @@ plots: $(BINS)
 
 report: plots
 	$(BUILD)/pbd-report $(RESULTS)
+
+# Every figure script draws any subset of its sweep: each run alone, the whole sweep, narrowed
+# sweeps (analysis/test_plot_subsets.sh; ~1 min).
+test-plots: $(BINS)
+	sh analysis/test_plot_subsets.sh $(BUILD)
+
+# make experiments SCHEDULER=slurm against a real single-node Slurm on loopback (scripts/
+# slurm-local.sh, scripts/test-slurm.sh): the same files as a local QUICK run, and a cancelled
+# task resubmitted alone. Installs Debian's slurmctld, slurmd, slurm-client, munge, hdf5-tools.
+test-slurm: $(BINS)
+	sh scripts/slurm-local.sh run $(BUILD)/slurm-local -- sh scripts/test-slurm.sh $(BUILD)
 
 # The performance table (experiments/programs/README.md "Performance"): pbd-bench built with
 # BENCH_OPT in its own build directory (the default build stays portable); BENCH_ARGS e.g.
