@@ -224,7 +224,8 @@ run)
     [ $# -gt 0 ] || usage "run: expected a command after --, found none"
     # whatever happens from here on, the command and the daemons started here are stopped
     child=
-    trap 'trap - EXIT; [ -z "$child" ] || kill -TERM "$child" 2>/dev/null || true; down || true' EXIT
+    trap 'st=$?; trap - EXIT; [ -z "$child" ] || kill -TERM "$child" 2>/dev/null || true
+          down || st=1; exit $st' EXIT
     trap 'exit 130' INT
     trap 'exit 143' TERM
     trap 'exit 129' HUP
