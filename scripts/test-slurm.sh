@@ -34,7 +34,8 @@ if ! command -v h5diff >/dev/null 2>&1; then
 fi
 
 # files outside build/ and the results directories: none may appear
-untracked() { git status --porcelain --untracked-files=all 2>/dev/null | grep -v "^?? $bin/" || true; }
+# (git's untracked and ignored files: data/results/ is ignored, build/ too)
+untracked() { git status --porcelain --ignored --untracked-files=all 2>/dev/null | grep -v "^.. $bin/" || true; }
 rm -rf "$t"
 mkdir -p "$t"
 untracked > "$t/before"
