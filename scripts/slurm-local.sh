@@ -16,7 +16,7 @@
 # listening sockets to the address the host name resolves to (127.0.0.1 on Debian's default
 # /etc/hosts; up prints where they listen). Ports: the first free pair from 16817/16818 on.
 # Exit status: 0 up / down / CMD succeeded, 1 a daemon did not come up (its log is printed),
-# 2 bad usage, otherwise CMD's status.
+# did not stop, or still runs from an earlier up; 2 bad usage; otherwise CMD's status.
 set -eu
 
 PACKAGES="slurmctld slurmd slurm-client munge"
@@ -59,7 +59,7 @@ port_free() {
 configure() {
     mkdir -p "$dir"
     dir=$(cd "$dir" && pwd)
-    rm -rf "$dir/etc" "$dir/state" "$dir/spool" "$dir/log" "$dir/munge" "$dir/run"
+    rm -rf "${dir:?}/etc" "$dir/state" "$dir/spool" "$dir/log" "$dir/munge" "$dir/run"
     mkdir -p "$dir/etc" "$dir/state" "$dir/spool" "$dir/log" "$dir/run"
     # munged refuses a key others can read, a socket others cannot reach, and any of their
     # directories others can write to
@@ -142,7 +142,7 @@ up() {
     install_missing
     if [ -s "$dir/daemons.pid" ]; then
         while read -r name pid; do
-            ! ours "$pid" || usage "$dir: $name (PID $pid) of an earlier start still runs: scripts/slurm-local.sh down $dir first"
+            ! ours "$pid" || { echo "slurm-local: $dir: $name (PID $pid) of an earlier start still runs: scripts/slurm-local.sh down $dir first" >&2; exit 1; }
         done < "$dir/daemons.pid"
     fi
     configure
@@ -216,6 +216,8 @@ cmd=${1:-}
 [ $# -gt 0 ] && shift
 dir=build/slurm-local
 case "${1:-}" in --|'') ;; *) dir=$1; shift ;; esac
+# absolute: the daemons' command lines name it so (ours())
+[ ! -d "$dir" ] || dir=$(cd "$dir" && pwd)
 case "$cmd" in
 up) up ;;
 down) down ;;

@@ -197,6 +197,7 @@ EOF
          "(after the arrays); then $out/report.html. Job output in $sd/"
 }
 
+SLURM_ARGS_WORDS=
 mode=${1:-}
 [ $# -gt 0 ] && shift
 case "$mode" in
