@@ -4,7 +4,7 @@
 # <results>/figures/ as PNG and SVG. Experiments without results are skipped.
 # The merge carries the flags of the sweep frozen in <results>/sweep.manifest (written by
 # `make experiments`, locally or on Slurm: experiments/drivers/manifest.sh), e.g. --quick.
-# Usage: make_plots.sh BUILD_DIR RESULTS_DIR
+# Usage: [ALLOW_MISSING=1] make_plots.sh BUILD_DIR RESULTS_DIR
 set -eu
 bin=${1:-build}
 out=${2:-data/results}
@@ -12,6 +12,13 @@ fig=$out/figures
 flags=
 if [ -f "$out/sweep.manifest" ]; then
     flags=$(awk -F '\t' '$1 == "flags" { print $2; exit }' "$out/sweep.manifest")
+fi
+# ALLOW_MISSING=1: merge the runs present of a partial sweep, naming the others (pbd-run
+# --allow-missing, where this pbd-run has it), as the Slurm merge job does after a task failed
+if [ "${ALLOW_MISSING:-0}" = 1 ] &&
+        "$bin/pbd-run" "$("$bin/pbd-run" --list-experiments | head -1 | cut -d' ' -f1)" --help 2>/dev/null |
+        grep -q -- '--allow-missing'; then
+    flags="$flags --allow-missing"
 fi
 mkdir -p "$fig"
 status=0

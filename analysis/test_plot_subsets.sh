@@ -24,6 +24,9 @@ sh experiments/drivers/run_all.sh "$bin" 1 "$work/all" > "$work/suite.log" 2>&1 
     { cat "$work/suite.log" >&2; echo "test-plots: the quick sweep failed" >&2; exit 1; }
 fails=0
 cases=0
+# a run alone is a partial sweep: merged with --allow-missing where pbd-run has it
+partial=
+"$bin/pbd-run" spring_oscillator --help 2>/dev/null | grep -q -- '--allow-missing' && partial=--allow-missing
 
 # draw OUT EXPERIMENT LABEL [SUMMARIZE_FLAGS...]: merge OUT/EXPERIMENT and draw its figures
 draw() {
@@ -73,7 +76,7 @@ while read -r e; do
         d=$work/one/$e-$r
         mkdir -p "$d/$e"
         ln "$f" "$d/$e/$r.h5" 2>/dev/null || cp "$f" "$d/$e/$r.h5"
-        draw "$d" "$e" "only run $r"
+        draw "$d" "$e" "only run $r" $partial
     done
 done < "$work/experiments"
 
