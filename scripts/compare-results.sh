@@ -3,7 +3,8 @@
 # same results? Every run file and summary.h5 under A must exist under B and the reverse, with
 # the same datasets (names and shapes), the same attributes, and equal values (h5diff, exact)
 # but for what differs from one run of the same program to the next:
-#   - the attributes date and command (the results directory is in the command line);
+#   - the attributes date and command (the results directory is in the command line), and
+#     machine.loadavg_start / machine.loadavg_end (the machine's load around the run);
 #   - wall time: the datasets stage_seconds and step_ms, the attributes result.ms_*,
 #     result.ns_*, headline.xpbd_overhead, headline.colored_speedup, the headline text of the
 #     experiments that measure wall time (timing 1 in pbd-run --list-experiments), and the
@@ -42,7 +43,7 @@ h5items() {
 
 wall_attr() {
     case "$1" in
-    date | command | result.ms_* | result.ns_* | headline.xpbd_overhead | headline.colored_speedup) return 0 ;;
+    date | command | machine.loadavg_* | result.ms_* | result.ns_* | headline.xpbd_overhead | headline.colored_speedup) return 0 ;;
     headline) case "$timed" in *" $2 "*) return 0 ;; esac ;;
     esac
     return 1
@@ -95,6 +96,6 @@ while read -r f; do
 done < "$tmp/fa"
 n=$(grep -c . "$tmp/fa" || true)
 if [ "$bad" = 0 ]; then
-    echo "compare-results: $n files of $a and $b are the same (but for dates, command lines, wall times)"
+    echo "compare-results: $n files of $a and $b are the same (but for dates, command lines, load, wall times)"
 fi
 exit $bad
