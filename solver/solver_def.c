@@ -22,6 +22,8 @@ pbd_solver_def pbd_solver_def_default(void)
         .kernels = 1,
         .sort_by_colour = 0,
         .measure_every = 1,
+        .watch_position = 1e6,
+        .watch_residual = 1e6,
     };
     return d;
 }
@@ -65,6 +67,12 @@ pbd_status pbd_solver_def_validate(const pbd_solver_def *d)
     if (d->measure_every < 0)
         return pbd_error(PBD_EINVAL, "measure-every: expected an integer >= 0, found %d",
                          d->measure_every);
+    if (!(isfinite(d->watch_position) && d->watch_position >= 0.0))
+        return pbd_error(PBD_EINVAL, "watch-position: expected a finite number >= 0, found %g",
+                         d->watch_position);
+    if (!(isfinite(d->watch_residual) && d->watch_residual >= 0.0))
+        return pbd_error(PBD_EINVAL, "watch-residual: expected a finite number >= 0, found %g",
+                         d->watch_residual);
     if (d->threads < 0)
         return pbd_error(PBD_EINVAL, "threads: expected an integer >= 0, found %d", d->threads);
     return PBD_OK;

@@ -37,6 +37,12 @@ int pbd_solver_options(pbd_solver_def *d, cli_option *out)
          "coloured GS: keep each set's constraints sorted by colour (indices change)", NULL},
         {"measure-every", CLI_INT, &d->measure_every, 0, 1e9, 0,
          "measure residuals/momenta/energy after every N-th step (0: never)", NULL},
+        {"watch-position", CLI_DOUBLE, &d->watch_position, 0, 1e100, 0,
+         "divergence watchdog: stop (exit 5) when a particle is farther than this x the scene's "
+         "initial extent (+ free fall) from its initial centre (0: off)", NULL},
+        {"watch-residual", CLI_DOUBLE, &d->watch_residual, 0, 1e100, 0,
+         "divergence watchdog: stop (exit 5) when a constraint set's max |C| exceeds this, in "
+         "the set's units (0: off)", NULL},
     };
     int n = (int)(sizeof rows / sizeof rows[0]);
     for (int i = 0; i < n; i++) out[i] = rows[i];

@@ -117,3 +117,51 @@ pbd_status log_write_provenance(pbd_h5log *log, const char *experiment, const ch
     if (st == PBD_OK) st = pbd_h5log_attr_int(log, "seed", 0); /* overwritten by the scene's */
     return st;
 }
+
+/* ---- the attributes that say how far a run got ------------------------------------------ */
+
+/* complete, steps, frames and stopped are made when the file is created and later only
+ * overwritten in place (H5Awrite on the same type and size: no new space in the file), so
+ * that a file closed after a failed write (a full disk) still says what it holds and why it
+ * stopped. stopped is a fixed-size string of LOG_REASON_BYTES. */
+#define LOG_REASON_BYTES 1024
+
+int log_attr_long_in_place(hid_t file, const char *name, long v)
+{
+    hid_t a = H5Aexists(file, name) > 0 ? H5Aopen(file, name, H5P_DEFAULT) : -1;
+    if (a < 0) return H5LTset_attribute_long(file, "/", name, &v, 1) < 0 ? -1 : 0;
+    herr_t st = H5Awrite(a, H5T_NATIVE_LONG, &v);
+    H5Aclose(a);
+    return st < 0 ? -1 : 0;
+}
+
+int log_attr_reason(hid_t file, const char *text)
+{
+    char buf[LOG_REASON_BYTES];
+    memset(buf, 0, sizeof buf);
+    snprintf(buf, sizeof buf, "%s", text ? text : "");
+    hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, LOG_REASON_BYTES);
+    H5Tset_strpad(type, H5T_STR_NULLTERM);
+    hid_t a = -1;
+    if (H5Aexists(file, "stopped") > 0) {
+        a = H5Aopen(file, "stopped", H5P_DEFAULT);
+    } else {
+        hid_t space = H5Screate(H5S_SCALAR);
+        a = H5Acreate2(file, "stopped", type, space, H5P_DEFAULT, H5P_DEFAULT);
+        H5Sclose(space);
+    }
+    herr_t st = a < 0 ? -1 : H5Awrite(a, type, buf);
+    if (a >= 0) H5Aclose(a);
+    H5Tclose(type);
+    return st < 0 ? -1 : 0;
+}
+
+int log_write_progress(pbd_h5log *log, long complete, const char *stopped)
+{
+    int bad = log_attr_long_in_place(log->file, "steps", (long)log->rows) != 0;
+    bad |= log_attr_long_in_place(log->file, "frames", (long)log->frames_flushed) != 0;
+    bad |= log_attr_long_in_place(log->file, "complete", complete) != 0;
+    if (stopped) bad |= log_attr_reason(log->file, stopped) != 0;
+    return bad ? -1 : 0;
+}

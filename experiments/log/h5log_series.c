@@ -272,12 +272,14 @@ pbd_status log_flush_block(pbd_h5log *log)
     }
     log->rows += n;
     log->buffered = 0;
-    long rows = (long)log->rows;
-    bad |= H5LTset_attribute_long(log->file, "/", "steps", &rows, 1) < 0;
+    hsize_t frames_before = log->frames_flushed;
+    log->frames_flushed = log->n_frames;
+    bad |= log_write_progress(log, 0, NULL) != 0;
     bad |= H5Fflush(log->file, H5F_SCOPE_GLOBAL) < 0;
     if (!bad) return PBD_OK;
     int err = errno;
     log->rows -= n; /* not known to be in the file */
+    log->frames_flushed = frames_before;
     log->write_failed = 1;
     return pbd_error(PBD_EIO, "%s: cannot append %s: %s", log->partial, what, log_io_reason(err));
 }

@@ -40,6 +40,7 @@ struct pbd_h5log {
     int frames_every;
     hid_t fr_pos, fr_time;
     hsize_t n_frames;
+    hsize_t frames_flushed; /* frames of the steps flushed so far (rows) */
     double *frame_times; /* for the XDMF sidecar */
     size_t frame_cap;
     /* space reserved ahead of HDF5's writes (a full disk): see reserve_space */
@@ -73,6 +74,13 @@ int log_write_frame(pbd_h5log *log, const pbd_world *w);
 int log_add_column(pbd_h5log *log, hid_t group, const char *name, int width,
                       const char *units, const char *description);
 pbd_status log_write_xdmf(pbd_h5log *log);
+/* complete / steps / frames / stopped, created at open and overwritten in place after
+ * (h5log_attrs.c): what a file holds and why it stopped, even after a failed write. */
+#define LOG_RUNNING "not finished: the run was killed, or stopped by a write error before it " \
+                    "could say why"
+int log_attr_long_in_place(hid_t file, const char *name, long v);
+int log_attr_reason(hid_t file, const char *text);
+int log_write_progress(pbd_h5log *log, long complete, const char *stopped);
 void log_free(pbd_h5log *log);
 
 #endif
