@@ -334,7 +334,7 @@ pbd_status pbd_step(pbd_world *w)
         }
         STAGE(w, PBD_STAGE_PROJECT, t0);
         if (pbd_stop_requested()) /* the projection stopped early: abandon the step */
-            return pbd_error(PBD_EINTR, "step %ld abandoned (substep %d of %d) on a stop request",
+            return pbd_error(PBD_EINTR, "step %ld abandoned in substep %d of %d on a stop request",
                              w->step_count + 1, sub + 1, d->substeps);
         /* (12–15) v_i <- (p_i - x_i)/Δt, x_i <- p_i */
 #pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)

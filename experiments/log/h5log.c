@@ -360,8 +360,8 @@ pbd_status pbd_h5log_stop(pbd_h5log *log, pbd_status st)
     char reason[1024], kept[4096], why[1024];
     int sig = pbd_interrupt_signal();
     if (st == PBD_EINTR && sig && strncmp(pbd_last_error(), "interrupted", 11) != 0)
-        snprintf(reason, sizeof reason, "interrupted by %s: %s", pbd_signal_name(sig),
-                 pbd_last_error());
+        snprintf(reason, sizeof reason, "interrupted by %s after step %ld (%s)",
+                 pbd_signal_name(sig), log->steps, pbd_last_error());
     else
         snprintf(reason, sizeof reason, "%s", pbd_last_error());
     long steps = -1;
