@@ -27,6 +27,9 @@ typedef enum pbd_status {
 pbd_status pbd_error(pbd_status status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 const char *pbd_last_error(void);
+/* The status that pbd_last_error() was recorded with (a builder that returns NULL says
+ * through it whether the input was bad, PBD_EINVAL/PBD_EINPUT, or memory ran out). */
+pbd_status pbd_last_status(void);
 
 /* ---- being asked to stop (SIGINT/SIGTERM) ------------------------------------------- */
 
@@ -240,6 +243,9 @@ pbd_status pbd_step(pbd_world *w);
  * particle a NaN velocity, so that the step's watchdog stops the run with PBD_ENUMERIC as
  * a user's extreme parameters would (tests of the partial result file). */
 extern long pbd_test_fault_step;
+/* TEST HOOK with pbd_test_fault_step (`--test-fault=oom`): that step fails with PBD_ENOMEM
+ * instead, as an allocation inside it would. */
+extern int pbd_test_fault_oom;
 
 /* Generic projection of one constraint (PBD Eq. 6–9): returns PBD_EVAL_OK,
  * PBD_EVAL_DEGENERATE (skipped) or -1 when inactive (inequality satisfied). */

@@ -276,6 +276,7 @@ void pbd_measure(pbd_world *w, double h)
 }
 
 long pbd_test_fault_step = 0;
+int pbd_test_fault_oom = 0;
 
 /* The test hook above: a NaN velocity on the first free particle. */
 static void inject_test_fault(pbd_world *w)
@@ -289,8 +290,12 @@ static void inject_test_fault(pbd_world *w)
 
 pbd_status pbd_step(pbd_world *w)
 {
-    if (pbd_test_fault_step > 0 && w->step_count + 1 == pbd_test_fault_step)
+    if (pbd_test_fault_step > 0 && w->step_count + 1 == pbd_test_fault_step) {
+        if (pbd_test_fault_oom) /* as an allocation inside the step would fail */
+            return pbd_error(PBD_ENOMEM, "step %ld: out of memory (test hook)",
+                             w->step_count + 1);
         inject_test_fault(w);
+    }
     pbd_status status = pbd_solver_def_validate(&w->def);
     if (status != PBD_OK) return status;
     if ((status = reserve_iteration_log(w)) != PBD_OK) return status;

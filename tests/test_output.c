@@ -197,8 +197,8 @@ static void test_watchdog_keeps_steps(void)
     }
 }
 
-/* The scene runner too, with /frames; and an absurd time step (no hook) blows up the first
- * step: the watchdog names it, and the file keeps the scene and parameters. */
+/* The scene runner too, with /frames; an absurd time step is refused before the run, and a
+ * first step that blows up leaves a file with the scene and parameters. */
 static void test_watchdog_scene_runner(void)
 {
     char out[512], partial[700];
@@ -220,15 +220,24 @@ static void test_watchdog_scene_runner(void)
     CU_ASSERT(finite);
     free(f);
 
+    /* an absurd time step cannot run: refused up front (issue 12), nothing written */
     const char *absurd[] = {"chain", "--dt=1e300", "--steps=5", "--quiet", out, "--run=absurd", NULL};
-    CU_ASSERT_EQUAL(run("pbd-run", absurd, 0), 5);
+    CU_ASSERT_EQUAL(run("pbd-run", absurd, 0), 2);
+    CU_ASSERT_EQUAL(count_lines(err_text), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "--dt"));
+    snprintf(partial, sizeof partial, "%s/wds/chain/absurd.partial.h5", tmpdir);
+    CU_ASSERT(!exists(partial));
+    /* the first step blows up: the file keeps the scene and parameters */
+    const char *first[] = {"chain", "--steps=5", "--quiet", out, "--run=first",
+                           "--test-fault-step=1", NULL};
+    CU_ASSERT_EQUAL(run("pbd-run", first, 0), 5);
     CU_ASSERT_EQUAL(count_lines(err_text), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "step 1: "));
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "non-finite"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "no step completed"));
-    snprintf(partial, sizeof partial, "%s/wds/chain/absurd.partial.h5", tmpdir);
-    CU_ASSERT_EQUAL(series_rows(partial, 1e300), 0);
-    CU_ASSERT_EQUAL(attr(partial, "solver.dt"), 1e300);
+    snprintf(partial, sizeof partial, "%s/wds/chain/first.partial.h5", tmpdir);
+    CU_ASSERT_EQUAL(series_rows(partial, 1.0 / 60.0), 0);
+    CU_ASSERT_EQUAL(attr(partial, "solver.dt"), 1.0 / 60.0);
 }
 
 /* ---- interruption ----------------------------------------------------------------------- */

@@ -181,7 +181,7 @@ void log_free(pbd_h5log *log)
 
 int log_valid_name(const char *s)
 {
-    if (!s || !*s || strlen(s) > 200) return 0;
+    if (!s || !*s || strlen(s) > 200 || *s == '.') return 0; /* no hidden files, no . or .. */
     for (; *s; s++)
         if (*s == '/' || *s == ' ' || (unsigned char)*s < 32) return 0;
     return 1;
@@ -193,7 +193,7 @@ pbd_h5log *pbd_h5log_open(const char *out_dir, const char *experiment, const cha
     log_quiet_hdf5();
     if (!log_valid_name(experiment) || !log_valid_name(run)) {
         pbd_error(PBD_EINVAL, "h5log: run name: expected a non-empty name without '/' or "
-                  "spaces, found '%s/%s'", experiment ? experiment : "", run ? run : "");
+                  "spaces, not starting with '.', found '%s/%s'", experiment ? experiment : "", run ? run : "");
         return NULL;
     }
     pbd_h5log *log = calloc(1, sizeof *log);
