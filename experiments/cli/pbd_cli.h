@@ -54,7 +54,7 @@ const char *pbd_damping_name(int damping);
 int pbd_mkdirs(const char *dir);
 int pbd_mkdir_parents(const char *file_path);
 
-/* ---- interruption and exit statuses (experiments/interrupt.c; README "Robustness") --- */
+/* ---- interruption and exit statuses (interrupt.c; experiments/README.md "Robustness") */
 
 /* SIGINT and SIGTERM set a flag (async-signal-safe) that the solver core checks once per
  * iteration (pbd_set_stop_flag: the step returns PBD_EINTR, abandoning the step in flight)
