@@ -74,6 +74,10 @@ pbd_status pbd_solver_def_validate(const pbd_solver_def *d)
     if (d->sort_by_colour != 0 && d->sort_by_colour != 1)
         return pbd_error(PBD_EINVAL, "sort-by-colour: expected 0 or 1, found %d",
                          d->sort_by_colour);
+    if (d->record_iterations && (long long)d->iterations * d->substeps > 100000000LL)
+        return pbd_error(PBD_EINVAL, "record-iterations: expected iterations x substeps of at "
+                         "most 1e8 (a residual per iteration of a step), found %d x %d",
+                         d->iterations, d->substeps);
     if (d->measure_every < 0)
         return pbd_error(PBD_EINVAL, "measure-every: expected an integer >= 0, found %d",
                          d->measure_every);

@@ -67,7 +67,9 @@ static void prepare_sets(pbd_world *w, int threads)
 /* Per-iteration residual buffers; sized on the first step of a definition. */
 static pbd_status reserve_iteration_log(pbd_world *w)
 {
-    int need = w->def.iterations * w->def.substeps;
+    if (!w->def.record_iterations) return PBD_OK; /* the buffers are only written then */
+    long long need_ll = (long long)w->def.iterations * w->def.substeps; /* <= 1e8: validated */
+    int need = (int)need_ll;
     if (need <= w->iter_capacity) return PBD_OK;
     double *a = realloc(w->iter_max_c, (size_t)need * sizeof *a);
     if (a) w->iter_max_c = a;

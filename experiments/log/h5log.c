@@ -196,7 +196,7 @@ pbd_status pbd_h5log_finish_partial(pbd_h5log *log, const char *reason, char *ke
         H5Dset_extent(log->fr_time, d1);
         log->n_frames = log->frames_flushed;
     }
-    char reason_line[1024];
+    char reason_line[2200]; /* cut to the attribute's 1024 bytes */
     snprintf(reason_line, sizeof reason_line, "%s%s%s", reason ? reason : "stopped",
              *why && (!reason || !strstr(reason, why)) ? "; then: " : "",
              *why && (!reason || !strstr(reason, why)) ? why : "");

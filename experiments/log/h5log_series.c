@@ -141,6 +141,7 @@ int log_make_series(pbd_h5log *log)
 int log_make_iterations(pbd_h5log *log, const pbd_world *w)
 {
     if (!w->def.record_iterations) return 0;
+    if ((long long)w->def.iterations * w->def.substeps > 100000000LL) return -1; /* validated */
     log->iter_width = w->def.iterations * w->def.substeps;
     hid_t g = H5Gcreate2(log->file, "iterations", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0) return -1;
@@ -315,7 +316,8 @@ pbd_status pbd_h5log_step(pbd_h5log *log, const pbd_world *w)
         c->set = 0;
     }
     if (log->iter_width > 0) {
-        int have = w->def.iterations * w->def.substeps;
+        long long have_ll = (long long)w->def.iterations * w->def.substeps;
+        int have = have_ll > w->iter_capacity ? w->iter_capacity : (int)have_ll;
         if (have > w->iter_capacity) have = w->iter_capacity;
         double *m = log->it_buf_max + (size_t)log->buffered * log->iter_width;
         double *l = log->it_buf_l2 + (size_t)log->buffered * log->iter_width;

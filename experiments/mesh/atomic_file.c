@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,7 +26,8 @@ static int register_temp(const char *tmp)
     for (int i = 0; i < ATOMIC_SLOTS; i++)
         if (!slot_used[i]) {
             snprintf(slot_path[i], ATOMIC_PATH, "%s", tmp);
-            slot_used[i] = 1; /* after the path is complete: the handler reads it only then */
+            atomic_signal_fence(memory_order_seq_cst); /* the path is complete before… */
+            slot_used[i] = 1;                          /* …the handler may read it */
             return i;
         }
     return -1; /* more than ATOMIC_SLOTS at once: written, but not removed on a signal */
@@ -33,7 +35,7 @@ static int register_temp(const char *tmp)
 
 static void unregister_temp(pbd_atomic_file *a)
 {
-    if (a->slot >= 0) slot_used[a->slot] = 0;
+    if (a->slot >= 0) slot_used[a->slot] = 0; /* before the slot's path is reused */
     a->slot = -1;
 }
 

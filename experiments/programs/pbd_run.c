@@ -95,6 +95,11 @@ int main(int argc, char **argv)
         return pbd_exit_status(why == PBD_EINVAL || why == PBD_ENOMEM ? why : PBD_EINPUT);
     }
     w->def = def;
+    if (pbd_solver_def_validate(&w->def) != PBD_OK) { /* what cannot run: before the run */
+        fprintf(stderr, "pbd-run: --%s\n", pbd_last_error());
+        pbd_world_free(w);
+        return 2;
+    }
     pbd_test_fault_step = fault_step;
     pbd_test_fault_oom = fault_kind == 1;
     pbd_h5log *log = NULL;
