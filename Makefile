@@ -29,6 +29,7 @@ ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
 endif
 
 .PHONY: soak fuzz all test asan experiments gradcheck plots report bench clean deps help install \
+  check-paraview \
   uninstall test-install
 .DEFAULT_GOAL := all
 .SECONDARY:
@@ -42,6 +43,7 @@ help:
 	@echo "make bench         performance table (data/results/bench.csv)"
 	@echo "make fuzz          libFuzzer on the CLI parser and the OBJ/TetGen loaders (clang)"
 	@echo "make soak          every standard scene for 10^5 steps: finite and bounded"
+	@echo "make check-paraview every scene's XDMF sidecar in ParaView's default reader"
 	@echo "make install       libpbd.a, headers, programs, pbdlab.pc into PREFIX (/usr/local; DESTDIR)"
 	@echo "make uninstall     remove what make install put there (same PREFIX, DESTDIR)"
 	@echo "make test-install  install into build/test-install, build and check an example against it"
@@ -57,18 +59,29 @@ deps:
 
 all: $(BUILD)/libpbd.a $(BINS) $(BUILD)/pbd-tests
 
-$(BUILD)/obj/%.o: %.c $(HEADERS) $(wildcard tests/*.h) build/config.mk
+# Every object depends on $(BUILD)/flags.stamp, which holds the compiler and flags and is
+# rewritten only when they change (OPT, OMP, SAN_FLAGS, CFLAGS): a change rebuilds every
+# object, so the objects linked are all built with the flags that result files record.
+PBD_FLAGS := $(CC) $(CFLAGS)
+$(BUILD)/flags.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(PBD_FLAGS)' | cmp -s - $@ || echo '$(PBD_FLAGS)' > $@
+
+$(BUILD)/obj/%.o: %.c $(HEADERS) $(wildcard tests/*.h) build/config.mk $(BUILD)/flags.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEP_CFLAGS) -c $< -o $@
 
-# Provenance written into every result file (experiments/log/h5log_attrs.c): git revision and flags.
-PBD_GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
-$(BUILD)/obj/experiments/%.o: CFLAGS += -DPBD_GIT_REVISION='"$(PBD_GIT_REV)"' \
-  -DPBD_CFLAGS='"$(OPT) $(WARN) -fopenmp $(SAN_FLAGS)"'
+# Provenance written into every result file (experiments/log/h5log_attrs.c): the revision,
+# marked -dirty-<hash of the diff> for uncommitted changes (scripts/git-revision.sh), and
+# the flags above (plus constraints/' -fno-math-errno below).
+PBD_GIT_REV := $(shell sh scripts/git-revision.sh 2>/dev/null || echo unknown)
+$(BUILD)/obj/experiments/log/h5log_attrs.o: CFLAGS += -DPBD_GIT_REVISION='"$(PBD_GIT_REV)"' \
+  -DPBD_CFLAGS='"$(PBD_FLAGS); constraints/: -fno-math-errno"'
 $(BUILD)/git-rev.stamp: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(PBD_GIT_REV)' | cmp -s - $@ || echo '$(PBD_GIT_REV)' > $@
 $(BUILD)/obj/experiments/log/h5log_attrs.o: $(BUILD)/git-rev.stamp
+.PHONY: FORCE
 FORCE:
 
 $(BUILD)/libpbd.a: $(LIB_OBJ)
@@ -113,9 +126,14 @@ bench:
 	$(MAKE) BUILD=build/bench OPT="$(BENCH_OPT)" build/bench/pbd-bench
 	build/bench/pbd-bench $(BENCH_ARGS)
 
-$(BUILD)/obj/experiments/programs/pbd_bench.o: CFLAGS += -DPBD_BENCH_FLAGS='"$(OPT) $(OMP) -std=c11"'
 # The kernels' sqrt never needs errno: without it the compiler inlines sqrt (no call path).
 $(BUILD)/obj/constraints/%.o: CFLAGS += -fno-math-errno
+
+# The XDMF sidecars in ParaView's own reader (Debian's python3-paraview, installed when
+# missing): every scene's sidecar opened with OpenDataFile, points, cells and per-frame bounds
+# equal to /frames (scripts/check-paraview.sh, scripts/check_paraview.py).
+check-paraview: $(BINS)
+	sh scripts/check-paraview.sh $(BUILD)
 
 # Every standard scene for 10^5 steps: finite and bounded (not part of `make test`).
 soak: $(BUILD)/pbd-soak

@@ -60,10 +60,12 @@ static int coloured_sweeps(pbd_world *w, double h, int iterations)
      * after the single's barrier; alternating two slots keeps the next iteration's write from
      * racing with a slow thread still reading this one's. No return leaves the region. */
     volatile int stop[2] = {0, 0};
+    int used = 1;
 #pragma omp parallel num_threads(threads) reduction(+ : skipped)
     {
         pbd_workspace *ws = &vs->ws[omp_get_thread_num()];
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        if (t == 0) used = nt;
         int mine = 0; /* this thread's skips in the current sweep */
         for (int it = 0; it < iterations; it++) {
             if (it > 0) { /* the first sweep always runs (its caller checked) */
@@ -106,6 +108,7 @@ static int coloured_sweeps(pbd_world *w, double h, int iterations)
         }
         skipped += mine;
     }
+    if (used > w->stats.threads) w->stats.threads = used;
     return skipped;
 }
 

@@ -91,6 +91,20 @@ pbd_status pbd_solver_def_validate(const pbd_solver_def *def);
 
 /* ---- constraint sets --------------------------------------------------------------- */
 
+/* What the measure stage found for one constraint set after a step, in the unit of its
+ * type's C (type->unit); see pbd_step_stats for when it runs. */
+typedef struct pbd_set_stats {
+    double max_c;          /* max |C| over its equalities and violated inequalities (C < 0) */
+    double l2_c;           /* ||C||_2 over the same */
+    double xpbd_residual;  /* ||C + α̃λ||_2 (XPBD Eq. 9), α̃ = α/h² of the last substep h, over
+                            * the same plus inequalities holding a multiplier (λ != 0) */
+    double elastic_energy; /* J: Σ C²/(2α) over the same with α > 0 (XPBD Eq. 4); NaN for PBD,
+                            * whose stiffness k defines no energy */
+    int active;            /* constraints counted in max_c and l2_c */
+    int max_at;            /* the row of max_c (-1: none counted), named by the watchdog */
+    long step;             /* w->step_count when measured (0: never) */
+} pbd_set_stats;
+
 /* One type's constraints as parallel arrays (DESIGN.md "Data"). */
 typedef struct pbd_constraint_set {
     const pbd_constraint_type *type;
@@ -109,6 +123,7 @@ typedef struct pbd_constraint_set {
                          * (pbd_set_add's return value) */
     int fixed_order;    /* 1: never sorted (a side table elsewhere indexes the rows, e.g. the
                          * collision module's contact sets) */
+    pbd_set_stats stats; /* the last measure stage's values for this set */
 } pbd_constraint_set;
 
 /* ---- the world --------------------------------------------------------------------- */
@@ -126,16 +141,27 @@ enum {
 };
 extern const char *const pbd_stage_names[PBD_STAGE_COUNT];
 
-/* What the last step measured (for the experiments' /series). */
+/* What the last measure stage found (for the experiments' /series). It runs after every
+ * def.measure_every-th step; `step` says after which (the values are stale when it is not
+ * w->step_count). Per set values, in each type's unit, are in set->stats; the overall
+ * max_c, l2_c and xpbd_residual take every set together and so mix units (m, rad, m³)
+ * unless all sets have the same one. Velocities are those of the last substep,
+ * v = (x_end - x_start)/h after velocityUpdate. */
 typedef struct pbd_step_stats {
-    double max_c;          /* max |C| over active constraints after the step */
+    double max_c;          /* max |C| over the sets' counted constraints (see pbd_set_stats) */
     double l2_c;           /* ||C||_2 */
     double xpbd_residual;  /* ||C + α̃ λ||_2 */
-    double linear_momentum[3];
-    double angular_momentum[3]; /* about the origin */
-    double kinetic_energy, potential_energy;
-    double stage_seconds[PBD_STAGE_COUNT];
-    int skipped;           /* degenerate constraints skipped in the last iteration */
+    double linear_momentum[3];      /* kg m/s, free particles */
+    double angular_momentum[3];     /* kg m²/s about the origin */
+    double kinetic_energy;          /* J, Σ ½ m |v|² (free particles) */
+    double gravitational_energy;    /* J, -Σ m g·x (free particles) */
+    double elastic_energy;          /* J, Σ of the sets' (XPBD); NaN for PBD */
+    double total_energy;            /* J, kinetic + gravitational + elastic (XPBD) */
+    long step;                      /* w->step_count when measured (0: never) */
+    double stage_seconds[PBD_STAGE_COUNT]; /* this step's, always */
+    int skipped;           /* constraints the last iteration skipped (always): degenerate
+                            * geometry, or Σ w|∇C|² = 0 (every particle pinned) */
+    int threads;           /* the most threads this step's parallel loops ran on (always) */
 } pbd_step_stats;
 
 /* Kinematic attachment target: target(t) for attachment a, given its anchor. */
@@ -176,6 +202,9 @@ typedef struct pbd_world {
     double *work_x0;                     /* x_n gathered (XPBD damping, Eq. 26) */
     double *iter_max_c, *iter_l2_c; /* def.iterations × substeps values of the last step */
     double *iter_xpbd;                   /* ||C + α̃λ||_2 per iteration, same shape */
+    double *iter_sets;  /* per iteration k and set s, at [(k n_sets + s) 3 + {0,1,2}]: max |C|,
+                         * ||C||_2, ||C + α̃λ||_2 of that set (its unit) */
+    int iter_sets_n;    /* the n_sets iter_sets was laid out for */
     struct pbd_variants_state *variants; /* Jacobi, colouring, Newton workspace; NULL at first */
     int iter_capacity;
     pbd_step_stats stats;

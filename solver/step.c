@@ -64,21 +64,27 @@ static void prepare_sets(pbd_world *w, int threads)
     }
 }
 
-/* Per-iteration residual buffers; sized on the first step of a definition. */
+/* Per-iteration residual buffers (overall and per set); sized on the first step of a
+ * definition and again when sets were added. */
 static pbd_status reserve_iteration_log(pbd_world *w)
 {
     if (!w->def.record_iterations) return PBD_OK; /* the buffers are only written then */
     long long need_ll = (long long)w->def.iterations * w->def.substeps; /* <= 1e8: validated */
     int need = (int)need_ll;
-    if (need <= w->iter_capacity) return PBD_OK;
+    if (need <= w->iter_capacity && w->iter_sets_n == w->n_sets) return PBD_OK;
+    if (need < w->iter_capacity) need = w->iter_capacity;
     double *a = realloc(w->iter_max_c, (size_t)need * sizeof *a);
     if (a) w->iter_max_c = a;
     double *b = realloc(w->iter_l2_c, (size_t)need * sizeof *b);
     if (b) w->iter_l2_c = b;
     double *c = realloc(w->iter_xpbd, (size_t)need * sizeof *c);
     if (c) w->iter_xpbd = c;
-    if (!a || !b || !c) return pbd_error(PBD_ENOMEM, "out of memory for the iteration log");
+    size_t per = (size_t)need * (w->n_sets > 0 ? (size_t)w->n_sets : 1) * 3;
+    double *d = realloc(w->iter_sets, per * sizeof *d);
+    if (d) w->iter_sets = d;
+    if (!a || !b || !c || !d) return pbd_error(PBD_ENOMEM, "out of memory for the iteration log");
     w->iter_capacity = need;
+    w->iter_sets_n = w->n_sets;
     return PBD_OK;
 }
 
@@ -215,16 +221,41 @@ static pbd_status check_finite(pbd_world *w, int threads)
     return PBD_OK;
 }
 
-/* After a step that measured: every measured value finite (no inf reaches a series), and
- * no set's max |C| above watch_residual (naming the set and its worst constraint). */
+/* After a step that measured (pbd_measure, after the post-step hook): every measured value
+ * finite (no inf reaches a series), and no set's max |C| above watch_residual in that set's
+ * own unit (m, rad, m³ …: never one bound across units), naming the set and its worst
+ * constraint. Reads what the measure stage left in set->stats and w->stats. */
 static pbd_status check_measured(pbd_world *w)
 {
+    const int energy = w->def.method == PBD_METHOD_XPBD; /* elastic energy NaN otherwise */
+    const double bound = w->def.watch_residual;
+    for (int s = 0; s < w->n_sets; s++) {
+        const pbd_constraint_set *set = &w->sets[s];
+        const pbd_set_stats *ss = &set->stats;
+        const struct {
+            const char *name;
+            double v;
+        } m[] = {{"max |C|", ss->max_c}, {"||C||_2", ss->l2_c},
+                 {"XPBD residual", ss->xpbd_residual}, {"elastic energy", ss->elastic_energy}};
+        for (int k = 0; k < (energy ? 4 : 3); k++)
+            if (!isfinite(m[k].v))
+                return pbd_error(PBD_ENUMERIC, "step %ld: constraint set %d (%s): the measured "
+                                 "%s is not finite (%g): the run diverged", w->step_count, s,
+                                 set->type->name, m[k].name, m[k].v);
+        if (bound > 0.0 && ss->max_c > bound)
+            return pbd_error(PBD_ENUMERIC, "step %ld: constraint set %d (%s) diverged: its max "
+                             "|C| is %.3g %s (constraint #%d), past the watchdog's bound of %g "
+                             "%s (watch-residual)", w->step_count, s, set->type->name,
+                             ss->max_c, set->type->unit, ss->max_at, bound, set->type->unit);
+    }
     const pbd_step_stats *st = &w->stats;
     const struct {
         const char *name;
         double v;
     } m[] = {{"max |C|", st->max_c}, {"||C||_2", st->l2_c}, {"XPBD residual", st->xpbd_residual},
-             {"kinetic energy", st->kinetic_energy}, {"potential energy", st->potential_energy},
+             {"kinetic energy", st->kinetic_energy},
+             {"gravitational energy", st->gravitational_energy},
+             {"total energy", st->total_energy},
              {"linear momentum", st->linear_momentum[0] + st->linear_momentum[1] +
                                  st->linear_momentum[2]},
              {"angular momentum", st->angular_momentum[0] + st->angular_momentum[1] +
@@ -233,29 +264,6 @@ static pbd_status check_measured(pbd_world *w)
         if (!isfinite(m[k].v))
             return pbd_error(PBD_ENUMERIC, "step %ld: the measured %s is not finite (%g): the "
                              "run diverged", w->step_count, m[k].name, m[k].v);
-    double bound = w->def.watch_residual;
-    if (bound <= 0.0 || !(st->max_c > bound)) return PBD_OK;
-    for (int s = 0; s < w->n_sets; s++) {
-        pbd_constraint_set *set = &w->sets[s];
-        double worst = 0.0;
-        int at = -1;
-        for (int c = 0; c < set->count; c++) {
-            pbd_eval_input in;
-            pbd_gather(w, set, c, w->x, &in);
-            double C = 0.0;
-            set->type->eval(&in, &C, NULL);
-            if (set->type->inequality && C >= 0.0) continue;
-            if (fabs(C) > worst) {
-                worst = fabs(C);
-                at = c;
-            }
-        }
-        if (worst > bound)
-            return pbd_error(PBD_ENUMERIC, "step %ld: constraint set %d (%s) diverged: its max "
-                             "|C| is %.3g (constraint #%d), past the watchdog's bound of %g "
-                             "(watch-residual)", w->step_count, s, set->type->name, worst, at,
-                             bound);
-    }
     return PBD_OK;
 }
 
@@ -288,6 +296,7 @@ pbd_status pbd_step(pbd_world *w)
     const double h = d->dt / d->substeps;
     const int nt = loop_threads(w);
     for (int k = 0; k < PBD_STAGE_COUNT; k++) w->stats.stage_seconds[k] = 0.0;
+    w->stats.threads = nt; /* the coloured sweeps raise it to theirs */
     double t0 = now_seconds();
 
     for (int sub = 0; sub < d->substeps; sub++) {
@@ -318,8 +327,9 @@ pbd_status pbd_step(pbd_world *w)
              it++) {
             w->stats.skipped = pbd_project_iteration(w, h);
             int k = sub * d->iterations + it;
-            pbd_world_residuals(w, w->p, 1.0 / (h * h), &w->iter_max_c[k], &w->iter_l2_c[k],
-                                &w->iter_xpbd[k]);
+            pbd_world_residuals_per_set(w, w->p, 1.0 / (h * h),
+                                        w->iter_sets + (size_t)k * w->n_sets * 3,
+                                        &w->iter_max_c[k], &w->iter_l2_c[k], &w->iter_xpbd[k]);
         }
         STAGE(w, PBD_STAGE_PROJECT, t0);
         if (pbd_stop_requested()) /* the projection stopped early: abandon the step */
@@ -338,13 +348,17 @@ pbd_status pbd_step(pbd_world *w)
         w->time += h;
     }
     w->step_count++;
-    /* the measure stage costs about one more sweep; def.measure_every thins it out */
-    if (d->measure_every > 0 && w->step_count % d->measure_every == 0) pbd_measure(w, h);
-    STAGE(w, PBD_STAGE_MEASURE, t0);
     status = check_finite(w, nt);
-    if (status == PBD_OK && d->measure_every > 0 && w->step_count % d->measure_every == 0)
-        status = check_measured(w);
     /* after the step, outside its stages: topology changes (tearing) */
     if (status == PBD_OK && w->post_step) status = w->post_step(w, w->post_step_user);
+    /* the measure stage costs about one more sweep; def.measure_every thins it out. It
+     * measures the world as the step leaves it, after any topology change, so that a
+     * result file's /series row and its frame describe the same constraints; the
+     * divergence watchdog then reads what it measured. */
+    t0 = now_seconds();
+    const int measure = d->measure_every > 0 && w->step_count % d->measure_every == 0;
+    if (status == PBD_OK && measure) pbd_measure(w, h, d->method == PBD_METHOD_XPBD);
+    STAGE(w, PBD_STAGE_MEASURE, t0);
+    if (status == PBD_OK && measure) status = check_measured(w);
     return status;
 }

@@ -62,6 +62,7 @@ void pbd_world_free(pbd_world *w)
     free(w->work_x0);
     free(w->iter_max_c);
     free(w->iter_l2_c);
+    free(w->iter_sets);
     free(w->iter_xpbd);
     pbd_variants_free(w);
     free(w->particle_origin);

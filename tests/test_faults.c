@@ -45,8 +45,8 @@ static int count_lines(const char *s)
 }
 
 /* Start PBD_BIN/<prog> args… (stdout to /dev/null, stderr to err_path); as_limit > 0 sets
- * RLIMIT_AS, fsize_limit > 0 RLIMIT_FSIZE (SIGXFSZ ignored: writes fail with EFBIG). */
-static pid_t start(const char *prog, const char *const *args, long as_limit, long fsize_limit)
+ * RLIMIT_AS. */
+static pid_t start(const char *prog, const char *const *args, long as_limit)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", test_bin_dir(), prog);
@@ -66,11 +66,6 @@ static pid_t start(const char *prog, const char *const *args, long as_limit, lon
     if (as_limit > 0) {
         struct rlimit rl = {(rlim_t)as_limit, (rlim_t)as_limit};
         if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(126);
-    }
-    if (fsize_limit > 0) {
-        struct rlimit rl = {(rlim_t)fsize_limit, (rlim_t)fsize_limit};
-        signal(SIGXFSZ, SIG_IGN);
-        if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(126);
     }
     execv(path, argv);
     _exit(127);
@@ -101,7 +96,7 @@ static int finish_within(pid_t pid, double seconds)
 
 static int run(const char *prog, const char *const *args)
 {
-    pid_t pid = start(prog, args, 0, 0);
+    pid_t pid = start(prog, args, 0);
     return pid < 0 ? -1 : finish_within(pid, 120);
 }
 
@@ -142,18 +137,33 @@ static long rows_of(const char *path, const char *dataset, int *all_finite)
 
 /* ---- 1. a finished run keeps its data -------------------------------------------------- */
 
-/* The XDMF sidecar cannot be written (a full tmpfs when the tests run as root, else a file
- * size limit the sidecar passes and the data file does not): exit 3, one line, and the
- * complete data file stays under its final name. */
-static void sidecar_case(const char *out_dir, long fsize_limit)
+static long file_size(const char *path)
 {
-    char out[600], dir[700], h5[800];
+    struct stat sb;
+    return stat(path, &sb) == 0 ? (long)sb.st_size : -1;
+}
+
+/* The XDMF sidecar cannot be written: exit 3, one line, and the complete data file stays
+ * under its final name. Either the file system is full (out_dir on the caller's small tmpfs)
+ * or, block_temp, the sidecar's temporary name <run>.xdmf.partial-<pid> is taken by a
+ * directory. (A file size limit no longer stands in: one frame takes more room in the data
+ * file, a group with its datasets, than in the sidecar, so no limit passes the data file
+ * and stops the sidecar.) */
+static void sidecar_case(const char *out_dir, int block_temp)
+{
+    char out[600], dir[700], h5[800], blocker[900] = "", cmd[1000];
     snprintf(out, sizeof out, "--out=%s", out_dir);
     snprintf(dir, sizeof dir, "%s/chain", out_dir);
     snprintf(h5, sizeof h5, "%s/run.h5", dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd), 0);
     const char *args[] = {"chain", "--resolution=2", "--steps=12000", "--frames=1", "--quiet",
                           out, NULL};
-    pid_t pid = start("pbd-run", args, 0, fsize_limit);
+    pid_t pid = start("pbd-run", args, 0);
+    if (block_temp && pid > 0) { /* long before the run's end (12000 steps and frames) */
+        snprintf(blocker, sizeof blocker, "%s/run.xdmf.partial-%ld", dir, (long)pid);
+        CU_ASSERT_EQUAL(mkdir(blocker, 0755), 0);
+    }
     CU_ASSERT_EQUAL(finish_within(pid, 120), 3);
     CU_ASSERT_EQUAL(count_lines(err_text), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "XDMF"));
@@ -161,6 +171,8 @@ static void sidecar_case(const char *out_dir, long fsize_limit)
     CU_ASSERT_EQUAL(attr(h5, "complete"), 1.0);
     CU_ASSERT_EQUAL(attr(h5, "steps"), 12000.0);
     CU_ASSERT_EQUAL(rows_of(h5, "/series/time", NULL), 12000);
+    CU_ASSERT_EQUAL(attr(h5, "frames"), 12001.0);
+    if (*blocker) rmdir(blocker);
     CU_ASSERT(!has_file(dir, "partial-"));
     if (attr(h5, "complete") != 1.0) fprintf(stderr, "\n  sidecar case: %s", err_text);
 }
@@ -170,15 +182,29 @@ static void test_finished_run_keeps_data(void)
     char mnt[400], cmd[800];
     snprintf(mnt, sizeof mnt, "%s/tmpfs", tmpdir);
     mkdir(mnt, 0755);
-    if (geteuid() == 0 && mount("tmpfs", mnt, "tmpfs", 0, "size=5m") == 0) {
-        sidecar_case(mnt, 0); /* .h5 ≈ 2.4 MB fits, the sidecar ≈ 6 MB does not */
+    /* the same run on the test's file system: the sizes of its data file and sidecar */
+    char measure[600], h5[700], xdmf[700];
+    snprintf(measure, sizeof measure, "--out=%s/measure", tmpdir);
+    snprintf(h5, sizeof h5, "%s/measure/chain/run.h5", tmpdir);
+    snprintf(xdmf, sizeof xdmf, "%s/measure/chain/run.xdmf", tmpdir);
+    const char *margs[] = {"chain", "--resolution=2", "--steps=12000", "--frames=1", "--quiet",
+                           measure, NULL};
+    CU_ASSERT_EQUAL_FATAL(run("pbd-run", margs), 0);
+    long h5_size = file_size(h5), xdmf_size = file_size(xdmf);
+    CU_ASSERT_FATAL(h5_size > 0 && xdmf_size > (2L << 20));
+    /* a tmpfs that holds the data file and its write reservation (< 1 MB) but not the
+     * sidecar too: data file + half the sidecar */
+    char size_opt[64];
+    snprintf(size_opt, sizeof size_opt, "size=%ld", h5_size + xdmf_size / 2);
+    if (geteuid() == 0 && mount("tmpfs", mnt, "tmpfs", 0, size_opt) == 0) {
+        sidecar_case(mnt, 0);
         umount(mnt);
     } else {
         fprintf(stderr, "\n  finished_run_keeps_data: not root or no tmpfs: a real full file "
-                "system is skipped, RLIMIT_FSIZE stands in ");
+                "system is skipped ");
     }
-    snprintf(cmd, sizeof cmd, "%s/fsize", tmpdir);
-    sidecar_case(cmd, 4 << 20);
+    snprintf(cmd, sizeof cmd, "%s/blocked", tmpdir);
+    sidecar_case(cmd, 1);
 
     /* a directory under the final name: an error before the run, nothing deleted */
     char out[600], dir[700], kept[800];
@@ -223,7 +249,7 @@ static void test_concurrent_writers(void)
     const char *ca[] = {"grid", "--resolution=300", oc, NULL};
     const char *cb[] = {"grid", "--resolution=300", "--diagonal=alternate", oc, NULL};
     for (int k = 0; k < 3; k++) {
-        pid_t p1 = start("pbd-meshgen", ca, 0, 0), p2 = start("pbd-meshgen", cb, 0, 0);
+        pid_t p1 = start("pbd-meshgen", ca, 0), p2 = start("pbd-meshgen", cb, 0);
         int s1 = finish_within(p1, 60), s2 = finish_within(p2, 60);
         CU_ASSERT(s1 == 0 && s2 == 0);
         CU_ASSERT(same_file(c, a) || same_file(c, b)); /* one run's mesh, whole */
@@ -235,7 +261,7 @@ static void test_concurrent_writers(void)
     char big[600];
     snprintf(big, sizeof big, "--out=%s/big.obj", dir);
     const char *gbig[] = {"grid", "--resolution=2500", big, NULL};
-    pid_t pid = start("pbd-meshgen", gbig, 0, 0);
+    pid_t pid = start("pbd-meshgen", gbig, 0);
     CU_ASSERT(wait_for(dir, "big.obj."));
     kill(pid, SIGTERM);
     int st = finish_within(pid, 30);
@@ -258,7 +284,7 @@ static void sigterm_case(const char *name, const char *const *extra, int want_st
     args[n++] = "--quiet";
     args[n++] = out;
     args[n] = NULL;
-    pid_t pid = start("pbd-run", args, 0, 0);
+    pid_t pid = start("pbd-run", args, 0);
     CU_ASSERT_FATAL(pid > 0);
     CU_ASSERT(wait_for(dir, "partial-"));
     struct timespec ts = {want_steps ? 1 : 0, 300000000};
@@ -370,6 +396,40 @@ static void test_exploding_mesh(void)
     CU_ASSERT_EQUAL(run("pbd-run", off), 0);
 }
 
+/* The residual bound holds per set, in the set's own unit, on what the measure stage found:
+ * cloth_bend's first step leaves its bending angles above 0.01 rad and its distances below
+ * 0.01 m, so the bend set (1) stops the run, named with its unit and its worst row. */
+static void test_watch_residual_per_set(void)
+{
+    const pbd_scene_entry *e = pbd_scene_find("cloth_bend");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    pbd_scene_params sp = pbd_scene_params_default();
+    pbd_world *w = e->build(&sp);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    CU_ASSERT_FATAL(w->n_sets == 2 && strcmp(w->sets[1].type->unit, "rad") == 0);
+    w->def.watch_residual = 0.01;
+    CU_ASSERT_EQUAL(pbd_step(w), PBD_ENUMERIC);
+    const pbd_set_stats *d = &w->sets[0].stats, *b = &w->sets[1].stats;
+    CU_ASSERT(d->step == 1 && b->step == 1); /* measured, then checked */
+    CU_ASSERT(d->max_c < 0.01 && b->max_c > 0.01);
+    CU_ASSERT(b->max_at >= 0 && b->max_at < w->sets[1].count);
+    char want[80];
+    snprintf(want, sizeof want, "(constraint #%d)", b->max_at);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pbd_last_error(), "set 1 (bend_dihedral) diverged"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(pbd_last_error(), " rad "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(pbd_last_error(), want));
+    pbd_world_free(w);
+    /* the same bound as one number across units would have stopped a run whose every set is
+     * within its own bound: with 0.2 (above both) the steps run */
+    w = e->build(&sp);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    w->def.watch_residual = 0.2;
+    pbd_status st = PBD_OK;
+    for (int i = 0; i < 5 && st == PBD_OK; i++) st = pbd_step(w);
+    CU_ASSERT_EQUAL(st, PBD_OK);
+    pbd_world_free(w);
+}
+
 void register_faults_tests(void)
 {
     CU_pSuite s = CU_add_suite("faults", suite_init, suite_clean);
@@ -378,4 +438,5 @@ void register_faults_tests(void)
     CU_add_test(s, "sigterm_inside_step", test_sigterm_inside_step);
     CU_add_test(s, "stop_request_in_process", test_stop_request_in_process);
     CU_add_test(s, "exploding_mesh", test_exploding_mesh);
+    CU_add_test(s, "watch_residual_per_set", test_watch_residual_per_set);
 }

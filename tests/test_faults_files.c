@@ -135,6 +135,29 @@ static void test_partial_self_describing(void)
     long frames = rows_of(partial, "/frames/time");
     CU_ASSERT_EQUAL(frames, rows + 1); /* the initial state and one per step */
     CU_ASSERT_EQUAL(attr(partial, "frames"), (double)frames);
+    /* one group per frame (/frames/<k>): exactly those of the kept frames, the last of the
+     * last step in /series; and the closing attributes of a complete file */
+    char name[64];
+    double *d = NULL;
+    long r = 0, c = 0;
+    snprintf(name, sizeof name, "/frames/%06ld/positions", frames - 1);
+    CU_ASSERT_EQUAL(pbd_h5_read_dataset(partial, name, &d, &r, &c), 0);
+    free(d);
+    d = NULL;
+    snprintf(name, sizeof name, "/frames/%06ld/positions", frames);
+    CU_ASSERT_NOT_EQUAL(pbd_h5_read_dataset(partial, name, &d, &r, &c), 0);
+    free(d);
+    d = NULL;
+    pbd_h5_names members;
+    CU_ASSERT_EQUAL(pbd_h5_read_names(partial, "/frames", &members), 0);
+    CU_ASSERT_EQUAL(members.count, frames + 4); /* + time, step, n_particles, topology_version */
+    CU_ASSERT_EQUAL_FATAL(pbd_h5_read_dataset(partial, "/frames/step", &d, &r, &c), 0);
+    CU_ASSERT(r == frames && d[r - 1] == (double)rows);
+    free(d);
+    double load[3] = {-1, -1, -1};
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_doubles(partial, "machine.loadavg_end", load, 3), 0);
+    CU_ASSERT(load[0] >= 0.0);
+    CU_ASSERT(attr(partial, "threads_used") >= 1.0);
     char stopped[1100] = "", experiment[100] = "";
     CU_ASSERT_EQUAL(pbd_h5_read_attr_string(partial, "stopped", stopped, sizeof stopped), 0);
     CU_ASSERT(strlen(stopped) > 0);

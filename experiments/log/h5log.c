@@ -30,11 +30,16 @@ void log_close_handles(pbd_h5log *log)
         if (log->cols[i].dset > 0) H5Dclose(log->cols[i].dset);
         free(log->cols[i].buf);
     }
-    if (log->it_max > 0) H5Dclose(log->it_max);
-    if (log->it_l2 > 0) H5Dclose(log->it_l2);
-    if (log->it_xpbd > 0) H5Dclose(log->it_xpbd);
-    if (log->fr_pos > 0) H5Dclose(log->fr_pos);
-    if (log->fr_time > 0) H5Dclose(log->fr_time);
+    for (int i = 0; i < log->n_its; i++) {
+        if (log->its[i].dset > 0) H5Dclose(log->its[i].dset);
+        free(log->its[i].buf);
+    }
+    log->n_its = 0;
+    hid_t *fr[] = {&log->fr_time, &log->fr_step, &log->fr_n, &log->fr_topo};
+    for (unsigned i = 0; i < sizeof fr / sizeof fr[0]; i++) {
+        if (*fr[i] > 0) H5Dclose(*fr[i]);
+        *fr[i] = -1;
+    }
     if (log->file > 0) H5Fclose(log->file);
     log->file = -1;
     log->n_cols = 0;
@@ -43,10 +48,7 @@ void log_close_handles(pbd_h5log *log)
 void log_free(pbd_h5log *log)
 {
     log_close_handles(log);
-    free(log->it_buf_max);
-    free(log->it_buf_l2);
-    free(log->it_buf_xpbd);
-    free(log->frame_times);
+    log_free_frames(log);
     free(log);
 }
 
@@ -72,6 +74,8 @@ pbd_h5log *pbd_h5log_open(const char *out_dir, const char *experiment, const cha
     log->file = -1;
     log->block = opt && opt->block > 0 ? opt->block : 64;
     log->frames_every = opt ? opt->frames_every : 0;
+    log->frame_velocities = opt ? opt->frame_velocities : 0;
+    log->fr_time = log->fr_step = log->fr_n = log->fr_topo = -1;
     log->n = w->n;
     snprintf(log->run, sizeof log->run, "%s", run);
     if (snprintf(log->dir, sizeof log->dir, "%s/%s", out_dir, experiment) >= (int)sizeof log->dir) {
@@ -113,8 +117,9 @@ pbd_h5log *pbd_h5log_open(const char *out_dir, const char *experiment, const cha
     errno = 0;
     if (log_write_provenance(log, experiment, run) != PBD_OK ||
         log_write_solver_def(log, &w->def) != PBD_OK || log_write_scene(log, w, opt) != 0 ||
-        log_make_series(log) != 0 || log_make_iterations(log, w) != 0 || log_make_frames(log, w) != 0 ||
+        log_make_series(log, w) != 0 || log_make_iterations(log, w) != 0 || log_make_frames(log, w) != 0 ||
         (log->frames_flushed = log->n_frames, log_write_progress(log, 0, LOG_RUNNING)) != 0 ||
+        log_write_machine(log, 0) != 0 ||
         H5Fflush(log->file, H5F_SCOPE_GLOBAL) < 0) {
         int err = errno;
         pbd_error(err == ENOMEM ? PBD_ENOMEM : PBD_EIO, "%s: cannot write the file's header "
@@ -125,10 +130,8 @@ pbd_h5log *pbd_h5log_open(const char *out_dir, const char *experiment, const cha
     /* what one block of steps can add: its rows, its frames, and metadata */
     hsize_t row = 0;
     for (int i = 0; i < log->n_cols; i++) row += (hsize_t)log->cols[i].width;
-    row += 3 * (hsize_t)log->iter_width;
-    hsize_t frames = log->frames_every > 0 ? (hsize_t)(log->block / log->frames_every + 1) : 0;
-    log->reserve = 8 * ((hsize_t)log->block * row + frames * (3 * (hsize_t)log->n + 1)) +
-                   (256u << 10);
+    row += (hsize_t)log->n_its * (hsize_t)log->iter_width;
+    log->reserve = 8 * (hsize_t)log->block * row + (256u << 10);
     return log;
 }
 
@@ -147,7 +150,7 @@ static void mark_closed_file(const char *path, const char *why)
 pbd_status pbd_h5log_finish(pbd_h5log *log)
 {
     pbd_status st = log_flush_block(log);
-    if (st == PBD_OK && log_write_progress(log, 1, "") != 0)
+    if (st == PBD_OK && (log_write_machine(log, 1) != 0 || log_write_progress(log, 1, "") != 0))
         st = pbd_error(PBD_EIO, "%s: cannot write the closing attributes", log->partial);
     if (st != PBD_OK) return pbd_h5log_stop(log, st); /* the steps so far, as partial */
     log_close_handles(log);
@@ -190,12 +193,8 @@ pbd_status pbd_h5log_finish_partial(pbd_h5log *log, const char *reason, char *ke
     if (st != PBD_OK) snprintf(why, sizeof why, "%s", pbd_last_error());
     /* /frames of steps that never reached /series go (metadata only), and the attributes
      * say what the file holds and why it stopped: overwritten in place, no new space */
-    if (log->n_frames > log->frames_flushed && log->fr_pos > 0 && log->fr_time > 0) {
-        hsize_t d3[3] = {log->frames_flushed, (hsize_t)log->n, 3}, d1[1] = {log->frames_flushed};
-        H5Dset_extent(log->fr_pos, d3);
-        H5Dset_extent(log->fr_time, d1);
-        log->n_frames = log->frames_flushed;
-    }
+    log_trim_frames(log);
+    log_write_machine(log, 1);
     char reason_line[2200]; /* cut to the attribute's 1024 bytes */
     snprintf(reason_line, sizeof reason_line, "%s%s%s", reason ? reason : "stopped",
              *why && (!reason || !strstr(reason, why)) ? "; then: " : "",

@@ -75,6 +75,7 @@ static pbd_world *cloth_world(const pbd_scene_params *sp, const pbd_trimesh *m)
     int ne = pbd_trimesh_edges(m, &edges, NULL);
     if (ne < 0) return NULL;
     pbd_world *w = scene_world(m->n_vertices, m->x, NULL, sp->total_mass);
+    if (w) scene_keep_triangles(m->tri, m->n_triangles);
     if (w && scene_add_edges(w, ne, edges, sp->stiffness, sp->compliance) < 0) {
         pbd_world_free(w);
         w = NULL;
@@ -160,6 +161,7 @@ pbd_world *pbd_scene_tet_beam(const pbd_scene_params *sp)
     for (int i = 0; i < m.n_vertices; i++) mass[i] *= sp->total_mass / total;
     w = scene_world(m.n_vertices, m.x, mass, sp->total_mass);
     if (!w) goto done;
+    scene_keep_tets(m.tet, m.n_tets);
     int set = scene_add_edges(w, ne, edges, sp->stiffness, sp->compliance);
     int vol = set < 0 ? -1 : pbd_world_add_set(w, &pbd_tet_volume_type, 0);
     for (int t = 0; vol >= 0 && t < m.n_tets; t++)
