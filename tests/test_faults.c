@@ -31,44 +31,10 @@ static int suite_init(void)
 
 static int suite_clean(void) { return test_remove_dir(tmpdir) == 0 ? 0 : 1; }
 
-static int exists(const char *path)
+/* Start PBD_BIN/<prog> (test_spawn): stdout to /dev/null, stderr to err_path. */
+static pid_t start(const char *prog, const char *const *args)
 {
-    struct stat sb;
-    return stat(path, &sb) == 0;
-}
-
-static int count_lines(const char *s)
-{
-    int n = 0;
-    for (; *s; s++) n += *s == '\n';
-    return n;
-}
-
-/* Start PBD_BIN/<prog> args… (stdout to /dev/null, stderr to err_path); as_limit > 0 sets
- * RLIMIT_AS. */
-static pid_t start(const char *prog, const char *const *args, long as_limit)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", test_bin_dir(), prog);
-    char *argv[32];
-    int n = 0;
-    argv[n++] = path;
-    for (int i = 0; args[i] && n < 31; i++) argv[n++] = (char *)args[i];
-    argv[n] = NULL;
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid != 0) return pid;
-    int out = open("/dev/null", O_WRONLY), err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (out < 0 || err < 0) _exit(126);
-    dup2(out, 1);
-    dup2(err, 2);
-    if (as_limit > 0) {
-        struct rlimit rl = {(rlim_t)as_limit, (rlim_t)as_limit};
-        if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(126);
-    }
-    execv(path, argv);
-    _exit(127);
+    return test_spawn(prog, args, err_path, 0);
 }
 
 /* Wait at most `seconds` for pid: its exit status, 1000 + signal when a signal killed it,
@@ -96,7 +62,7 @@ static int finish_within(pid_t pid, double seconds)
 
 static int run(const char *prog, const char *const *args)
 {
-    pid_t pid = start(prog, args, 0);
+    pid_t pid = start(prog, args);
     return pid < 0 ? -1 : finish_within(pid, 120);
 }
 
@@ -143,6 +109,17 @@ static long file_size(const char *path)
     return stat(path, &sb) == 0 ? (long)sb.st_size : -1;
 }
 
+/* The run of the sidecar cases: 12000 steps of a 2-particle chain, a frame after each, into
+ * out_dir/chain/run.h5 and run.xdmf (several MB). */
+static pid_t start_sidecar_run(const char *out_dir)
+{
+    char out[600];
+    snprintf(out, sizeof out, "--out=%s", out_dir);
+    const char *args[] = {"chain", "--resolution=2", "--steps=12000", "--frames=1", "--quiet",
+                          out, NULL};
+    return start("pbd-run", args);
+}
+
 /* The XDMF sidecar cannot be written: exit 3, one line, and the complete data file stays
  * under its final name. Either the file system is full (out_dir on the caller's small tmpfs)
  * or, block_temp, the sidecar's temporary name <run>.xdmf.partial-<pid> is taken by a
@@ -151,21 +128,18 @@ static long file_size(const char *path)
  * and stops the sidecar.) */
 static void sidecar_case(const char *out_dir, int block_temp)
 {
-    char out[600], dir[700], h5[800], blocker[900] = "", cmd[1000];
-    snprintf(out, sizeof out, "--out=%s", out_dir);
+    char dir[700], h5[800], blocker[900] = "", cmd[1000];
     snprintf(dir, sizeof dir, "%s/chain", out_dir);
     snprintf(h5, sizeof h5, "%s/run.h5", dir);
     snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
     CU_ASSERT_EQUAL_FATAL(test_run(cmd), 0);
-    const char *args[] = {"chain", "--resolution=2", "--steps=12000", "--frames=1", "--quiet",
-                          out, NULL};
-    pid_t pid = start("pbd-run", args, 0);
+    pid_t pid = start_sidecar_run(out_dir);
     if (block_temp && pid > 0) { /* long before the run's end (12000 steps and frames) */
         snprintf(blocker, sizeof blocker, "%s/run.xdmf.partial-%ld", dir, (long)pid);
         CU_ASSERT_EQUAL(mkdir(blocker, 0755), 0);
     }
     CU_ASSERT_EQUAL(finish_within(pid, 120), 3);
-    CU_ASSERT_EQUAL(count_lines(err_text), 1);
+    CU_ASSERT_EQUAL(test_count_lines(err_text), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "XDMF"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "complete in"));
     CU_ASSERT_EQUAL(attr(h5, "complete"), 1.0);
@@ -184,12 +158,10 @@ static void test_finished_run_keeps_data(void)
     mkdir(mnt, 0755);
     /* the same run on the test's file system: the sizes of its data file and sidecar */
     char measure[600], h5[700], xdmf[700];
-    snprintf(measure, sizeof measure, "--out=%s/measure", tmpdir);
-    snprintf(h5, sizeof h5, "%s/measure/chain/run.h5", tmpdir);
-    snprintf(xdmf, sizeof xdmf, "%s/measure/chain/run.xdmf", tmpdir);
-    const char *margs[] = {"chain", "--resolution=2", "--steps=12000", "--frames=1", "--quiet",
-                           measure, NULL};
-    CU_ASSERT_EQUAL_FATAL(run("pbd-run", margs), 0);
+    snprintf(measure, sizeof measure, "%s/measure", tmpdir);
+    snprintf(h5, sizeof h5, "%s/chain/run.h5", measure);
+    snprintf(xdmf, sizeof xdmf, "%s/chain/run.xdmf", measure);
+    CU_ASSERT_EQUAL_FATAL(finish_within(start_sidecar_run(measure), 120), 0);
     long h5_size = file_size(h5), xdmf_size = file_size(xdmf);
     CU_ASSERT_FATAL(h5_size > 0 && xdmf_size > (2L << 20));
     /* a tmpfs that holds the data file and its write reservation (< 1 MB) but not the
@@ -217,9 +189,9 @@ static void test_finished_run_keeps_data(void)
     if (f) fclose(f);
     const char *args[] = {"cloth", "--steps=2", "--quiet", out, NULL};
     CU_ASSERT_EQUAL(run("pbd-run", args), 3);
-    CU_ASSERT_EQUAL(count_lines(err_text), 1);
+    CU_ASSERT_EQUAL(test_count_lines(err_text), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "found a directory"));
-    CU_ASSERT(exists(kept));
+    CU_ASSERT(test_exists(kept));
 }
 
 /* ---- 2. concurrent writers, temporary files on SIGTERM ----------------------------------- */
@@ -249,7 +221,7 @@ static void test_concurrent_writers(void)
     const char *ca[] = {"grid", "--resolution=300", oc, NULL};
     const char *cb[] = {"grid", "--resolution=300", "--diagonal=alternate", oc, NULL};
     for (int k = 0; k < 3; k++) {
-        pid_t p1 = start("pbd-meshgen", ca, 0), p2 = start("pbd-meshgen", cb, 0);
+        pid_t p1 = start("pbd-meshgen", ca), p2 = start("pbd-meshgen", cb);
         int s1 = finish_within(p1, 60), s2 = finish_within(p2, 60);
         CU_ASSERT(s1 == 0 && s2 == 0);
         CU_ASSERT(same_file(c, a) || same_file(c, b)); /* one run's mesh, whole */
@@ -261,7 +233,7 @@ static void test_concurrent_writers(void)
     char big[600];
     snprintf(big, sizeof big, "--out=%s/big.obj", dir);
     const char *gbig[] = {"grid", "--resolution=2500", big, NULL};
-    pid_t pid = start("pbd-meshgen", gbig, 0);
+    pid_t pid = start("pbd-meshgen", gbig);
     CU_ASSERT(wait_for(dir, "big.obj."));
     kill(pid, SIGTERM);
     int st = finish_within(pid, 30);
@@ -284,7 +256,7 @@ static void sigterm_case(const char *name, const char *const *extra, int want_st
     args[n++] = "--quiet";
     args[n++] = out;
     args[n] = NULL;
-    pid_t pid = start("pbd-run", args, 0);
+    pid_t pid = start("pbd-run", args);
     CU_ASSERT_FATAL(pid > 0);
     CU_ASSERT(wait_for(dir, "partial-"));
     struct timespec ts = {want_steps ? 1 : 0, 300000000};
@@ -294,7 +266,7 @@ static void sigterm_case(const char *name, const char *const *extra, int want_st
     int st = finish_within(pid, 20);
     CU_ASSERT_EQUAL(st, 128 + SIGTERM);
     if (st != 128 + SIGTERM) fprintf(stderr, "\n  %s: status %d; %s", name, st, err_text);
-    CU_ASSERT_EQUAL(count_lines(err_text), 1);
+    CU_ASSERT_EQUAL(test_count_lines(err_text), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "interrupted by SIGTERM"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "abandoned"));
     CU_ASSERT_EQUAL(attr(partial, "complete"), 0.0);
@@ -380,7 +352,7 @@ static void test_exploding_mesh(void)
     snprintf(partial, sizeof partial, "%s/explode/cloth/run.partial.h5", tmpdir);
     const char *args[] = {"cloth", opt, "--steps=600", "--quiet", out, NULL};
     CU_ASSERT_EQUAL(run("pbd-run", args), 5);
-    CU_ASSERT_EQUAL(count_lines(err_text), 1);
+    CU_ASSERT_EQUAL(test_count_lines(err_text), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "diverged"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "constraint"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "distance"));

@@ -20,12 +20,6 @@ static int suite_init(void)
 
 static int suite_clean(void) { return test_remove_dir(tmpdir) == 0 ? 0 : 1; }
 
-static int exists(const char *path)
-{
-    struct stat sb;
-    return stat(path, &sb) == 0;
-}
-
 /* `prefix PBD_BIN/prog args` through sh (stdout dropped), stderr into err_text; exit status. */
 static int sh(const char *prefix, const char *prog, const char *args)
 {
@@ -76,7 +70,7 @@ static void test_summarize_validates(void)
     CU_ASSERT_EQUAL(sh("", "pbd-run", args), 1);
     CU_ASSERT_EQUAL(lines(), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "no run to merge"));
-    CU_ASSERT(!exists(summary));
+    CU_ASSERT(!test_exists(summary));
     /* three good runs, then one becomes random bytes and one half a file */
     const char *runs[] = {"xpbd_it5_hz60", "pbd_it5_hz60", "pbd_it1_hz60"};
     for (int i = 0; i < 3; i++) {
@@ -95,7 +89,7 @@ static void test_summarize_validates(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "pbd_it1_hz60 ("));
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "not a readable HDF5 file"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "missing"));
-    CU_ASSERT(!exists(summary));
+    CU_ASSERT(!test_exists(summary));
     /* --allow-missing merges the one good run and names the others */
     snprintf(args, sizeof args, "spring_oscillator --quick --summarize --allow-missing "
              "--out=%s/sum", tmpdir);
