@@ -139,9 +139,14 @@ static void test_list_and_only(void)
     snprintf(args, sizeof args, "spring_oscillator --quick --only=xpbd_it5_hz240 --quiet --out %s",
              out);
     CU_ASSERT_EQUAL_FATAL(pbd_run(args), 0);
-    snprintf(args, sizeof args, "spring_oscillator --summarize --quiet --out %s", out);
-    CU_ASSERT_EQUAL_FATAL(pbd_run(args), 0);
+    /* 10 runs missing: an error (issue 12), unless --allow-missing merges the two */
     snprintf(path, sizeof path, "%s/spring_oscillator/summary.h5", out);
+    snprintf(args, sizeof args, "spring_oscillator --summarize --quiet --out %s", out);
+    CU_ASSERT_EQUAL(pbd_run(args), 1);
+    CU_ASSERT(!exists(path));
+    snprintf(args, sizeof args, "spring_oscillator --summarize --allow-missing --quiet --out %s",
+             out);
+    CU_ASSERT_EQUAL_FATAL(pbd_run(args), 0);
     double merged = 0, missing = 0;
     CU_ASSERT_EQUAL(pbd_h5_read_attr_double(path, "n_runs_merged", &merged), 0);
     CU_ASSERT_EQUAL(pbd_h5_read_attr_double(path, "n_runs_missing", &missing), 0);
