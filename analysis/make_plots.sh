@@ -14,12 +14,8 @@ if [ -f "$out/sweep.manifest" ]; then
     flags=$(awk -F '\t' '$1 == "flags" { print $2; exit }' "$out/sweep.manifest")
 fi
 # ALLOW_MISSING=1: merge the runs present of a partial sweep, naming the others (pbd-run
-# --allow-missing, where this pbd-run has it), as the Slurm merge job does after a task failed
-if [ "${ALLOW_MISSING:-0}" = 1 ] &&
-        "$bin/pbd-run" "$("$bin/pbd-run" --list-experiments | head -1 | cut -d' ' -f1)" --help 2>/dev/null |
-        grep -q -- '--allow-missing'; then
-    flags="$flags --allow-missing"
-fi
+# --allow-missing), as the Slurm merge job does after a task failed
+if [ "${ALLOW_MISSING:-0}" = 1 ]; then flags="$flags --allow-missing"; fi
 mkdir -p "$fig"
 status=0
 for exp in $("$bin/pbd-run" --list-experiments | cut -d' ' -f1); do
