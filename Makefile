@@ -37,6 +37,7 @@ else
 MAKEFLAGS += -q
 $(or $(MAKECMDGOALS),all): pbd-deps-missing
 pbd-deps-missing: ; @:
+build/deps.found: ;
 .PHONY: pbd-deps-missing
 endif
 endif
@@ -70,6 +71,11 @@ build/config.mk: build/deps.found scripts/deps.sh scripts/configure.sh
 
 deps:
 	@echo "pbdlab: everything the build needs is installed (scripts/deps.sh; flags: build/config.mk)"
+
+# The README's set-up on a bare Debian 12 in a chroot, as root and as a user (needs root).
+.PHONY: fresh-box
+fresh-box:
+	@bash scripts/fresh-box.sh
 
 all: $(BUILD)/libpbd.a $(BINS) $(BUILD)/pbd-tests
 

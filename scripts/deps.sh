@@ -155,14 +155,17 @@ tell() {
     fi
 }
 
-check && { record; exit; }
+if check; then
+    record || { echo "pbdlab: cannot write $BUILD_DIR/deps.found (in $(pwd))" >&2; exit 1; }
+    exit 0
+fi
 
 if [ "$(id -u)" = 0 ] && [ "${PBD_DEPS_INSTALL:-1}" != 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "pbdlab: missing: $missing_what" >&2
     if install && check; then
         echo "pbdlab: all set" >&2
-        record
-        exit
+        record || { echo "pbdlab: cannot write $BUILD_DIR/deps.found (in $(pwd))" >&2; exit 1; }
+        exit 0
     fi
     echo "pbdlab: installing did not work" >&2
     check
