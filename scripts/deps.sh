@@ -137,9 +137,10 @@ install() {
     echo "pbdlab: installing $missing_pkgs with apt-get (log: $LOG)" >&2
     step "updating the package lists" apt-get update -q || return 1
     n=$(apt-get -s install $APT_OPTS $missing_pkgs 2>/dev/null | grep -c '^Inst ')
-    mb=$(apt-get install -qq --print-uris $APT_OPTS $missing_pkgs 2>/dev/null |
-         awk '{ s += $3 } END { printf "%.0f", s / 1e6 }')
-    step "downloading $n packages ($mb MB)" apt-get install -q $APT_OPTS --download-only $missing_pkgs || return 1
+    size=$(apt-get install -qq --print-uris $APT_OPTS $missing_pkgs 2>/dev/null |
+           awk '{ s += $3 } END { if (s >= 1e6) printf "%.0f MB", s / 1e6; else printf "%.0f kB", s / 1e3 }')
+    [ "$n" = 1 ] && n="1 package" || n="$n packages"
+    step "downloading $n ($size)" apt-get install -q $APT_OPTS --download-only $missing_pkgs || return 1
     step "unpacking and configuring $n packages" apt-get install -q $APT_OPTS $missing_pkgs || return 1
 }
 

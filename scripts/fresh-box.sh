@@ -8,7 +8,7 @@
 #   1. as a non-root user, `make test` must fail and its last line must be the exact
 #      install command (checked with apt-get -s);
 #   2. as root, `make test` installs what is missing (a few progress lines, no dpkg output)
-#      and passes;
+#      and passes, and a program built with -fsanitize=address,undefined (make asan) runs;
 #   3. after `apt-get remove libhdf5-dev`, `make test` must name libhdf5-dev (not fail in the
 #      compiler), and as root `make all` installs it again without rebuilding.
 # Exit status 0 when all of it holds. Logs: build/fresh-box/logs/. Needs root.
@@ -193,7 +193,11 @@ if [ "$status" != 0 ]; then tail -n 30 "$logs/2-root.log"; fail "make test as ro
 noise=$(grep -cE '^(Selecting previously|Unpacking |Setting up |Preparing to unpack|Get:[0-9])' "$logs/2-root.log" || true)
 [ "$noise" = 0 ] || fail "apt/dpkg printed $noise lines into make's output"
 grep -qE '^ +tests +[0-9]+ +[0-9]+ +[0-9]+ +0 ' "$logs/2-root.log" || fail "no CUnit summary with 0 failed tests"
-say "   passed ($(since "$t"))"
+# make asan links with -fsanitize=address,undefined: gcc's runtimes must have come along.
+in_box root "printf 'int main(void) { return 0; }\n' > /tmp/san.c && cc -fopenmp -fsanitize=address,undefined \
+    /tmp/san.c -o /tmp/san && /tmp/san" > "$logs/2-sanitizers.log" 2>&1 ||
+    { cat "$logs/2-sanitizers.log"; fail "cc -fsanitize=address,undefined does not link in the box"; }
+say "   passed; cc -fopenmp -fsanitize=address,undefined links and runs ($(since "$t"))"
 mkdir -p "$debs"
 cp -l -n "$box"/var/cache/apt/archives/*.deb "$debs/" 2> /dev/null || true
 
