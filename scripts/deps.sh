@@ -131,17 +131,25 @@ step() {
     fi
 }
 
+plural() { [ "$1" = 1 ] && echo "1 $2" || echo "$1 ${2}s"; }
+
 install() {
     mkdir -p "$BUILD_DIR" || return 1
     export DEBIAN_FRONTEND=noninteractive
     echo "pbdlab: installing $missing_pkgs with apt-get (log: $LOG)" >&2
     step "updating the package lists" apt-get update -q || return 1
     n=$(apt-get -s install $APT_OPTS $missing_pkgs 2>/dev/null | grep -c '^Inst ')
-    size=$(apt-get install -qq --print-uris $APT_OPTS $missing_pkgs 2>/dev/null |
-           awk '{ s += $3 } END { if (s >= 1e6) printf "%.0f MB", s / 1e6; else printf "%.0f kB", s / 1e3 }')
-    [ "$n" = 1 ] && n="1 package" || n="$n packages"
-    step "downloading $n ($size)" apt-get install -q $APT_OPTS --download-only $missing_pkgs || return 1
-    step "unpacking and configuring $n packages" apt-get install -q $APT_OPTS $missing_pkgs || return 1
+    # What is not in apt's cache yet: one line per .deb with its size.
+    apt-get install -qq --print-uris $APT_OPTS $missing_pkgs > "$BUILD_DIR/apt.uris" 2>/dev/null
+    k=$(grep -c . "$BUILD_DIR/apt.uris")
+    size=$(awk '{ s += $3 } END { if (s >= 1e6) printf "%.0f MB", s / 1e6; else printf "%.0f kB", s / 1e3 }' \
+           "$BUILD_DIR/apt.uris")
+    rm -f "$BUILD_DIR/apt.uris"
+    if [ "$k" != 0 ]; then
+        step "downloading $(plural "$k" package) ($size)" \
+            apt-get install -q $APT_OPTS --download-only $missing_pkgs || return 1
+    fi
+    step "unpacking and configuring $(plural "$n" package)" apt-get install -q $APT_OPTS $missing_pkgs || return 1
 }
 
 tell() {
