@@ -13,9 +13,9 @@
 #      compiler), and as root `make all` installs it again without rebuilding.
 # Exit status 0 when all of it holds. Logs: build/fresh-box/logs/. Needs root.
 #
-# Mounts (proc, sys, dev, dev/pts) are made in a private mount and pid namespace of their
-# own (unshare), so they vanish with it however the script ends; a trap also unmounts them
-# on exit, SIGINT and SIGTERM, after killing what still runs in the box.
+# Mounts (proc, sys, dev, dev/pts) are made in a private mount namespace (unshare), so the
+# host never sees them and they vanish with the script however it ends; a trap also kills
+# what still runs in the box and unmounts them, in reverse order, on exit, SIGINT and SIGTERM.
 #
 # Environment: FRESH_BOX_REBOOTSTRAP=1 makes a new rootfs.tar; FRESH_BOX_KEEP=1 keeps the
 # box (build/fresh-box/box) after a passing run; FRESH_BOX_NO_CACHE=1 downloads every
@@ -33,18 +33,20 @@ mirror=http://deb.debian.org/debian
 expected_pkgs="gcc libc6-dev pkg-config libgsl-dev libhdf5-dev libcunit1-dev libsuitesparse-dev libsleef-dev gnuplot-nox"
 user=tester
 
-say() { echo "fresh-box: $*"; }
-fail() { echo "fresh-box: FAILED: $*" >&2; exit 1; }
+exec 3>&1 4>&2   # say and fail write here even while a step's output goes to its log
+say() { echo "fresh-box: $*" >&3; }
+fail() { echo "fresh-box: FAILED: $*" >&4; exit 1; }
 since() { echo "$(( $(date +%s) - $1 )) s"; }
 
 [ "$(id -u)" = 0 ] || fail "needs root (debootstrap, chroot, mount): run it as root"
 command -v git > /dev/null || fail "needs git"
 
-# A private mount and pid namespace: nothing mounted here is seen outside, and all of it
-# (and every process left in the box) goes when the script ends, even on SIGKILL.
-if [ -z "${FRESH_BOX_NS:-}" ] && unshare --mount --propagation private --pid --fork true 2> /dev/null; then
+# A private mount namespace: nothing mounted here is seen outside, and all of it goes when
+# the script (and anything left in the box) ends, even on SIGKILL. Same process: signals
+# reach this script as before.
+if [ -z "${FRESH_BOX_NS:-}" ] && unshare --mount --propagation private true 2> /dev/null; then
     export FRESH_BOX_NS=1
-    exec unshare --mount --propagation private --pid --fork --kill-child=TERM "$BASH" "${BASH_SOURCE[0]}" "$@"
+    exec unshare --mount --propagation private "$BASH" "${BASH_SOURCE[0]}" "$@"
 fi
 
 t0=$(date +%s)
@@ -57,22 +59,25 @@ do_mount() { # mount arguments...; the last one is the mount point
     mount "$@"
     mounted+=("${*: -1}")
 }
-kill_box() { # every process whose root is the box, or in our pid namespace: all but us
-    if [ "${FRESH_BOX_NS:-}" = 1 ] && [ $$ = 1 ]; then
-        kill -KILL -1 2> /dev/null || true
-    else
-        local p
+kill_box() { # our background steps, then every process whose root is the box
+    local p i left
+    # shellcheck disable=SC2046 # one pid a word
+    { kill -KILL $(jobs -p) 2> /dev/null; wait; } 2> /dev/null || true
+    for (( i = 0; i < 50; i++ )); do   # again while make still starts compilers
+        left=0
         for p in /proc/[0-9]*; do
-            [ "$(readlink "$p/root" 2> /dev/null)" = "$box" ] && kill -KILL "${p#/proc/}" 2> /dev/null
+            [ "$(readlink "$p/root" 2> /dev/null)" = "$box" ] || continue
+            kill -KILL "${p#/proc/}" 2> /dev/null && left=1
         done
-    fi
-    wait 2> /dev/null || true
+        [ $left = 0 ] && return
+        sleep 0.1
+    done
 }
 unmount_all() { # ours in reverse order, then (lazily) whatever else is left under the box
     local i m
     for (( i = ${#mounted[@]} - 1; i >= 0; i-- )); do
         m=${mounted[i]}
-        umount "$m" 2> /dev/null || umount -l "$m" 2> /dev/null || echo "fresh-box: cannot unmount $m" >&2
+        umount "$m" 2> /dev/null || umount -l "$m" 2> /dev/null || echo "fresh-box: cannot unmount $m" >&4
     done
     mounted=()
     for m in $(mounts_under "$box" | sort -r) $(mounts_under "$work/bootstrap" | sort -r); do
@@ -87,7 +92,7 @@ cleanup() {
     exit "$status"
 }
 trap cleanup EXIT
-trap 'echo; say "interrupted"; exit 130' INT
+trap 'echo >&3; say "interrupted"; exit 130' INT
 trap 'say "terminated"; exit 143' TERM
 
 remove_tree() { # a directory of ours, once nothing is mounted under it
@@ -165,7 +170,7 @@ run in_box "$user" "cd pbdlab && make test" > "$logs/1-nonroot.log" 2>&1 || stat
 last=$(tail -n 1 "$logs/1-nonroot.log")
 before=$(tail -n 2 "$logs/1-nonroot.log" | head -n 1)
 say "1. as $user: make test exits $status; its last line:"
-echo "    $last"
+echo "    $last" >&3
 [ "$status" != 0 ] || fail "make test as $user passed on a bare box"
 grep -n 'No rule to make\|\*\*\*\|No such file' "$logs/1-nonroot.log" && fail "make printed errors of its own (above)"
 opts="-y --no-install-recommends"
