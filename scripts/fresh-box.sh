@@ -60,17 +60,16 @@ do_mount() { # mount arguments...; the last one is the mount point
     mounted+=("${*: -1}")
 }
 kill_box() { # our background steps, then every process whose root is the box
-    local p i left
+    local p i left=1
     # shellcheck disable=SC2046 # one pid a word
     { kill -KILL $(jobs -p) 2> /dev/null; wait; } 2> /dev/null || true
-    for (( i = 0; i < 50; i++ )); do   # again while make still starts compilers
+    for (( i = 0; i < 50 && left; i++ )); do   # again while make still starts compilers
         left=0
         for p in /proc/[0-9]*; do
             [ "$(readlink "$p/root" 2> /dev/null)" = "$box" ] || continue
             kill -KILL "${p#/proc/}" 2> /dev/null && left=1
         done
-        [ $left = 0 ] && return
-        sleep 0.1
+        [ $left = 0 ] || sleep 0.1
     done
 }
 unmount_all() { # ours in reverse order, then (lazily) whatever else is left under the box
@@ -87,6 +86,9 @@ unmount_all() { # ours in reverse order, then (lazily) whatever else is left und
 cleanup() {
     local status=$?
     trap - EXIT INT TERM
+    # Best effort, and without errexit: in a trap, a bare `return` gives the status from
+    # before the trap (130 after SIGINT), which under set -e would end the cleanup there.
+    set +e
     kill_box
     unmount_all
     exit "$status"
