@@ -28,8 +28,8 @@ NO_DEPS_GOALS := clean help deps uninstall
 # is missing). If something is still missing, deps.sh's last line says what to run and make
 # stops right there, quietly: question mode (-q) runs no recipe, prints nothing, exits 1.
 # build/config.mk is regenerated whenever what deps.sh found (build/deps.found) changes.
-# make deps is that check and nothing else.
-NO_DEPS_GOALS := $(filter-out deps,$(NO_DEPS_GOALS))
+# make deps is that check and nothing else; make fresh-box needs nothing on this machine.
+NO_DEPS_GOALS := $(filter-out deps,$(NO_DEPS_GOALS)) fresh-box
 ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifeq ($(shell CC='$(CC)' sh scripts/deps.sh >&2; echo $$?),0)
 include build/config.mk

@@ -91,6 +91,7 @@ cleanup() {
     set +e
     kill_box
     unmount_all
+    [ -z "$(mounts_under "$box")" ] || echo "fresh-box: still mounted: $(mounts_under "$box")" >&4
     exit "$status"
 }
 trap cleanup EXIT
