@@ -20,7 +20,7 @@
 # Environment: FRESH_BOX_REBOOTSTRAP=1 makes a new rootfs.tar; FRESH_BOX_KEEP=1 keeps the
 # box (build/fresh-box/box) after a passing run; FRESH_BOX_NO_CACHE=1 downloads every
 # package again (otherwise the .debs are kept in build/fresh-box/debs between runs, like a
-# caching proxy: the box still starts without them installed).
+# caching proxy: the box still starts without them installed); FRESH_BOX_NS=0 (below).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
@@ -41,10 +41,13 @@ since() { echo "$(( $(date +%s) - $1 )) s"; }
 [ "$(id -u)" = 0 ] || fail "needs root (debootstrap, chroot, mount): run it as root"
 command -v git > /dev/null || fail "needs git"
 
-# A private mount namespace: nothing mounted here is seen outside, and all of it goes when
-# the script (and anything left in the box) ends, even on SIGKILL. Same process: signals
-# reach this script as before.
-if [ -z "${FRESH_BOX_NS:-}" ] && unshare --mount --propagation private true 2> /dev/null; then
+# A private mount namespace: nothing mounted here is seen outside (so a `make clean` on the
+# host cannot walk into the box's /dev), and all of it goes when the script (and anything
+# left in the box) ends, even on SIGKILL. Same process: signals reach this script as before.
+# FRESH_BOX_NS=0 skips it (for debugging: the mounts are then the host's until the trap).
+if [ -z "${FRESH_BOX_NS:-}" ]; then
+    unshare --mount --propagation private true 2> /dev/null ||
+        fail "unshare --mount does not work here (FRESH_BOX_NS=0 to mount in the host's namespace)"
     export FRESH_BOX_NS=1
     exec unshare --mount --propagation private "$BASH" "${BASH_SOURCE[0]}" "$@"
 fi
