@@ -115,7 +115,8 @@ tarball=$work/rootfs.tar
 if [ ! -s "$tarball" ] || [ "${FRESH_BOX_REBOOTSTRAP:-0}" = 1 ]; then
     if ! command -v debootstrap > /dev/null; then
         say "installing debootstrap"
-        run apt-get install -y -qq --no-install-recommends debootstrap > "$logs/debootstrap-install.log" 2>&1 ||
+        { run apt-get update -qq && run apt-get install -y -qq --no-install-recommends debootstrap \
+            debian-archive-keyring; } > "$logs/debootstrap-install.log" 2>&1 ||
             { tail -n 20 "$logs/debootstrap-install.log"; fail "cannot install debootstrap"; }
     fi
     say "debootstrap $suite (minbase + make, git, ca-certificates) from $mirror ..."
