@@ -136,6 +136,7 @@ t=$(date +%s)
 remove_tree "$box"
 mkdir -p "$box"
 tar --numeric-owner -C "$box" -xpf "$tarball"
+size=$(du -sh "$box" 2> /dev/null | cut -f1)
 rev=$(git -C "$repo" rev-parse --short HEAD)
 git -C "$repo" bundle create "$box/tmp/pbdlab.bundle" HEAD 2> "$logs/bundle.log" ||
     { cat "$logs/bundle.log"; fail "git bundle failed"; }
@@ -168,7 +169,7 @@ in_box root "useradd --create-home --shell /bin/bash $user && chmod 644 /tmp/pbd
     { cat "$logs/setup.log"; fail "cannot set up the box"; }
 in_box "$user" "git -c advice.detachedHead=false clone -q /tmp/pbdlab.bundle pbdlab" >> "$logs/setup.log" 2>&1 ||
     { cat "$logs/setup.log"; fail "cannot clone as $user"; }
-say "bare box ready: $(du -sh --apparent-size "$box" 2> /dev/null | cut -f1), HEAD $rev cloned for root (/srv/pbdlab) and $user (~/pbdlab) ($(since "$t"))"
+say "bare box ready: $size, HEAD $rev cloned for root (/srv/pbdlab) and $user (~/pbdlab) ($(since "$t"))"
 
 # --- 1. Non-root, nothing installed -------------------------------------------------------
 t=$(date +%s)
