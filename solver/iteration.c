@@ -5,6 +5,7 @@
 #include "variants.h"
 
 #include <assert.h>
+#include <limits.h>
 #include <omp.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -16,7 +17,7 @@ static int gauss_seidel(pbd_world *w, double h)
 {
     pbd_workspace ws = pbd_world_workspace(w);
     int skipped = 0;
-    for (int s = 0; s < w->n_sets; s++) {
+    for (int s = 0; s < w->n_sets && !pbd_stop_requested(); s++) {
         pbd_constraint_set *set = &w->sets[s];
         pbd_batch_fn kernel = pbd_set_kernel(w, set, 0);
         if (kernel) { /* the type's batched kernel: the same projections, in the same order */
@@ -90,10 +91,12 @@ static int chunks_of(int n, int nt)
 /* Wait until *done >= target: spin a little (the other thread is usually a few hundred
  * nanoseconds away), then give the CPU away while waiting, so that a thread that another
  * process has pushed off its CPU gets it back sooner and a waiting thread never burns the
- * time the others need (solver/README.md "Performance": threads under load). */
-static void wait_for(atomic_long *done, long target)
+ * time the others need (solver/README.md "Performance": threads under load). Returns 1
+ * instead when the sweeps stop before chunk g (*stop_at <= g), else 0. */
+static int wait_for(atomic_long *done, long target, const atomic_long *stop_at, long g)
 {
     for (int spin = 0; atomic_load_explicit(done, memory_order_acquire) < target; spin++) {
+        if (atomic_load_explicit(stop_at, memory_order_acquire) <= g) return 1;
         if (spin < 4000) {
 #if defined(__x86_64__) || defined(__i386__)
             __builtin_ia32_pause();
@@ -102,6 +105,7 @@ static void wait_for(atomic_long *done, long target)
             sched_yield();
         }
     }
+    return 0;
 }
 
 /* Coloured Gauss–Seidel: sets in order, colours in order (solver/colouring.c); the
@@ -203,6 +207,7 @@ static int coloured_run(pbd_world *w, double h, int iterations, int threads)
     int skipped = 0;
     if (threads == 1) {
         for (int it = 0; it < iterations; it++) {
+            if (it > 0 && pbd_stop_requested()) break; /* the first sweep always runs */
             skipped = 0;
             for (int s = 0; s < w->n_sets; s++) {
                 const pbd_set_colouring *col = &vs->col[s];
@@ -216,7 +221,13 @@ static int coloured_run(pbd_world *w, double h, int iterations, int threads)
     long phases_per_sweep = 0;
     for (int s = 0; s < w->n_sets; s++) phases_per_sweep += vs->col[s].n_colours;
     if (phases_per_sweep == 0) return 0;
-    atomic_long claimed = 0, done = 0;
+    /* A stop request (pbd_stop_requested) ends the sweeps between two iterations: a thread
+     * whose next chunk opens iteration it > 0 reads the flag, and when it is set, stop_at
+     * becomes that chunk's number; no thread projects a chunk from there on, and a thread
+     * waiting for the chunks before its own stops waiting (every chunk before stop_at gets
+     * done). The step is then abandoned (solver/step.c), so a sweep that another thread had
+     * started on does no harm. */
+    atomic_long claimed = 0, done = 0, stop_at = LONG_MAX;
 #pragma omp parallel num_threads(threads) reduction(+ : skipped)
     {
         pbd_workspace *ws = &vs->ws[omp_get_thread_num()];
@@ -233,18 +244,25 @@ static int coloured_run(pbd_world *w, double h, int iterations, int threads)
                 base += n_chunks;
                 if (++k == vs->col[s].n_colours) {
                     k = 0;
+                    int next = 0;
                     do {
                         if (++s == w->n_sets) {
                             s = 0;
                             it++;
+                            next = 1;
                         }
                     } while (vs->col[s].n_colours == 0);
+                    if (next && it < iterations && pbd_stop_requested()) {
+                        long seen = LONG_MAX; /* keep the earliest */
+                        while (base < seen && !atomic_compare_exchange_weak(&stop_at, &seen, base))
+                            ;
+                    }
                 }
                 n_chunks = chunks_of(vs->col[s].start[k + 1] - vs->col[s].start[k], nt);
                 cc = cstart = 0;
             }
-            if (it >= iterations) break;
-            wait_for(&done, base); /* every chunk of the earlier phases */
+            if (it >= iterations || g >= atomic_load(&stop_at)) break;
+            if (wait_for(&done, base, &stop_at, g)) break; /* every chunk of the earlier phases */
             const pbd_set_colouring *col = &vs->col[s];
             int lo = col->start[k], n = col->start[k + 1] - lo;
             for (; cc < g - base; cc++) cstart += chunk_size(n - cstart, nt);
@@ -263,7 +281,8 @@ int pbd_project_iterations(pbd_world *w, double h, int iterations)
 {
     if (w->def.scheme == PBD_SCHEME_COLORED_GS) return coloured_sweeps(w, h, iterations);
     int skipped = 0;
-    for (int it = 0; it < iterations; it++) skipped = pbd_project_iteration(w, h);
+    for (int it = 0; it < iterations && !pbd_stop_requested(); it++)
+        skipped = pbd_project_iteration(w, h);
     return skipped;
 }
 
