@@ -6,6 +6,7 @@
 
 #include <assert.h>
 #include <limits.h>
+#include <math.h>
 #include <omp.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -129,8 +130,8 @@ static double now_seconds(void)
 }
 
 /* The thread count for this call: the faster of one and `most` as last measured, and every
- * sweep_every calls the other one, to see whether that has changed (a competing process
- * came or went). *trying is set when this call tries the other. */
+ * sweep_every calls a try of the other: three calls, the first to warm up (a pool thread may
+ * be asleep), the next two measured (*trying = 1, then 2). */
 static int choose_threads(struct pbd_variants_state *vs, int most, int *trying)
 {
     *trying = 0;
@@ -141,33 +142,42 @@ static int choose_threads(struct pbd_variants_state *vs, int most, int *trying)
         vs->sweep_every = 1; /* try one thread at the next call */
         return most;
     }
-    if (++vs->sweep_since >= vs->sweep_every) { /* a try: two calls, the first to warm up */
-        *trying = vs->sweep_since > vs->sweep_every; /* the second: measured */
-        if (*trying) vs->sweep_since = 0;
+    if (++vs->sweep_since >= vs->sweep_every) {
+        *trying = vs->sweep_since - vs->sweep_every; /* 0: the warm-up, then 1 and 2 */
+        if (*trying == 2) vs->sweep_since = 0;
         return vs->sweep_threads == 1 ? most : 1;
     }
     return vs->sweep_threads;
 }
 
-/* Record a call's seconds per projection; after a try, keep the faster count — more threads
- * only when they were clearly faster (by PBD_THREADS_GAIN: a loaded machine makes their time
- * jumpy, and they must never be the slower choice) — and try again soon when the choice
- * switched, later and later (up to every 256 calls) while it did not. */
+/* Record a call's seconds per projection. The current count's cost follows its calls, a
+ * single slow one (a thread pushed off its CPU for a moment) counting at most twice the cost
+ * so far; a try's cost is the faster of its two measured calls. After a try, keep the faster
+ * count — more threads only when they were clearly faster (by PBD_THREADS_GAIN: they must
+ * never be the slower choice) — and try again soon when the choice switched, later and later
+ * (up to every 64 calls, or more when a try costs many calls' time) while it did not. */
 #define PBD_THREADS_GAIN 0.85
 static void record_cost(struct pbd_variants_state *vs, int used, int trying, double cost)
 {
-    if (used != vs->sweep_threads && !trying) return; /* a try's warm-up call */
     double *c = &vs->sweep_cost[used > 1];
-    *c = *c > 0.0 && !trying ? 0.5 * (*c + cost) : cost;
-    if (!trying) return;
+    if (used == vs->sweep_threads) { /* a call of the current choice */
+        *c = *c > 0.0 ? 0.5 * (*c + fmin(cost, 2.0 * *c)) : cost;
+        return;
+    }
+    if (trying == 0) return; /* a try's warm-up */
+    *c = trying == 1 ? cost : fmin(*c, cost);
+    if (trying == 1) return;
     double one = vs->sweep_cost[0], all = vs->sweep_cost[1];
-    if (one <= 0.0 || all <= 0.0) return;
+    if (!(one > 0.0) || !(all > 0.0)) return;
     int better = used > 1 ? all < PBD_THREADS_GAIN * one : one < all;
     if (better) {
         vs->sweep_threads = used;
         vs->sweep_every = 8;
-    } else {
-        vs->sweep_every = vs->sweep_every < 8 ? 8 : vs->sweep_every < 256 ? 2 * vs->sweep_every : 256;
+    } else { /* and a failed try costs at most ~5 % of the calls' time */
+        double ratio = used > 1 ? all / one : one / all, every = 2.0 * vs->sweep_every;
+        every = fmax(8.0, fmin(every, 64.0));
+        every = fmin(fmax(every, 60.0 * ratio), 4096.0);
+        vs->sweep_every = (int)every;
     }
 }
 
