@@ -64,6 +64,7 @@ help:
 	@echo "make install       libpbd.a, headers, programs, pbdlab.pc into PREFIX (/usr/local; DESTDIR)"
 	@echo "make uninstall     remove what make install put there (same PREFIX, DESTDIR)"
 	@echo "make test-install  install into build/test-install, build and check an example against it"
+	@echo "make fresh-box     as root: the README's make test on a bare Debian 12 (debootstrap, chroot)"
 
 # The dependencies' flags (scripts/configure.sh); make includes this file, then restarts.
 build/config.mk: build/deps.found scripts/deps.sh scripts/configure.sh
