@@ -73,11 +73,13 @@ static int project_range(pbd_world *w, pbd_constraint_set *set, const pbd_set_co
     return skipped;
 }
 
-/* The size of the chunk that starts with rem constraints left. */
-static int chunk_size(int rem, int nt)
+/* The size of the chunk that starts with rem of a colour's n constraints left: a colour of at
+ * most 8 nt PBD_CHUNK_MIN constraints is cut into nt equal chunks (one per thread, as a fixed
+ * split would), a larger one guided. */
+static int chunk_size(int rem, int n, int nt)
 {
-    int size = (rem + 2 * nt - 1) / (2 * nt);
-    if (size < PBD_CHUNK_MIN) size = PBD_CHUNK_MIN;
+    int size = n <= 8 * nt * PBD_CHUNK_MIN ? (n + nt - 1) / nt : (rem + 2 * nt - 1) / (2 * nt);
+    if (size < PBD_CHUNK_MIN && n > 8 * nt * PBD_CHUNK_MIN) size = PBD_CHUNK_MIN;
     return size < rem ? size : rem;
 }
 
@@ -85,7 +87,7 @@ static int chunk_size(int rem, int nt)
 static int chunks_of(int n, int nt)
 {
     int k = 0;
-    for (int rem = n; rem > 0; k++) rem -= chunk_size(rem, nt);
+    for (int rem = n; rem > 0; k++) rem -= chunk_size(rem, n, nt);
     return k > 0 ? k : 1;
 }
 
@@ -237,7 +239,13 @@ static int coloured_run(pbd_world *w, double h, int iterations, int threads)
      * waiting for the chunks before its own stops waiting (every chunk before stop_at gets
      * done). The step is then abandoned (solver/step.c), so a sweep that another thread had
      * started on does no harm. */
-    atomic_long claimed = 0, done = 0, stop_at = LONG_MAX;
+    /* the three counters on their own cache lines: the threads write claimed and done, and
+     * spin on done, all the time */
+    struct {
+        _Alignas(64) atomic_long claimed;
+        _Alignas(64) atomic_long done;
+        _Alignas(64) atomic_long stop_at;
+    } sync = {0, 0, LONG_MAX};
 #pragma omp parallel num_threads(threads) reduction(+ : skipped)
     {
         pbd_workspace *ws = &vs->ws[omp_get_thread_num()];
@@ -249,7 +257,7 @@ static int coloured_run(pbd_world *w, double h, int iterations, int threads)
         int n_chunks = chunks_of(vs->col[s].start[1] - vs->col[s].start[0], nt);
         int cc = 0, cstart = 0; /* chunk cc of the current phase starts at cstart */
         for (;;) {
-            long g = atomic_fetch_add_explicit(&claimed, 1, memory_order_relaxed);
+            long g = atomic_fetch_add_explicit(&sync.claimed, 1, memory_order_relaxed);
             while (it < iterations && g >= base + n_chunks) { /* advance to g's phase */
                 base += n_chunks;
                 if (++k == vs->col[s].n_colours) {
@@ -264,22 +272,22 @@ static int coloured_run(pbd_world *w, double h, int iterations, int threads)
                     } while (vs->col[s].n_colours == 0);
                     if (next && it < iterations && pbd_stop_requested()) {
                         long seen = LONG_MAX; /* keep the earliest */
-                        while (base < seen && !atomic_compare_exchange_weak(&stop_at, &seen, base))
+                        while (base < seen && !atomic_compare_exchange_weak(&sync.stop_at, &seen, base))
                             ;
                     }
                 }
                 n_chunks = chunks_of(vs->col[s].start[k + 1] - vs->col[s].start[k], nt);
                 cc = cstart = 0;
             }
-            if (it >= iterations || g >= atomic_load(&stop_at)) break;
-            if (wait_for(&done, base, &stop_at, g)) break; /* every chunk of the earlier phases */
+            if (it >= iterations || g >= atomic_load(&sync.stop_at)) break;
+            if (wait_for(&sync.done, base, &sync.stop_at, g)) break; /* every chunk of the earlier phases */
             const pbd_set_colouring *col = &vs->col[s];
             int lo = col->start[k], n = col->start[k + 1] - lo;
-            for (; cc < g - base; cc++) cstart += chunk_size(n - cstart, nt);
+            for (; cc < g - base; cc++) cstart += chunk_size(n - cstart, n, nt);
             int sk = project_range(w, &w->sets[s], col, ws, h, lo + cstart,
-                                   lo + cstart + chunk_size(n - cstart, nt));
+                                   lo + cstart + chunk_size(n - cstart, n, nt));
             if (it == iterations - 1) skipped += sk;
-            atomic_fetch_add_explicit(&done, 1, memory_order_release);
+            atomic_fetch_add_explicit(&sync.done, 1, memory_order_release);
         }
     }
     return skipped;
