@@ -113,7 +113,7 @@ static int choose_threads(struct pbd_variants_state *vs, int most, int *trying)
         vs->sweep_threads = most;
         vs->sweep_cost[0] = vs->sweep_cost[1] = 0.0;
         vs->sweep_since = 0;
-        vs->sweep_every = 8; /* the first try of one thread after 8 calls */
+        vs->sweep_every = 4; /* the first try of one thread after 4 calls */
         return most;
     }
     if (++vs->sweep_since >= vs->sweep_every) {
@@ -147,10 +147,10 @@ static void record_cost(struct pbd_variants_state *vs, int used, int trying, dou
     if (better) {
         vs->sweep_threads = used;
         vs->sweep_every = 8;
-    } else { /* and a failed try costs at most ~5 % of the calls' time */
+    } else { /* and a try that was much slower (a competing process) comes back rarely */
         double ratio = used > 1 ? all / one : one / all, every = 2.0 * vs->sweep_every;
         every = fmax(8.0, fmin(every, 64.0));
-        every = fmin(fmax(every, 60.0 * ratio), 4096.0);
+        every = fmin(fmax(every, 200.0 * (ratio - 1.0)), 4096.0);
         vs->sweep_every = (int)every;
     }
 }
