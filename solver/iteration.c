@@ -1,4 +1,5 @@
 /* One projection sweep: projectConstraints(C_1 … C_{M+Mcoll}, p_1 … p_N), line (10). */
+#define _DEFAULT_SOURCE /* syscall(): the futex the threads sleep on (Linux) */
 #include "fastpath.h"
 #include "pbd.h"
 #include "solver_private.h"
@@ -68,22 +69,64 @@ static int project_range(pbd_world *w, pbd_constraint_set *set, const pbd_set_co
     return skipped;
 }
 
-/* Wait until *done >= target: spin a little (the other thread is usually a few hundred
- * nanoseconds away), then give the CPU away while waiting, so that a thread that another
- * process has pushed off its CPU gets it back sooner and a waiting thread never burns the
- * time the others need (solver/README.md "Performance": threads under load). Returns 1
- * instead when the sweeps stop at or before position g (*stop_at <= g), else 0. */
-static int wait_for(atomic_long *done, long target, const atomic_long *stop_at, long g)
+/* The threads' meeting point between colours: done counts the finished shares (32 bits: the
+ * futex word), sleepers the threads blocked on it, stop_at a stop request's position. Each on
+ * its own cache line: the threads write done and spin on it. */
+typedef struct sweep_sync {
+    _Alignas(64) atomic_int done;
+    _Alignas(64) atomic_int sleepers;
+    _Alignas(64) atomic_long stop_at;
+} sweep_sync;
+
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+static void futex_wait(atomic_int *word, int expected)
 {
-    for (int spin = 0; atomic_load_explicit(done, memory_order_acquire) < target; spin++) {
-        if (atomic_load_explicit(stop_at, memory_order_acquire) <= g) return 1;
-        if (spin < 4000) {
+    struct timespec timeout = {0, 1000000}; /* 1 ms: a stop request is seen soon */
+    syscall(SYS_futex, (int *)word, FUTEX_WAIT_PRIVATE, expected, &timeout, NULL, 0);
+}
+static void futex_wake(atomic_int *word)
+{
+    syscall(SYS_futex, (int *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+#endif
+
+/* A share is finished: count it, and wake the threads that sleep on the count. */
+static void share_done(sweep_sync *sy)
+{
+    atomic_fetch_add(&sy->done, 1); /* sequentially consistent: ordered before the load */
+#ifdef __linux__
+    if (atomic_load(&sy->sleepers) > 0) futex_wake(&sy->done);
+#endif
+}
+
+/* Wait until done >= target: spin a little (the other thread is usually a few hundred
+ * nanoseconds away), then sleep on the count (a futex, Linux; sched_yield elsewhere). A
+ * sleeping thread leaves its CPU free, so that the scheduler can move there a thread of
+ * ours that another process pushed off its own CPU (sched_yield would keep the CPU busy and
+ * the other thread waiting): this is what makes two threads hold up under a competing
+ * process (solver/README.md "Performance"). Returns 1 instead when the sweeps stop at or
+ * before position g (stop_at <= g), else 0. */
+static int wait_for(sweep_sync *sy, int target, long g)
+{
+    for (int spin = 0; atomic_load_explicit(&sy->done, memory_order_acquire) < target; spin++) {
+        if (atomic_load_explicit(&sy->stop_at, memory_order_acquire) <= g) return 1;
+        if (spin < 2000) {
 #if defined(__x86_64__) || defined(__i386__)
             __builtin_ia32_pause();
 #endif
-        } else {
-            sched_yield();
+            continue;
         }
+#ifdef __linux__
+        atomic_fetch_add(&sy->sleepers, 1);
+        int seen = atomic_load(&sy->done); /* after announcing: no wake-up is lost */
+        if (seen < target) futex_wait(&sy->done, seen);
+        atomic_fetch_sub(&sy->sleepers, 1);
+#else
+        sched_yield();
+#endif
     }
     return 0;
 }
@@ -212,15 +255,15 @@ static int coloured_run(pbd_world *w, double h, int iterations, int threads)
      * past it, and a thread waiting for shares beyond it stops waiting. The step is then
      * abandoned (solver/step.c), so a share another thread had started does no harm. The
      * counters sit on their own cache lines: the threads write done and spin on it. */
-    struct {
-        _Alignas(64) atomic_long done;
-        _Alignas(64) atomic_long stop_at;
-    } sync = {0, LONG_MAX};
+    sweep_sync sync;
+    atomic_init(&sync.done, 0);
+    atomic_init(&sync.sleepers, 0);
+    atomic_init(&sync.stop_at, LONG_MAX);
 #pragma omp parallel num_threads(threads) reduction(+ : skipped)
     {
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
         pbd_workspace *ws = &vs->ws[t];
-        long base = 0; /* shares of the earlier colours */
+        int base = 0; /* shares of the earlier colours */
         for (int it = 0; it < iterations; it++) {
             if (it > 0 && pbd_stop_requested()) {
                 long seen = LONG_MAX; /* keep the earliest */
@@ -232,14 +275,14 @@ static int coloured_run(pbd_world *w, double h, int iterations, int threads)
             for (int s = 0; s < w->n_sets && !stopped; s++) {
                 const pbd_set_colouring *col = &vs->col[s];
                 for (int k = 0; k < col->n_colours; k++) {
-                    if (wait_for(&sync.done, base, &sync.stop_at, base)) { /* the earlier colours */
+                    if (wait_for(&sync, base, base)) { /* the earlier colours */
                         stopped = 1;
                         break;
                     }
                     long lo = col->start[k], n = col->start[k + 1] - lo;
                     mine += project_range(w, &w->sets[s], col, ws, h, (int)(lo + n * t / nt),
                                           (int)(lo + n * (t + 1) / nt));
-                    atomic_fetch_add_explicit(&sync.done, 1, memory_order_release);
+                    share_done(&sync);
                     base += nt;
                 }
             }
