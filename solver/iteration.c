@@ -69,6 +69,13 @@ static int project_range(pbd_world *w, pbd_constraint_set *set, const pbd_set_co
     return skipped;
 }
 
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* The threads' meeting point between colours: done counts the finished shares (32 bits: the
  * futex word), sleepers the threads blocked on it, stop_at a stop request's position. Each on
  * its own cache line: the threads write done and spin on it. */
@@ -102,18 +109,28 @@ static void share_done(sweep_sync *sy)
 #endif
 }
 
-/* Wait until done >= target: spin a little (the other thread is usually a few hundred
- * nanoseconds away), then sleep on the count (a futex, Linux; sched_yield elsewhere). A
+/* Wait until done >= target: spin for up to PBD_SPIN_SECONDS (the other thread is usually
+ * a few microseconds away; waking a sleeping thread in a virtual machine costs ~100 µs: with
+ * a 30 µs spin the 1000² cloth lost 20 % on 2 threads), then sleep on the count (a futex,
+ * Linux; sched_yield elsewhere). A
  * sleeping thread leaves its CPU free, so that the scheduler can move there a thread of
  * ours that another process pushed off its own CPU (sched_yield would keep the CPU busy and
  * the other thread waiting): this is what makes two threads hold up under a competing
  * process (solver/README.md "Performance"). Returns 1 instead when the sweeps stop at or
  * before position g (stop_at <= g), else 0. */
+#define PBD_SPIN_SECONDS 300e-6 /* waking a sleeping thread (a halted virtual CPU) costs more */
 static int wait_for(sweep_sync *sy, int target, long g)
 {
+    double spin_end = 0.0;
+    int spinning = 1;
     for (int spin = 0; atomic_load_explicit(&sy->done, memory_order_acquire) < target; spin++) {
         if (atomic_load_explicit(&sy->stop_at, memory_order_acquire) <= g) return 1;
-        if (spin < 2000) {
+        if (spinning && spin % 256 == 0) { /* spin for PBD_SPIN_SECONDS, then sleep */
+            double t = now_seconds();
+            if (spin == 0) spin_end = t + PBD_SPIN_SECONDS;
+            spinning = t < spin_end;
+        }
+        if (spinning) {
 #if defined(__x86_64__) || defined(__i386__)
             __builtin_ia32_pause();
 #endif
@@ -139,12 +156,6 @@ static int wait_for(sweep_sync *sy, int target, long g)
  * the last sweep. A process that competes for the CPUs can make one thread faster than two
  * (a thread pushed off its CPU holds up every colour): the sweep measures both and keeps
  * the faster (choose_threads, record_cost). */
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* The thread count for this call: the faster of one and `most` as last measured, and every
  * sweep_every calls a try of the other: three calls, the first to warm up (a pool thread may
