@@ -13,7 +13,7 @@
 #define PBD_TEST_SUITES(X)                                                                \
     X(projection) X(step) X(cli) X(constraints) X(gradcheck) X(variants) X(newton)        \
     X(damping) X(mesh) X(collision) X(spatial_hash) X(balloon) X(tearing) X(rigid)       \
-    X(h5log) X(experiments) X(fastpath) X(robustness) X(bending) X(output)
+    X(h5log) X(experiments) X(fastpath) X(robustness) X(bending) X(output) X(hessian)
 #define PBD_DECLARE_SUITE(area) void register_##area##_tests(void) __attribute__((weak));
 PBD_TEST_SUITES(PBD_DECLARE_SUITE)
 

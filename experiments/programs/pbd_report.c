@@ -278,7 +278,8 @@ static herr_t gradcheck_row(hid_t loc, const char *name, const H5L_info_t *info,
     if (H5Oget_info_by_name(loc, name, &oi, H5P_DEFAULT) < 0 || oi.type != H5O_TYPE_GROUP) return 0;
     static const char *const cols[] = {"arity", "samples", "checked", "skipped", "max_rel_err",
                                        "taylor_order", "momentum", "momentum_err",
-                                       "degenerate_samples", "degenerate_nonfinite", "pass"};
+                                       "degenerate_samples", "degenerate_nonfinite",
+                                       "hessian_max_rel_err", "hessian_taylor_order", "pass"};
     hid_t g = H5Gopen2(loc, name, H5P_DEFAULT);
     if (g < 0) return 0;
     fputs("<tr><td>", out);
@@ -316,7 +317,8 @@ static void print_gradcheck(FILE *out, const char *results)
     fputs("</code>:</p>\n<table class=\"data\"><tr><th>type</th><th>arity</th><th>samples</th>"
           "<th>checked</th><th>skipped</th><th>max_rel_err</th><th>taylor_order</th>"
           "<th>momentum</th><th>momentum_err</th><th>degenerate samples</th>"
-          "<th>degenerate non-finite</th><th>verdict</th></tr>\n", out);
+          "<th>degenerate non-finite</th><th>Hessian max_rel_err</th><th>Hessian taylor_order "
+          "(empty: none, differences of the gradient)</th><th>verdict</th></tr>\n", out);
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f >= 0) {
         H5Literate(f, H5_INDEX_NAME, H5_ITER_INC, NULL, gradcheck_row, out);
