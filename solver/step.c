@@ -65,7 +65,7 @@ static void prepare_sets(pbd_world *w, int threads)
 /* Per-iteration residual buffers; sized on the first step of a definition. */
 static pbd_status reserve_iteration_log(pbd_world *w)
 {
-    int need = w->def.iterations * w->def.substeps;
+    int need = pbd_iteration_log_width(&w->def);
     if (need <= w->iter_capacity) return PBD_OK;
     double *a = realloc(w->iter_max_c, (size_t)need * sizeof *a);
     if (a) w->iter_max_c = a;
@@ -73,7 +73,9 @@ static pbd_status reserve_iteration_log(pbd_world *w)
     if (b) w->iter_l2_c = b;
     double *c = realloc(w->iter_xpbd, (size_t)need * sizeof *c);
     if (c) w->iter_xpbd = c;
-    if (!a || !b || !c) return pbd_error(PBD_ENOMEM, "out of memory for the iteration log");
+    double *d = realloc(w->iter_newton, (size_t)need * sizeof *d);
+    if (d) w->iter_newton = d;
+    if (!a || !b || !c || !d) return pbd_error(PBD_ENOMEM, "out of memory for the iteration log");
     w->iter_capacity = need;
     return PBD_OK;
 }
@@ -182,6 +184,11 @@ pbd_status pbd_step(pbd_world *w)
     pbd_status status = pbd_solver_def_validate(&w->def);
     if (status != PBD_OK) return status;
     if ((status = reserve_iteration_log(w)) != PBD_OK) return status;
+    if (w->def.method == PBD_METHOD_NEWTON) { /* the implicit step (solver/newton.c) */
+        status = pbd_newton_step_def(w);
+        if (status == PBD_OK && w->post_step) status = w->post_step(w, w->post_step_user);
+        return status;
+    }
     const pbd_solver_def *d = &w->def;
     const double h = d->dt / d->substeps;
     const int nt = loop_threads(w);

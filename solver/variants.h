@@ -103,5 +103,7 @@ void pbd_world_residuals(pbd_world *w, const double *pos, double alpha_scale, do
 void pbd_measure(pbd_world *w, double h);
 
 void pbd_newton_free(struct pbd_newton_workspace *nw);
+/* pbd_step for def.method = newton: def.substeps implicit steps (solver/newton.c). */
+pbd_status pbd_newton_step_def(pbd_world *w);
 
 #endif

@@ -59,6 +59,7 @@ void pbd_world_free(pbd_world *w)
     free(w->iter_max_c);
     free(w->iter_l2_c);
     free(w->iter_xpbd);
+    free(w->iter_newton);
     pbd_variants_free(w);
     free(w->particle_origin);
     if (w->post_step_free) w->post_step_free(w->post_step_user);

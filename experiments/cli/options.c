@@ -4,7 +4,8 @@
 
 #include <math.h>
 
-static const char *const method_names[] = {"pbd", "xpbd", NULL};
+static const char *const method_names[] = {"pbd", "xpbd", "newton", NULL};
+static const char *const newton_solver_names[] = {"auto", "umfpack", "cholmod", "dense", NULL};
 static const char *const scheme_names[] = {"gauss-seidel", "jacobi", "colored", NULL};
 static const char *const damping_names[] = {"none", "scale", "momentum", NULL};
 
@@ -18,7 +19,9 @@ int pbd_solver_options(pbd_solver_def *d, cli_option *out)
         {"dt", CLI_DOUBLE, &d->dt, 0, INFINITY, 1, "time step in s", NULL},
         {"iterations", CLI_INT, &d->iterations, 1, 1e6, 0, "solver iterations per (sub)step", NULL},
         {"substeps", CLI_INT, &d->substeps, 1, 1e6, 0, "substeps per step (Small Steps)", NULL},
-        {"method", CLI_CHOICE, &d->method, 0, 0, 0, "solver", method_names},
+        {"method", CLI_CHOICE, &d->method, 0, 0, 0,
+         "solver (newton: the implicit step XPBD approximates, solved by Newton's method; "
+         "solver/README.md)", method_names},
         {"linearize", CLI_FLAG, &d->linearize_stiffness, 0, 0, 0,
          "use k' = 1-(1-k)^(1/iterations) (PBD)", NULL},
         {"scheme", CLI_CHOICE, &d->scheme, 0, 0, 0, "iteration scheme", scheme_names},
@@ -37,6 +40,14 @@ int pbd_solver_options(pbd_solver_def *d, cli_option *out)
          "coloured GS: keep each set's constraints sorted by colour (indices change)", NULL},
         {"measure-every", CLI_INT, &d->measure_every, 0, 1e9, 0,
          "measure residuals/momenta/energy after every N-th step (0: never)", NULL},
+        {"record-iterations", CLI_FLAG, &d->record_iterations, 0, 0, 0,
+         "with --out: residuals after every iteration to /iterations (always for newton)", NULL},
+        {"newton-tol", CLI_DOUBLE, &d->newton_tol, 0, INFINITY, 0,
+         "Newton: stop at ||(g, h)||_2 <= this (XPBD Eq. 8-9)", NULL},
+        {"newton-max-iterations", CLI_INT, &d->newton_max_iterations, 1, 10000, 0,
+         "Newton: iterations per (sub)step at most", NULL},
+        {"newton-solver", CLI_CHOICE, &d->newton_solver, 0, 0, 0,
+         "Newton's linear solver (dense: GSL's LU, small scenes)", newton_solver_names},
     };
     int n = (int)(sizeof rows / sizeof rows[0]);
     for (int i = 0; i < n; i++) out[i] = rows[i];

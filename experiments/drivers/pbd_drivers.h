@@ -90,6 +90,30 @@ pbd_status pbd_exp_summary_finish(pbd_exp_summary *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 
+/* ---- --reference=newton (experiments/drivers/reference.c) -------------------------- */
+
+/* A run measured against the Newton reference: before each step pbd_exp_reference_solve
+ * solves the implicit step (XPBD Eq. 8–9, Δt = def.dt, to def.newton_tol) from the world's
+ * state; after pbd_step, pbd_exp_reference_compare measures the step against it and, with a
+ * log, fills the /series columns newton_max_distance, newton_rms_distance (m),
+ * newton_iterations, newton_residual and per set newton_force_error_<NN>_<type>:
+ * ||f - f_N||_2 / ||f_N||_2 with f = λ/h² of the step's last substep and f_N = λ_N/Δt². */
+typedef struct pbd_exp_reference {
+    int n, n_sets, m;
+    double *x, *lambda;      /* Newton's positions (3n) and multipliers (set after set) */
+    int iterations;
+    double residual;         /* ||(g, h)||_2 where Newton stopped */
+    double max_distance, rms_distance; /* m, over particles */
+    double *force_error;     /* per set; NaN where Newton's forces are all zero */
+    pbd_h5log *log;
+    int c_max, c_rms, c_it, c_res, *c_force;
+} pbd_exp_reference;
+/* log may be NULL (no columns). The world's topology must stay as it is. */
+pbd_status pbd_exp_reference_init(pbd_exp_reference *r, const pbd_world *w, pbd_h5log *log);
+pbd_status pbd_exp_reference_solve(pbd_exp_reference *r, pbd_world *w);
+void pbd_exp_reference_compare(pbd_exp_reference *r, const pbd_world *w);
+void pbd_exp_reference_free(pbd_exp_reference *r);
+
 /* ---- scenes the experiments share (experiments/exp_scenes.c) ------------------------ */
 
 /* A cloth grid of resolution² particles, side `size` m, total mass `mass` kg, in the x–y

@@ -159,6 +159,7 @@ void log_close_handles(pbd_h5log *log)
     if (log->it_max > 0) H5Dclose(log->it_max);
     if (log->it_l2 > 0) H5Dclose(log->it_l2);
     if (log->it_xpbd > 0) H5Dclose(log->it_xpbd);
+    if (log->it_newton > 0) H5Dclose(log->it_newton);
     if (log->fr_pos > 0) H5Dclose(log->fr_pos);
     if (log->fr_time > 0) H5Dclose(log->fr_time);
     if (log->file > 0) H5Fclose(log->file);
@@ -172,6 +173,7 @@ void log_free(pbd_h5log *log)
     free(log->it_buf_max);
     free(log->it_buf_l2);
     free(log->it_buf_xpbd);
+    free(log->it_buf_newton);
     free(log->frame_times);
     free(log);
 }
@@ -226,7 +228,7 @@ pbd_h5log *pbd_h5log_open(const char *out_dir, const char *experiment, const cha
     errno = 0;
     if (log_write_provenance(log, experiment, run) != PBD_OK ||
         log_write_solver_def(log, &w->def) != PBD_OK || log_write_scene(log, w, opt) != 0 ||
-        log_make_series(log) != 0 || log_make_iterations(log, w) != 0 || log_make_frames(log, w) != 0 ||
+        log_make_series(log, w) != 0 || log_make_iterations(log, w) != 0 || log_make_frames(log, w) != 0 ||
         H5Fflush(log->file, H5F_SCOPE_GLOBAL) < 0) {
         int err = errno;
         pbd_error(PBD_EIO, "%s: cannot write the file's header datasets: %s", log->partial,

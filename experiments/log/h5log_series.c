@@ -102,7 +102,7 @@ int log_add_column(pbd_h5log *log, hid_t group, const char *name, int width,
     return log->n_cols++;
 }
 
-int log_make_series(pbd_h5log *log)
+int log_make_series(pbd_h5log *log, const pbd_world *w)
 {
     hid_t g = H5Gcreate2(log->file, "series", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0) return -1;
@@ -130,6 +130,12 @@ int log_make_series(pbd_h5log *log)
         }
         H5LTset_attribute_string(log->cols[log->c_stage].dset, ".", "stages", names);
     }
+    log->c_newton = -1;
+    if (w->def.method == PBD_METHOD_NEWTON) {
+        log->c_newton = log_add_column(log, g, "newton_iterations", 1, "1",
+                                       "Newton iterations of the step's last substep");
+        if (log->c_newton < 0) return -1;
+    }
     H5Gclose(g);
     int ids[] = {log->c_time, log->c_max, log->c_l2,  log->c_xpbd,  log->c_lin,
                  log->c_ang,  log->c_ke,  log->c_pe,  log->c_stage, log->c_skipped};
@@ -140,8 +146,9 @@ int log_make_series(pbd_h5log *log)
 
 int log_make_iterations(pbd_h5log *log, const pbd_world *w)
 {
-    if (!w->def.record_iterations) return 0;
-    log->iter_width = w->def.iterations * w->def.substeps;
+    int newton = w->def.method == PBD_METHOD_NEWTON;
+    if (!w->def.record_iterations && !newton) return 0;
+    log->iter_width = pbd_iteration_log_width(&w->def);
     hid_t g = H5Gcreate2(log->file, "iterations", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0) return -1;
     hsize_t inner[1] = {(hsize_t)log->iter_width};
@@ -152,9 +159,20 @@ int log_make_iterations(pbd_h5log *log, const pbd_world *w)
     int iters = w->def.iterations, subs = w->def.substeps;
     H5LTset_attribute_int(g, ".", "iterations", &iters, 1);
     H5LTset_attribute_int(g, ".", "substeps", &subs, 1);
-    H5LTset_attribute_string(g, ".", "layout",
+    H5LTset_attribute_string(g, ".", "layout", newton ?
+                             "method newton: row = step, column = substep * "
+                             "(newton_max_iterations + 1) + k, residuals at Newton iterate k "
+                             "(k = 0: the prediction x~, lambda = 0); NaN past the last" :
                              "row = step, column = substep * iterations + iteration; "
                              "residual at the predicted positions after that iteration");
+    if (newton) {
+        log->it_newton = log_create_extendible(g, "newton_residual", H5T_NATIVE_DOUBLE, 2, inner,
+                                               chunk, 1);
+        log->it_buf_newton = malloc((size_t)log->block * (size_t)log->iter_width * sizeof(double));
+        if (log->it_newton < 0 || !log->it_buf_newton) return -1;
+        log_set_units(log->it_newton, "kg m (g), constraint units (h)",
+                      "||(g, h)||_2 of the implicit step (XPBD Eq. 8-9) at each Newton iterate");
+    }
     H5Gclose(g);
     size_t sz = (size_t)log->block * (size_t)log->iter_width * sizeof(double);
     log->it_buf_max = malloc(sz);
@@ -269,6 +287,8 @@ pbd_status log_flush_block(pbd_h5log *log)
         bad |= log_append_rows(log->it_max, log->rows, n, log->it_buf_max) < 0;
         bad |= log_append_rows(log->it_l2, log->rows, n, log->it_buf_l2) < 0;
         bad |= log_append_rows(log->it_xpbd, log->rows, n, log->it_buf_xpbd) < 0;
+        if (log->it_buf_newton)
+            bad |= log_append_rows(log->it_newton, log->rows, n, log->it_buf_newton) < 0;
     }
     log->rows += n;
     log->buffered = 0;
@@ -306,20 +326,25 @@ pbd_status pbd_h5log_step(pbd_h5log *log, const pbd_world *w)
     put1(log, log->c_pe, st->potential_energy);
     put(log, log->c_stage, st->stage_seconds);
     put1(log, log->c_skipped, st->skipped);
+    if (log->c_newton >= 0) put1(log, log->c_newton, st->newton_iterations);
     for (int i = 0; i < log->n_cols; i++) {
         log_column *c = &log->cols[i];
-        if (i > log->c_skipped && !c->set)
+        if (i > log->c_skipped && i != log->c_newton && !c->set)
             for (int k = 0; k < c->width; k++) c->buf[(size_t)log->buffered * c->width + k] = NAN;
         c->set = 0;
     }
     if (log->iter_width > 0) {
-        int have = w->def.iterations * w->def.substeps;
+        int newton = w->def.method == PBD_METHOD_NEWTON;
+        int have = pbd_iteration_log_width(&w->def);
         if (have > w->iter_capacity) have = w->iter_capacity;
+        double *nr = log->it_buf_newton ? log->it_buf_newton + (size_t)log->buffered * log->iter_width
+                                        : NULL;
         double *m = log->it_buf_max + (size_t)log->buffered * log->iter_width;
         double *l = log->it_buf_l2 + (size_t)log->buffered * log->iter_width;
         double *x = log->it_buf_xpbd + (size_t)log->buffered * log->iter_width;
         for (int k = 0; k < log->iter_width; k++) {
-            int ok = k < have && w->def.record_iterations;
+            int ok = k < have && (w->def.record_iterations || newton);
+            if (nr) nr[k] = ok && newton && w->iter_newton ? w->iter_newton[k] : NAN;
             m[k] = ok ? w->iter_max_c[k] : NAN;
             l[k] = ok ? w->iter_l2_c[k] : NAN;
             x[k] = ok && w->iter_xpbd ? w->iter_xpbd[k] : NAN;

@@ -34,8 +34,9 @@ struct pbd_h5log {
     int c_time, c_max, c_l2, c_xpbd, c_lin, c_ang, c_ke, c_pe, c_stage, c_skipped;
     /* /iterations: per step × (iterations · substeps) */
     int iter_width;
-    hid_t it_max, it_l2, it_xpbd;
-    double *it_buf_max, *it_buf_l2, *it_buf_xpbd;
+    hid_t it_max, it_l2, it_xpbd, it_newton; /* it_newton: method newton only */
+    double *it_buf_max, *it_buf_l2, *it_buf_xpbd, *it_buf_newton;
+    int c_newton;  /* /series/newton_iterations (method newton), or -1 */
     /* /frames */
     int frames_every;
     hid_t fr_pos, fr_time;
@@ -66,7 +67,7 @@ pbd_status log_write_provenance(pbd_h5log *log, const char *experiment, const ch
 pbd_status log_write_solver_def(pbd_h5log *log, const pbd_solver_def *def);
 pbd_status log_flush_block(pbd_h5log *log);
 int log_write_scene(pbd_h5log *log, const pbd_world *w, const pbd_h5log_options *opt);
-int log_make_series(pbd_h5log *log);
+int log_make_series(pbd_h5log *log, const pbd_world *w);
 int log_make_iterations(pbd_h5log *log, const pbd_world *w);
 int log_make_frames(pbd_h5log *log, const pbd_world *w);
 int log_write_frame(pbd_h5log *log, const pbd_world *w);

@@ -15,6 +15,8 @@ int main(int argc, char **argv)
     pbd_solver_def def = pbd_solver_def_default();
     pbd_scene_params sp = pbd_scene_params_default();
     int steps = 100, every = 1, quiet = 0, list_experiments = 0, frames = 0, fault_step = 0;
+    int reference = 0;
+    static const char *const reference_names[] = {"none", "newton", NULL};
     const char *out_dir = NULL, *run = "run";
     cli_option opts[PBD_MAX_OPTIONS];
     int n_opts = 0;
@@ -30,6 +32,10 @@ int main(int argc, char **argv)
         {"run", CLI_STRING, &run, 0, 0, 0, "the file's name with --out (default run)", NULL},
         {"frames", CLI_INT, &frames, 0, 1e9, 0, "with --out: /frames every N steps (0: none)",
          NULL},
+        {"reference", CLI_CHOICE, &reference, 0, 0, 0,
+         "newton: each step is also solved by the Newton reference from the same state; the "
+         "distance to it (max, RMS) and per set the force error go to the output",
+         reference_names},
         {"test-fault-step", CLI_INT, &fault_step, 0, 1e9, 0,
          "TEST ONLY: step N gets a NaN velocity, so that the watchdog stops the run (0: off)",
          NULL},
@@ -89,6 +95,18 @@ int main(int argc, char **argv)
     }
     w->def = def;
     pbd_test_fault_step = fault_step;
+    if (def.method == PBD_METHOD_NEWTON && def.linearize_stiffness) {
+        fprintf(stderr, "pbd-run: --linearize: expected no PBD stiffness linearisation with "
+                "--method=newton (the implicit step uses XPBD compliance), found it set\n");
+        pbd_world_free(w);
+        return 2;
+    }
+    if ((def.method == PBD_METHOD_NEWTON || reference) && pbd_newton_check(w) != PBD_OK) {
+        fprintf(stderr, "pbd-run: %s%s\n", reference ? "--reference=newton: " : "",
+                pbd_last_error());
+        pbd_world_free(w);
+        return 2;
+    }
     pbd_h5log *log = NULL;
     if (out_dir) {
         pbd_h5log_options o = {.frames_every = frames};
@@ -103,18 +121,43 @@ int main(int argc, char **argv)
         }
         pbd_interrupt_install();
     }
+    pbd_exp_reference ref = {0};
+    if (reference) {
+        pbd_status rs = pbd_exp_reference_init(&ref, w, log);
+        if (rs != PBD_OK) {
+            fprintf(stderr, "pbd-run: %s\n", pbd_last_error());
+            if (log) pbd_h5log_discard(log);
+            pbd_world_free(w);
+            return pbd_exit_status(rs);
+        }
+    }
     printf("# pbd-run %s: %d particles, dt=%g s, iterations=%d, substeps=%d, method=%s, "
            "stiffness=%g%s, compliance=%g\n",
            scene->name, w->n, def.dt, def.iterations, def.substeps, pbd_method_name(def.method),
            sp.stiffness, def.linearize_stiffness ? " (linearized)" : "", sp.compliance);
-    if (!quiet) printf("# step  time_s  max_abs_C  l2_C\n");
+    int newton = def.method == PBD_METHOD_NEWTON;
+    if (!quiet)
+        printf("# step  time_s  max_abs_C  l2_C%s%s\n",
+               newton ? "  newton_iterations  newton_residual  newton_seconds" : "",
+               reference ? "  newton_max_distance_m  newton_rms_distance_m" : "");
     pbd_status st = PBD_OK;
     for (int s = 1; s <= steps && st == PBD_OK; s++) {
+        if (reference && (st = pbd_exp_reference_solve(&ref, w)) != PBD_OK) break;
         if ((st = pbd_step(w)) != PBD_OK) break;
-        if ((!quiet && s % every == 0) || s == steps)
-            printf("%6d %8.4f %.6e %.6e\n", s, w->time, w->stats.max_c, w->stats.l2_c);
+        if (reference) pbd_exp_reference_compare(&ref, w);
+        if ((!quiet && s % every == 0) || s == steps) {
+            printf("%6d %8.4f %.6e %.6e", s, w->time, w->stats.max_c, w->stats.l2_c);
+            if (newton) {
+                pbd_newton_info info;
+                pbd_newton_last_info(w, &info);
+                printf(" %3d %.3e %.3f", info.iterations, info.residual, info.seconds_total);
+            }
+            if (reference) printf(" %.6e %.6e", ref.max_distance, ref.rms_distance);
+            printf("\n");
+        }
         if (log) st = pbd_h5log_step(log, w);
     }
+    pbd_exp_reference_free(&ref);
     fflush(stdout);
     if (log && st == PBD_OK) {
         char path[4096];
