@@ -11,7 +11,7 @@ CFLAGS  += $(OPT) $(WARN) $(OMP) $(SAN_FLAGS)
 LDFLAGS += $(OMP) $(SAN_FLAGS)
 QUICK   ?= 0
 
-# The rooms (README "Map"): every .c below them is in libpbd but the programs' mains.
+# The rooms (README.md "The map"): every .c below them is in libpbd but the programs' mains.
 LIB_DIRS := solver constraints experiments analysis
 PROGRAMS := $(wildcard experiments/programs/pbd_*.c)
 PROG_SRC := $(filter-out $(PROGRAMS),$(wildcard experiments/programs/*.c))
@@ -23,12 +23,13 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 BINS     := $(patsubst %.c,$(BUILD)/%,$(subst _,-,$(notdir $(PROGRAMS))))
 
-NO_DEPS_GOALS := clean help deps
+NO_DEPS_GOALS := clean help deps uninstall
 ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
 -include build/config.mk
 endif
 
-.PHONY: soak fuzz all test asan experiments gradcheck plots report bench clean deps help install
+.PHONY: soak fuzz all test asan experiments gradcheck plots report bench clean deps help install \
+  uninstall test-install
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -41,6 +42,9 @@ help:
 	@echo "make bench         performance table (data/results/bench.csv)"
 	@echo "make fuzz          libFuzzer on the CLI parser and the OBJ/TetGen loaders (clang)"
 	@echo "make soak          every standard scene for 10^5 steps: finite and bounded"
+	@echo "make install       libpbd.a, headers, programs, pbdlab.pc into PREFIX (/usr/local; DESTDIR)"
+	@echo "make uninstall     remove what make install put there (same PREFIX, DESTDIR)"
+	@echo "make test-install  install into build/test-install, build and check an example against it"
 
 # Installing what is missing happens here: make builds this file, then restarts with it.
 build/config.mk: scripts/deps.sh scripts/configure.sh
@@ -53,7 +57,7 @@ deps:
 
 all: $(BUILD)/libpbd.a $(BINS) $(BUILD)/pbd-tests
 
-$(BUILD)/obj/%.o: %.c $(HEADERS) tests/tests.h build/config.mk
+$(BUILD)/obj/%.o: %.c $(HEADERS) $(wildcard tests/*.h) build/config.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEP_CFLAGS) -c $< -o $@
 
@@ -101,8 +105,9 @@ plots: $(BINS)
 report: plots
 	$(BUILD)/pbd-report data/results
 
-# The performance table (README "Performance"): pbd-bench built with BENCH_OPT in its own
-# build directory (the default build stays portable); BENCH_ARGS e.g. --quick.
+# The performance table (experiments/programs/README.md "Performance"): pbd-bench built with
+# BENCH_OPT in its own build directory (the default build stays portable); BENCH_ARGS e.g.
+# --quick.
 BENCH_OPT ?= -O3 -march=native -ffp-contract=off -g
 bench:
 	$(MAKE) BUILD=build/bench OPT="$(BENCH_OPT)" build/bench/pbd-bench
@@ -134,6 +139,54 @@ fuzz:
 	    > build/fuzz/$$t.log 2>&1 || { tail -20 build/fuzz/$$t.log; exit 1; }; \
 	  grep -E '^Done|#[0-9]+.*DONE' build/fuzz/$$t.log | tail -1; \
 	done
+
+# ---- install (solver/README.md "Linking pbdlab") ------------------------------------------
+# libpbd.a (static only: no -fPIC build, no soname, and no exported private symbols), the
+# rooms' public headers (pbd.h, pbd_*.h) in their root-relative layout under
+# include/pbdlab/ (they include each other as "solver/pbd.h"), the programs, and pbdlab.pc.
+# As the library is static only, its dependencies (OpenMP, GSL, HDF5 with hdf5_hl, -lm: the
+# flags this build linked with) are in Libs, so that `pkg-config --libs pbdlab` links with
+# or without --static. No installed header includes a dependency's header.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+INSTALL    ?= install
+PUBLIC_HEADERS := $(shell find $(LIB_DIRS) -name pbd.h -o -name 'pbd_*.h' | sort)
+PBD_VERSION_STR := $(shell sed -n 's/^\#define PBD_VERSION "\(.*\)"/\1/p' solver/pbd.h)
+pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+
+install: $(BUILD)/libpbd.a $(BINS)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/pbdlab
+	$(INSTALL) -m 644 $(BUILD)/libpbd.a $(DESTDIR)$(LIBDIR)/libpbd.a
+	$(INSTALL) -m 755 $(BINS) $(DESTDIR)$(BINDIR)/
+	@for h in $(PUBLIC_HEADERS); do \
+	  $(INSTALL) -d $(DESTDIR)$(INCLUDEDIR)/pbdlab/$$(dirname $$h) && \
+	  $(INSTALL) -m 644 $$h $(DESTDIR)$(INCLUDEDIR)/pbdlab/$$h || exit 1; \
+	done
+	@echo "installed $(words $(PUBLIC_HEADERS)) headers under $(DESTDIR)$(INCLUDEDIR)/pbdlab"
+	@{ echo 'prefix=$(PREFIX)'; \
+	  echo 'libdir=$(call pc_dir,$(LIBDIR))'; \
+	  echo 'includedir=$(call pc_dir,$(INCLUDEDIR))'; \
+	  echo; \
+	  echo 'Name: pbdlab'; \
+	  echo 'Description: Position Based Dynamics (PBD, XPBD) research harness'; \
+	  echo 'Version: $(PBD_VERSION_STR)'; \
+	  echo 'Cflags: -I$${includedir}/pbdlab'; \
+	  echo '# static library only: its dependencies are in Libs (Libs.private would need --static)'; \
+	  echo 'Libs: -L$${libdir} -lpbd $(strip $(OMP) $(DEP_LIBS))'; \
+	} > $(DESTDIR)$(LIBDIR)/pkgconfig/pbdlab.pc
+	@echo "installed $(DESTDIR)$(LIBDIR)/pkgconfig/pbdlab.pc"
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libpbd.a $(DESTDIR)$(LIBDIR)/pkgconfig/pbdlab.pc \
+	  $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(BINS)))
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/pbdlab
+
+# Install into build/test-install/prefix and build tests/install/example.c against it with
+# pkg-config only (tests/install/check.sh).
+test-install: $(BUILD)/libpbd.a $(BINS)
+	sh tests/install/check.sh "$(MAKE)" $(BUILD)
 
 clean:
 	rm -rf build

@@ -64,7 +64,7 @@ static int distance_project(const pbd_eval_input *in, const double *w, double k,
     return PBD_EVAL_OK;
 }
 
-/* Batched kernels (README "Performance"), PBD Eq. 10/11 as in distance_project:
+/* Batched kernels (solver/README.md "Performance"), PBD Eq. 10/11 as in distance_project:
  *   s = k (|d| - d0) / ((w1 + w2) |d|),  p1 -= w1 s d,  p2 += w2 s d,  d = p1 - p2,
  * with the multiplier Δλ = -k C/(w1 + w2) = -s |d| (the generic path's -k C / Σ w|∇C|²),
  * and XPBD Eq. 18 with Σ_j w_j |∇_j C|² = w1 + w2 (|∇C| = 1 for both particles):
@@ -124,7 +124,7 @@ static int distance_gs_xpbd(const pbd_batch *b, const int32_t *rows, int begin, 
  * projection is a ~70-cycle dependency chain (loads, sqrt, div, stores); two per vector put
  * more independent work in the instruction window: 15-25 % faster than one at a time here,
  * while 4 per AVX vector added ~3 % and compiler-made gathers/scatters (AVX-512) were slower
- * (README "Performance"). */
+ * (solver/README.md "Performance"). */
 typedef double dist_v2 __attribute__((vector_size(16)));
 
 /* always_inline: inlined, `xpbd` is a constant and the pair loop stays free of calls */

@@ -97,3 +97,14 @@ int pbd_set_colours(const pbd_world *w, int set, const int32_t **order, const in
     *start = vs->col[set].start;
     return vs->col[set].n_colours;
 }
+
+pbd_status pbd_world_colour(pbd_world *w)
+{
+    struct pbd_variants_state *vs = pbd_variants_state_of(w);
+    if (!vs) return pbd_error(PBD_ENOMEM, "out of memory for the colouring");
+    pbd_status st = pbd_colour_sets(w);
+    if (st != PBD_OK) return st;
+    vs->col_key = pbd_topology_key(w);
+    vs->col_valid = 1;
+    return PBD_OK;
+}

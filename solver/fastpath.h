@@ -1,5 +1,5 @@
 /* Private to solver/: the constraint types' batched kernels in the projection sweeps
- * (solver/fastpath.c, README "Performance"). */
+ * (solver/fastpath.c, solver/README.md "Performance"). */
 #ifndef PBD_FASTPATH_H
 #define PBD_FASTPATH_H
 

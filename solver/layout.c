@@ -1,6 +1,6 @@
-/* Hot-loop layout (README "Performance"): a set's constraints sorted by colour, so that a
- * coloured sweep reads each colour's rows, rest values and stiffnesses as contiguous runs,
- * and trimming what the world holds beyond its needs.
+/* Hot-loop layout (solver/README.md "Performance"): a set's constraints sorted by colour, so
+ * that a coloured sweep reads each colour's rows, rest values and stiffnesses as contiguous
+ * runs, and trimming what the world holds beyond its needs.
  *
  * Sorting keeps the physics: the greedy colouring of a sorted set is the colouring it was
  * sorted by (colour k takes, in order, every constraint that meets no earlier one of colour

@@ -1,4 +1,4 @@
-/* Residuals and momenta that the step reports. */
+/* The measure stage of the step: residuals, momenta and energies. */
 #include "pbd.h"
 #include "solver_private.h"
 #include "variants.h"
@@ -63,4 +63,23 @@ void pbd_momentum(const pbd_world *w, const double *pos, const double *vel, doub
         ang[1] += m * (x[2] * v[0] - x[0] * v[2]);
         ang[2] += m * (x[0] * v[1] - x[1] * v[0]);
     }
+}
+
+/* Stats after a step whose last (sub)step was h: residuals (the XPBD one with that
+ * substep's α̃ = α/h²), momenta and energies. */
+void pbd_measure(pbd_world *w, double h)
+{
+    pbd_step_stats *st = &w->stats;
+    pbd_world_residuals(w, w->x, 1.0 / (h * h), &st->max_c, &st->l2_c, &st->xpbd_residual);
+    pbd_momentum(w, w->x, w->v, st->linear_momentum, st->angular_momentum);
+    double ke = 0.0, pe = 0.0;
+    for (int i = 0; i < w->n; i++) {
+        if (w->w[i] <= 0.0) continue;
+        double m = 1.0 / w->w[i];
+        const double *v = w->v + 3 * i, *x = w->x + 3 * i;
+        ke += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        pe -= m * (w->def.gravity[0] * x[0] + w->def.gravity[1] * x[1] + w->def.gravity[2] * x[2]);
+    }
+    st->kinetic_energy = ke;
+    st->potential_energy = pe;
 }

@@ -1,10 +1,10 @@
-/* Particle renumbering for locality (README "Performance"). A projection touches a few
- * particles through its index row; when the numbering follows space, neighbouring
+/* Particle renumbering for locality (solver/README.md "Performance"). A projection touches a
+ * few particles through its index row; when the numbering follows space, neighbouring
  * constraints touch neighbouring memory and the caches hold them. A Morton code (the bits of
- * the quantised x, y, z interleaved) orders the particles along a Z-shaped space-filling
- * curve, which keeps most spatial neighbours close in the order. On a 1000 × 1000 cloth
- * numbered at random a Gauss–Seidel step is ~3× slower than in grid order; renumbered, it is
- * as fast as in grid order again. */
+ * the quantised x, y, z interleaved) orders the particles along a Z-shaped space-filling curve,
+ * which keeps most spatial neighbours close in the order. On a 1000 × 1000 cloth numbered at
+ * random a Gauss–Seidel step is ~3× slower than in grid order; renumbered, it is as fast as in
+ * grid order again. */
 #include "pbd.h"
 
 #include <math.h>

@@ -29,8 +29,9 @@ static double now_seconds(void)
     } while (0)
 
 /* Threads for the step's per-particle and per-constraint loops: the coloured scheme's, for
- * worlds big enough to pay for the fork (else the serial part of a parallel step would
- * bound its speed-up; README "Performance"). Element by element: the same bits either way. */
+ * worlds big enough to pay for the fork (else the serial part of a parallel step would bound
+ * its speed-up; experiments/programs/README.md "Performance"). Element by element: the same
+ * bits either way. */
 #define PBD_PARALLEL_LOOP_MIN 16384
 static int loop_threads(const pbd_world *w)
 {
@@ -144,25 +145,6 @@ static pbd_status check_finite(pbd_world *w, int threads)
                          "step %ld: particle %d has a non-finite position or velocity",
                          w->step_count, bad);
     return PBD_OK;
-}
-
-/* Stats after a step whose last (sub)step was h: residuals (the XPBD one with that
- * substep's α̃ = α/h²), momenta and energies. */
-void pbd_measure(pbd_world *w, double h)
-{
-    pbd_step_stats *st = &w->stats;
-    pbd_world_residuals(w, w->x, 1.0 / (h * h), &st->max_c, &st->l2_c, &st->xpbd_residual);
-    pbd_momentum(w, w->x, w->v, st->linear_momentum, st->angular_momentum);
-    double ke = 0.0, pe = 0.0;
-    for (int i = 0; i < w->n; i++) {
-        if (w->w[i] <= 0.0) continue;
-        double m = 1.0 / w->w[i];
-        const double *v = w->v + 3 * i, *x = w->x + 3 * i;
-        ke += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        pe -= m * (w->def.gravity[0] * x[0] + w->def.gravity[1] * x[1] + w->def.gravity[2] * x[2]);
-    }
-    st->kinetic_energy = ke;
-    st->potential_energy = pe;
 }
 
 long pbd_test_fault_step = 0;

@@ -63,7 +63,7 @@ static void free_workspaces(struct pbd_variants_state *vs)
 }
 
 /* One workspace per thread, each for the world's largest arity. */
-static pbd_status reserve_workspaces(struct pbd_variants_state *vs, int threads, int arity)
+pbd_status pbd_variants_reserve_workspaces(struct pbd_variants_state *vs, int threads, int arity)
 {
     if (threads <= vs->n_ws && arity <= vs->ws_arity) return PBD_OK;
     free_workspaces(vs);
@@ -98,7 +98,7 @@ static int grow(void **p, int *cap, int n, size_t sz)
 }
 
 /* Jacobi: per-particle accumulators, per-constraint Δλ and Δx (solver/jacobi.c). */
-static pbd_status reserve_jacobi(pbd_world *w, struct pbd_variants_state *vs)
+pbd_status pbd_variants_reserve_jacobi(pbd_world *w, struct pbd_variants_state *vs)
 {
     int m = 0, q = 0;
     for (int s = 0; s < w->n_sets; s++) {
@@ -130,46 +130,7 @@ struct pbd_variants_state *pbd_variants_state_of(pbd_world *w)
     return w->variants;
 }
 
-pbd_status pbd_world_colour(pbd_world *w)
-{
-    struct pbd_variants_state *vs = pbd_variants_state_of(w);
-    if (!vs) return pbd_error(PBD_ENOMEM, "out of memory for the colouring");
-    pbd_status st = pbd_colour_sets(w);
-    if (st != PBD_OK) return st;
-    vs->col_key = pbd_topology_key(w);
-    vs->col_valid = 1;
-    return PBD_OK;
-}
-
-pbd_status pbd_variants_prepare(pbd_world *w)
-{
-    pbd_scheme scheme = w->def.scheme;
-    if (scheme != PBD_SCHEME_JACOBI && scheme != PBD_SCHEME_COLORED_GS) return PBD_OK;
-    struct pbd_variants_state *vs = pbd_variants_state_of(w);
-    if (!vs) return pbd_error(PBD_ENOMEM, "out of memory for the solver variants");
-    uint64_t key = pbd_topology_key(w);
-    pbd_status st;
-    if (scheme == PBD_SCHEME_JACOBI) {
-        if (!vs->jac_valid || vs->jac_key != key) {
-            if ((st = reserve_jacobi(w, vs)) != PBD_OK) return st;
-            vs->jac_key = key;
-            vs->jac_valid = 1;
-        }
-        return PBD_OK;
-    }
-    if ((st = reserve_workspaces(vs, pbd_variants_threads(w), w->max_arity)) != PBD_OK)
-        return st;
-    if (!vs->col_valid || vs->col_key != key) {
-        if ((st = pbd_colour_sets(w)) != PBD_OK) return st;
-        vs->col_key = key;
-        vs->col_valid = 1;
-    }
-    if (w->def.sort_by_colour) /* solver/layout.c: sorts only sets not sorted yet */
-        if ((st = pbd_sort_sets_by_colour(w)) != PBD_OK) return st;
-    return PBD_OK;
-}
-
-void pbd_variants_free(pbd_world *w)
+void pbd_variants_free_buffers(pbd_world *w)
 {
     struct pbd_variants_state *vs = w->variants;
     if (!vs) return;
@@ -187,7 +148,6 @@ void pbd_variants_free(pbd_world *w)
     free(vs->jac_delta);
     free(vs->jac_set_c);
     free(vs->jac_set_q);
-    pbd_newton_free(vs->newton);
     free(vs);
     w->variants = NULL;
 }

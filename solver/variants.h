@@ -76,6 +76,11 @@ struct pbd_variants_state {
  * projection of every (sub)step. */
 pbd_status pbd_variants_prepare(pbd_world *w);
 void pbd_variants_free(pbd_world *w);
+/* The variants' own buffers (solver/variants.c), sized for the world: */
+pbd_status pbd_variants_reserve_workspaces(struct pbd_variants_state *vs, int threads, int arity);
+pbd_status pbd_variants_reserve_jacobi(pbd_world *w, struct pbd_variants_state *vs);
+/* Free them (the Newton workspace excepted: pbd_variants_free frees both). */
+void pbd_variants_free_buffers(pbd_world *w);
 /* The world's variant state, created on first use; NULL when out of memory. */
 struct pbd_variants_state *pbd_variants_state_of(pbd_world *w);
 /* Threads the coloured sweep uses: def.threads, or the OpenMP default. */

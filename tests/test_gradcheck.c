@@ -409,7 +409,8 @@ static void test_program_flags(void)
     CU_ASSERT_EQUAL(run_gradcheck("--constraint=no_such_type", NULL), 2);
     CU_ASSERT_EQUAL(run_gradcheck("--no-such-flag", NULL), 2);
     CU_ASSERT_EQUAL(run_gradcheck("extra", NULL), 2);
-    /* an unwritable output: one error line, exit 3 (README "Robustness"), nothing left */
+    /* an unwritable output: one error line, exit 3 (experiments/README.md "Robustness"),
+     * nothing left */
     CU_ASSERT_EQUAL(run_gradcheck("--constraint distance --samples 20 "
                                   "--output /proc/pbd-no-such-dir/x.h5", NULL), 3);
 }

@@ -58,8 +58,8 @@ static void apply_filter(const char *filter)
 
 int main(int argc, char **argv)
 {
-    /* the programs' conventions (README "Robustness"): --help, --version, one error line and
-     * status 2 for anything else that looks like an option or a second FILTER */
+    /* the programs' conventions (experiments/README.md "Robustness"): --help, --version, one
+     * error line and status 2 for anything else that looks like an option or a second FILTER */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             printf("Usage: pbd-tests [FILTER]\nRuns the CUnit suites; FILTER keeps only tests "

@@ -1,6 +1,6 @@
-/* Output safety (README "Robustness"): a run the watchdog stops, one killed by SIGTERM or
- * SIGINT and one that fills the disk keep their steps as <run>.partial.h5 — flushed, valid
- * HDF5, readable by pbd-h5extract, never under the final name; an unwritable directory is
+/* Output safety (experiments/README.md "Robustness"): a run the watchdog stops, one killed by
+ * SIGTERM or SIGINT and one that fills the disk keep their steps as <run>.partial.h5 — flushed,
+ * valid HDF5, readable by pbd-h5extract, never under the final name; an unwritable directory is
  * one clear line; the same seed and parameters give bit-identical datasets across runs and
  * across 1 and 2 threads. The programs run as child processes (PBD_BIN). */
 #include "tests.h"

@@ -53,7 +53,7 @@ const char *pbd_damping_name(int damping);
 int pbd_mkdirs(const char *dir);
 int pbd_mkdir_parents(const char *file_path);
 
-/* ---- interruption and exit statuses (experiments/interrupt.c; README "Robustness") --- */
+/* ---- interruption and exit statuses (interrupt.c; experiments/README.md "Robustness") */
 
 /* SIGINT and SIGTERM set a flag (async-signal-safe) that pbd_h5log_step checks between
  * steps; a second signal gets the default action. */

@@ -1,7 +1,8 @@
 /* gradcheck — the gradient checker (analysis/gradcheck.c) over every registered constraint
- * type, as one run of the suite: <out>/gradcheck/all.h5 in pbd-gradcheck's format (one
- * group per type; see README "Gradient check"). The summary counts the types that pass and
- * names the worst relative error and the lowest Taylor order; the report prints the table. */
+ * type, as one run of the suite: <out>/gradcheck/all.h5 in pbd-gradcheck's format (one group
+ * per type; see analysis/README.md "Gradient check"). The summary counts the types that pass
+ * and names the worst relative error and the lowest Taylor order; the report prints the
+ * table. */
 #include "analysis/pbd_analysis.h"
 #include "pbd_drivers.h"
 

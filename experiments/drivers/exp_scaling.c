@@ -58,7 +58,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int side, int scheme, int
     w->def.iterations = P.iterations;
     w->def.scheme = scheme;
     w->def.threads = threads;
-    w->def.sort_by_colour = 1; /* the fast layout (README "Performance"): same physics */
+    w->def.sort_by_colour = 1; /* the fast layout (solver/README.md): same physics */
     long constraints = 0;
     for (int s = 0; s < w->n_sets; s++) constraints += w->sets[s].count;
     pbd_h5log_options o = {.scene_counts_only = 1};

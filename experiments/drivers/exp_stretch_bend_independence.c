@@ -11,10 +11,10 @@
  * 1000 times its rest length is marked diverged and left out of the summary's comparison
  * (named in the headline, with the time at which it diverged).
  *
- * Known divergence (README "Bending constraints", "Limitation"): dihedral bending at
- * (k_stretch, k_bend) = (1/100, 1) with 10 iterations at 60 Hz. The soft edges let the bag
- * sag to about 8 times its height (edges up to 17 times their rest length by t = 0.9 s) and
- * its bottom face collapse into a strip; a vertex predicted through the strip folds its
+ * Known divergence (constraints/README.md "Bending constraints", "Limitation"): dihedral
+ * bending at (k_stretch, k_bend) = (1/100, 1) with 10 iterations at 60 Hz. The soft edges let
+ * the bag sag to about 8 times its height (edges up to 17 times their rest length by t = 0.9
+ * s) and its bottom face collapse into a strip; a vertex predicted through the strip folds its
  * hinges (C close to -π), where PBD's projection of the angle is not a contraction: its step
  * grows with the hinge instead of reducing C, faster than edges at k = 1/100 pull back, and
  * the bag blows up within a step (t ≈ 0.92 s). It is no bug of Eq. 28 or of the generic path;
@@ -283,10 +283,11 @@ static int summarize(pbd_exp_ctx *ctx)
         strncat(text, "; DIVERGED (left out): ", sizeof text - strlen(text) - 1);
         strncat(text, diverged, sizeof text - strlen(text) - 1);
     }
-    if (n_diverged_dihedral) /* why: README "Bending constraints", "Limitation" */
+    if (n_diverged_dihedral) /* why: constraints/README.md "Bending constraints" */
         strncat(text, " -- soft edges let triangles collapse, hinges fold (|C| near pi) and PBD's "
                 "dihedral-angle step then grows with the hinge instead of reducing C; a limitation "
-                "of the formulation, not a bug (see README, Bending constraints)",
+                "of the formulation, not a bug (see constraints/README.md, Bending "
+                "constraints)",
                 sizeof text - strlen(text) - 1);
     pbd_exp_summary_double(s, "headline.max_stretch_change_with_bending", worst_stretch_change);
     pbd_exp_summary_double(s, "headline.diverged_runs", n_diverged);

@@ -8,7 +8,7 @@
 #include "experiments/scenes/pbd_scenes.h"
 #include "solver/pbd.h"
 
-/* ---- HDF5 logging: one file per run (experiments/h5log.c; README "HDF5 results") --- */
+/* ---- HDF5 logging: one file per run (h5log*.c; experiments/README.md "HDF5 results") */
 
 /* A run's file: written as <out>/<experiment>/<run>.h5.partial-<pid>, flushed every block of
  * steps (an interrupted run keeps valid data under that name) and renamed to <run>.h5 by

@@ -1,5 +1,5 @@
 /* Private to experiments/: the performance table's rows and their output files
- * (experiments/pbd_bench.c, experiments/bench_output.c; README "Performance"). */
+ * (pbd_bench.c, bench_output.c, bench_yardstick.c; experiments/programs/README.md). */
 #ifndef PBD_BENCH_H
 #define PBD_BENCH_H
 

@@ -1,5 +1,5 @@
 /* The bench's yardstick: the obvious serial code for one PBD step over distance
- * constraints, against which pbd-bench states its ratios (README in experiments/programs). */
+ * constraints, against which pbd-bench states its ratios (experiments/programs/README.md). */
 #include "bench.h"
 
 #include <math.h>

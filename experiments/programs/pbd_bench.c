@@ -1,4 +1,4 @@
-/* pbd-bench: the performance table (README "Performance").
+/* pbd-bench: the performance table (experiments/programs/README.md "Performance").
  *
  * Each scene is stepped by several solver configurations and by the yardstick: a plain,
  * hand-written serial Gauss–Seidel step over the scene's distance constraints (below, the

@@ -28,7 +28,8 @@ int main(int argc, char **argv)
          "print each experiment's name and 1 if it measures wall time (run alone), and exit",
          NULL},
         {"out", CLI_STRING, &out_dir, 0, 0, 0,
-         "log the run to DIR/<scene>/<run>.h5 (HDF5 schema of README \"HDF5 results\")", NULL},
+         "log the run to DIR/<scene>/<run>.h5 (HDF5 schema: experiments/README.md "
+         "\"HDF5 results\")", NULL},
         {"run", CLI_STRING, &run, 0, 0, 0, "the file's name with --out (default run)", NULL},
         {"frames", CLI_INT, &frames, 0, 1e9, 0, "with --out: /frames every N steps (0: none)",
          NULL},

@@ -6,10 +6,55 @@
  * With a contact margin, a p outside the mesh (in front of an open one) but closer than the
  * margin gets its closest surface point and n = (p - q)/|p - q|. The triangles' centroids sit in a spatial hash, so a ray only tests the triangles near
  * it; the inside test and the closest point are O(nt). */
-#include "collision_private.h"
+#include "collide.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* Closest point on a triangle by its Voronoi regions (Ericson, Real-Time Collision
+ * Detection, Sec. 5.1.5). */
+static void closest_point_on_triangle(const double y[3], const double a[3], const double b[3],
+                                      const double c[3], double q[3], double bary[3])
+{
+    double ab[3], ac[3], ap[3], bp[3], cp[3];
+    v3_sub(ab, b, a);
+    v3_sub(ac, c, a);
+    v3_sub(ap, y, a);
+    double d1 = v3_dot(ab, ap), d2 = v3_dot(ac, ap);
+    if (d1 <= 0.0 && d2 <= 0.0) { bary[0] = 1; bary[1] = 0; bary[2] = 0; goto done; }
+    v3_sub(bp, y, b);
+    double d3 = v3_dot(ab, bp), d4 = v3_dot(ac, bp);
+    if (d3 >= 0.0 && d4 <= d3) { bary[0] = 0; bary[1] = 1; bary[2] = 0; goto done; }
+    double vc = d1 * d4 - d3 * d2;
+    if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) {
+        double v = d1 / (d1 - d3);
+        bary[0] = 1 - v; bary[1] = v; bary[2] = 0;
+        goto done;
+    }
+    v3_sub(cp, y, c);
+    double d5 = v3_dot(ab, cp), d6 = v3_dot(ac, cp);
+    if (d6 >= 0.0 && d5 <= d6) { bary[0] = 0; bary[1] = 0; bary[2] = 1; goto done; }
+    double vb = d5 * d2 - d1 * d6;
+    if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
+        double wv = d2 / (d2 - d6);
+        bary[0] = 1 - wv; bary[1] = 0; bary[2] = wv;
+        goto done;
+    }
+    double va = d3 * d6 - d5 * d4;
+    if (va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0) {
+        double wv = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        bary[0] = 0; bary[1] = 1 - wv; bary[2] = wv;
+        goto done;
+    }
+    {
+        double denom = va + vb + vc;
+        double v = denom != 0.0 ? vb / denom : 1.0 / 3.0;
+        double wv = denom != 0.0 ? vc / denom : 1.0 / 3.0;
+        bary[0] = 1 - v - wv; bary[1] = v; bary[2] = wv;
+    }
+done:
+    for (int k = 0; k < 3; k++) q[k] = bary[0] * a[k] + bary[1] * b[k] + bary[2] * c[k];
+}
 
 /* A crossing at barycentric coordinates >= -this is on the triangle: closes the cracks
  * between neighbours that rounding would open. */

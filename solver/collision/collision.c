@@ -1,7 +1,7 @@
 /* The collision state of a world: colliders, the contact sets and their side tables, the
  * cloth triangles for self collision. Everything is allocated here, when colliders, bodies
  * or triangles are added; the step only fills what was reserved (PBD Sec. 3.4, 4.3). */
-#include "collision_private.h"
+#include "collide.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -59,7 +59,7 @@
  *  positions: the linear momentum is then exchanged to ~1e-4, tests/test_rigid.c); they
  *  have no friction or restitution. Self collision is internal: it needs no velocity pass.
  *  Finally the bodies take their predicted pose. */
-#include "collision_private.h"
+#include "collide.h"
 
 #include <string.h>
 

@@ -20,7 +20,7 @@
  * point_triangle constraint sign (c - p1)·[(p2-p1)×(p3-p1)] >= 0, the sign being the side
  * of the body's centre (not the corner's start side: see corner_test). The triangle is
  * pushed, the body takes the reaction in velocityUpdate. */
-#include "collision_private.h"
+#include "collide.h"
 
 /* A point at barycentric coordinates >= -this is on the triangle. */
 #define CLOTH_BARY_EPS 1e-9

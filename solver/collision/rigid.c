@@ -12,7 +12,7 @@
  * A box's corners are 8 kinematic particles (w = 0) appended to the world; they follow the
  * body (x = corner at the old pose, p = at the predicted pose) so that point_triangle
  * constraints can keep them out of the cloth triangles. */
-#include "collision_private.h"
+#include "collide.h"
 
 #include <stdlib.h>
 #include <string.h>

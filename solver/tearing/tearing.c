@@ -10,7 +10,7 @@
  * split never adds or removes a triangle: it moves some of v's corners to a new vertex d.
  * The constraints are found by their index rows (never by remembered positions in the
  * sets, which the coloured solver may reorder). */
-#include "tearing_private.h"
+#include "tear_state.h"
 
 #include "constraints/vec3.h"
 #include "solver/collision/pbd_collision.h"
@@ -20,22 +20,6 @@
 #include <string.h>
 
 /* ---- vertex storage ------------------------------------------------------------------ */
-
-pbd_status tear_reserve_vertices(pbd_tearing *t, int n)
-{
-    if (n <= t->vert_cap) return PBD_OK;
-    int cap = t->vert_cap > 0 ? t->vert_cap : 16;
-    while (cap < n) cap = cap > INT32_MAX / 2 ? INT32_MAX : 2 * cap;
-    double *x = realloc(t->mesh.x, 3 * (size_t)cap * sizeof *x);
-    if (x) t->mesh.x = x;
-    int32_t *h = realloc(t->head, (size_t)cap * sizeof *h);
-    if (h) t->head = h;
-    int32_t *mk = realloc(t->mark, (size_t)cap * sizeof *mk);
-    if (mk) t->mark = mk;
-    if (!x || !h || !mk) return pbd_error(PBD_ENOMEM, "tearing: out of memory for %d vertices", n);
-    t->vert_cap = cap;
-    return PBD_OK;
-}
 
 /* Particles the mesh does not know yet (added by others) become vertices without
  * triangles, their current positions taken as rest positions. */

@@ -1,7 +1,7 @@
 /* One vertex split of a tearing pass (PBD Sec. 5): the fan of a vertex walked into arcs,
  * the triangles above the split plane moved to a duplicate, and the distance and bending
  * rows rewritten to match (solver/tearing/pbd_tearing.h states the rules). */
-#include "tearing_private.h"
+#include "tear_state.h"
 
 #include "constraints/vec3.h"
 #include "solver/collision/pbd_collision.h"
@@ -9,6 +9,24 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- vertex storage ------------------------------------------------------------------ */
+
+pbd_status tear_reserve_vertices(pbd_tearing *t, int n)
+{
+    if (n <= t->vert_cap) return PBD_OK;
+    int cap = t->vert_cap > 0 ? t->vert_cap : 16;
+    while (cap < n) cap = cap > INT32_MAX / 2 ? INT32_MAX : 2 * cap;
+    double *x = realloc(t->mesh.x, 3 * (size_t)cap * sizeof *x);
+    if (x) t->mesh.x = x;
+    int32_t *h = realloc(t->head, (size_t)cap * sizeof *h);
+    if (h) t->head = h;
+    int32_t *mk = realloc(t->mark, (size_t)cap * sizeof *mk);
+    if (mk) t->mark = mk;
+    if (!x || !h || !mk) return pbd_error(PBD_ENOMEM, "tearing: out of memory for %d vertices", n);
+    t->vert_cap = cap;
+    return PBD_OK;
+}
 
 /* Triangles of v, into out; returns their number. */
 static int tear_fan_of(const pbd_tearing *t, int v, int32_t *out)

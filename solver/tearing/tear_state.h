@@ -1,7 +1,7 @@
 /* Private to solver/tearing/: the tearing state (tearing.c: storage, the pass, creation;
  * tearing_split.c: one vertex split, its fans and the constraints it rewrites). */
-#ifndef PBD_TEARING_PRIVATE_H
-#define PBD_TEARING_PRIVATE_H
+#ifndef PBD_TEAR_STATE_H
+#define PBD_TEAR_STATE_H
 
 #include "pbd_tearing.h"
 

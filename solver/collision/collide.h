@@ -1,7 +1,7 @@
-/* Private to solver/: colliders, contacts, self collision and rigid bodies
- * (PBD Sec. 3.4, 4.2, 4.3). The public side is the "collision" block of pbd.h. */
-#ifndef PBD_COLLISION_PRIVATE_H
-#define PBD_COLLISION_PRIVATE_H
+/* Private to solver/collision/: the collider shapes, contacts, self collision and rigid bodies
+ * the room's files share (PBD Sec. 3.4, 4.2, 4.3). The public side is pbd_collision.h. */
+#ifndef PBD_COLLIDE_H
+#define PBD_COLLIDE_H
 
 #include "constraints/vec3.h"
 #include "pbd_collision.h"
@@ -86,10 +86,6 @@ double mesh_shape_signed_distance(const mesh_shape *m, const double y[3]);
 /* Builds a mesh shape (copies the arrays). NULL with pbd_error set on bad input. */
 mesh_shape *mesh_shape_create(const double *verts, int nv, const int32_t *tris, int nt);
 void mesh_shape_free(mesh_shape *m);
-/* Closest point on triangle (a, b, c) to y (Ericson, Real-Time Collision Detection 5.1.5);
- * bary receives its barycentric coordinates. */
-void closest_point_on_triangle(const double y[3], const double a[3], const double b[3],
-                               const double c[3], double q[3], double bary[3]);
 
 /* ---- colliders, rigid bodies, contacts (solver/collision.c, solver/rigid.c) ---------- */
 
