@@ -4,7 +4,8 @@
  *   1. central differences of the analytic gradient, column by column, against H;
  *   2. a Taylor-remainder test along a random direction d:
  *        r(h) = |∇C(x + hLd) - ∇C(x) - hL H d| = O(h²) when H is right, O(h) when not.
- * The error model is the gradient check's (analysis/gradcheck.c) one derivative up: step
+ * The differences are pbd_fd_jacobian's (analysis/fd_gradient.c) applied to ∇C; the error
+ * model is the gradient check's (pbd_fd_gradient) one derivative up: step
  * h = ε^(1/3) L, expected FD error E = 10 ε^(2/3) (|H|∞ + K/L) with K the magnitude of the
  * terms ∇C is computed from, max_r (|∇_r C| + Σ_i |x_i H_ri|); a component below E/tol is
  * measured against that floor. */
@@ -23,7 +24,7 @@ typedef struct hc_work {
     const pbd_constraint_type *type;
     pbd_eval_input in;
     int n;
-    double *xt, *H, *gp, *gm, *g0, *dir, *Hd;
+    double *xt, *H, *gp, *g0, *dir, *Hd;
 } hc_work;
 
 /* ∇C at x (in->x replaced): PBD_EVAL_OK, or PBD_EVAL_DEGENERATE, or -1 when non-finite. */
@@ -38,8 +39,19 @@ static int grad_at(hc_work *w, const double *x, double *grad)
     return st;
 }
 
-/* Central differences of ∇C against H, entry by entry: the largest relative error, NAN when
- * a perturbed point is degenerate, -1 on a non-finite gradient. */
+/* ∇C as the function pbd_fd_jacobian differentiates (m = n: the Hessian). */
+static int grad_fn(void *user, const double *x, double *f)
+{
+    hc_work *w = user;
+    pbd_eval_input in = w->in;
+    in.x = x;
+    double C;
+    return w->type->eval(&in, &C, f);
+}
+
+/* Central differences of ∇C (pbd_fd_jacobian, analysis/fd_gradient.c) against H, entry by
+ * entry: the largest relative error, NAN when a perturbed point is degenerate, -1 on a
+ * non-finite gradient, -2 out of memory. */
 static double fd_error(hc_work *w, double L, double tol)
 {
     const double eps = DBL_EPSILON;
@@ -54,24 +66,18 @@ static double fd_error(hc_work *w, double L, double tol)
         K = fmax(K, k);
     }
     double floor_abs = HC_FD_ERROR_MARGIN * cbrt(eps * eps) * (Hmax + K / L) / tol;
-    double h = cbrt(eps) * L, worst = 0.0;
-    memcpy(w->xt, w->in.x, sizeof(double) * n);
-    for (int c = 0; c < n; c++) {
-        double xc = w->in.x[c], xp = xc + h, xm = xc - h;
-        w->xt[c] = xp;
-        int sp = grad_at(w, w->xt, w->gp);
-        w->xt[c] = xm;
-        int sm = grad_at(w, w->xt, w->gm);
-        w->xt[c] = xc;
-        if (sp < 0 || sm < 0) return -1.0;
-        if (sp != PBD_EVAL_OK || sm != PBD_EVAL_OK) return NAN;
+    double *jac = malloc(sizeof(double) * ((size_t)n * n + 3 * (size_t)n));
+    if (!jac) return -2.0;
+    int st = pbd_fd_jacobian(grad_fn, w, w->in.x, n, n, cbrt(eps) * L, jac, jac + (size_t)n * n);
+    double worst = st == PBD_FD_NONFINITE ? -1.0 : st != PBD_FD_OK ? NAN : 0.0;
+    for (int c = 0; c < n && st == PBD_FD_OK; c++) /* row c of jac: ∂∇C/∂x_c = column c of H */
         for (int r = 0; r < n; r++) {
-            double fd = (w->gp[r] - w->gm[r]) / (xp - xm), ha = w->H[r * n + c];
+            double fd = jac[(size_t)c * n + r], ha = w->H[r * n + c];
             double den = fmax(fmax(fabs(ha), fabs(fd)), floor_abs);
             double rel = den > 0.0 ? fabs(ha - fd) / den : 0.0;
             if (rel > worst) worst = rel;
         }
-    }
+    free(jac);
     return worst;
 }
 
@@ -141,13 +147,12 @@ int pbd_hessian_check_sample(const pbd_constraint_type *type, const pbd_eval_inp
     *rel_err = *order = NAN;
     int n = 3 * in->arity;
     hc_work w = {.type = type, .in = *in, .n = n};
-    double *buf = malloc(sizeof(double) * ((size_t)n * n + 6 * (size_t)n));
+    double *buf = malloc(sizeof(double) * ((size_t)n * n + 5 * (size_t)n));
     if (!buf) return -2;
     w.H = buf;
     w.xt = w.H + (size_t)n * n;
     w.gp = w.xt + n;
-    w.gm = w.gp + n;
-    w.g0 = w.gm + n;
+    w.g0 = w.gp + n;
     w.dir = w.g0 + n;
     w.Hd = w.dir + n;
     int result = PBD_EVAL_OK;
@@ -160,7 +165,8 @@ int pbd_hessian_check_sample(const pbd_constraint_type *type, const pbd_eval_inp
         result = PBD_EVAL_DEGENERATE;
     } else {
         double e = fd_error(&w, L, tol), o = taylor_order(&w, L, rng);
-        if (e < 0.0 || o < 0.0) result = -1;
+        if (e == -2.0) result = -2;
+        else if (e < 0.0 || o < 0.0) result = -1;
         else if (isnan(e) || isnan(o)) result = PBD_EVAL_DEGENERATE;
         *rel_err = e;
         *order = o;
