@@ -219,6 +219,15 @@ static pbd_status check_world(const pbd_world *w, int max_iter, double tol)
         return pbd_error(PBD_EINVAL, "newton: expected a world without colliders or contacts, "
                          "found some: the implicit step takes equality constraints only "
                          "(no active set of contacts; solver/README.md)");
+    if (w->def.newton_solver == PBD_NEWTON_DENSE) {
+        long unknowns = 0;
+        for (int i = 0; i < w->n; i++) unknowns += 3 * (w->w[i] > 0.0);
+        for (int s = 0; s < w->n_sets; s++) unknowns += w->sets[s].count;
+        if (unknowns > PBD_NEWTON_DENSE_MAX)
+            return pbd_error(PBD_EINVAL, "newton: solver dense: expected at most %d unknowns "
+                             "(the dense oracle is for small scenes), found %ld",
+                             PBD_NEWTON_DENSE_MAX, unknowns);
+    }
     for (int s = 0; s < w->n_sets; s++) {
         const pbd_constraint_set *set = &w->sets[s];
         if (set->type->inequality && set->count > 0)

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define PBD_NEWTON_DENSE_MAX 4000 /* unknowns of the dense oracle: 128 MB of matrix */
+
 /* The linear system of one Newton iteration (solver/newton_system.c). With D = α̃ + δ
  * (δ: the stabilisation described there) and the constraints' multipliers either all kept
  * (KKT form: solvers umfpack, dense) or all eliminated (Schur complement: auto, cholmod):

@@ -33,7 +33,6 @@
 
 #define NEWTON_REGULARISATION 1e-4
 #define NEWTON_REGULARISATION_MIN 1e-10
-#define NEWTON_DENSE_MAX 4000 /* unknowns: 128 MB of dense matrix */
 #define FD_REL_STEP 6e-6      /* central differences of ∇C: truncation ≈ rounding ≈ 1e-11 */
 
 void newton_system_free(newton_system *s)
@@ -289,11 +288,11 @@ pbd_status newton_system_prepare(pbd_world *w, struct pbd_newton_workspace *nw, 
     for (int c = 0, kc = 0; c < s->m; c++)
         s->kept_of[c] = keep_all ? kc++ : -1;
     if (solver == PBD_NEWTON_DENSE) {
-        if (s->N > NEWTON_DENSE_MAX) {
+        if (s->N > PBD_NEWTON_DENSE_MAX) {
             int N = s->N;
             newton_system_free(s);
             return pbd_error(PBD_EINVAL, "newton: solver dense: expected at most %d unknowns "
-                             "(the dense oracle is for small scenes), found %d", NEWTON_DENSE_MAX,
+                             "(the dense oracle is for small scenes), found %d", PBD_NEWTON_DENSE_MAX,
                              N);
         }
         s->dense = 1;

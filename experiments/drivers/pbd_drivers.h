@@ -96,7 +96,8 @@ pbd_status pbd_exp_summary_finish(pbd_exp_summary *s, const char *fmt, ...)
  * solves the implicit step (XPBD Eq. 8–9, Δt = def.dt, to def.newton_tol) from the world's
  * state; after pbd_step, pbd_exp_reference_compare measures the step against it and, with a
  * log, fills the /series columns newton_max_distance, newton_rms_distance (m),
- * newton_iterations, newton_residual and per set newton_force_error_<NN>_<type>:
+ * newton_reference_iterations, newton_reference_residual and per set
+ * newton_force_error_<NN>_<type>:
  * ||f - f_N||_2 / ||f_N||_2 with f = λ/h² of the step's last substep and f_N = λ_N/Δt². */
 typedef struct pbd_exp_reference {
     int n, n_sets, m;

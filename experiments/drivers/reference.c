@@ -43,8 +43,9 @@ pbd_status pbd_exp_reference_init(pbd_exp_reference *r, const pbd_world *w, pbd_
     if (!log) return PBD_OK;
     r->c_max = pbd_h5log_column(log, "newton_max_distance", 1, "m");
     r->c_rms = pbd_h5log_column(log, "newton_rms_distance", 1, "m");
-    r->c_it = pbd_h5log_column(log, "newton_iterations", 1, "1");
-    r->c_res = pbd_h5log_column(log, "newton_residual", 1, "kg m (g), constraint units (h)");
+    r->c_it = pbd_h5log_column(log, "newton_reference_iterations", 1, "1");
+    r->c_res = pbd_h5log_column(log, "newton_reference_residual", 1,
+                               "kg m (g), constraint units (h)");
     int bad = r->c_max < 0 || r->c_rms < 0 || r->c_it < 0 || r->c_res < 0;
     for (int s = 0; s < w->n_sets && !bad; s++) {
         char name[96];
