@@ -10,6 +10,7 @@ extern const pbd_experiment pbd_exp_balloon_pressure;
 extern const pbd_experiment pbd_exp_tet_inversion;
 extern const pbd_experiment pbd_exp_momentum_drift;
 extern const pbd_experiment pbd_exp_convergence;
+extern const pbd_experiment pbd_exp_xpbd_vs_implicit;
 extern const pbd_experiment pbd_exp_chain_forces;
 extern const pbd_experiment pbd_exp_gradcheck;
 extern const pbd_experiment pbd_exp_substeps_vs_iterations;
@@ -20,6 +21,7 @@ static const pbd_experiment *const experiments[] = {
     &pbd_exp_spring_oscillator,
     &pbd_exp_chain_forces,
     &pbd_exp_convergence,
+    &pbd_exp_xpbd_vs_implicit,
     &pbd_exp_substeps_vs_iterations,
     &pbd_exp_momentum_drift,
     &pbd_exp_stretch_bend_independence,

@@ -113,6 +113,8 @@ typedef struct pbd_exp_reference {
 pbd_status pbd_exp_reference_init(pbd_exp_reference *r, const pbd_world *w, pbd_h5log *log);
 pbd_status pbd_exp_reference_solve(pbd_exp_reference *r, pbd_world *w);
 void pbd_exp_reference_compare(pbd_exp_reference *r, const pbd_world *w);
+/* Set the log columns from r's fields again (after a caller changed them). */
+void pbd_exp_reference_compare_log(pbd_exp_reference *r, const pbd_world *w);
 void pbd_exp_reference_free(pbd_exp_reference *r);
 
 /* ---- scenes the experiments share (experiments/exp_scenes.c) ------------------------ */

@@ -103,6 +103,11 @@ void pbd_exp_reference_compare(pbd_exp_reference *r, const pbd_world *w)
         r->force_error[s] = den > 0.0 ? sqrt(num / den) : NAN;
         off += set->count;
     }
+    pbd_exp_reference_compare_log(r, w);
+}
+
+void pbd_exp_reference_compare_log(pbd_exp_reference *r, const pbd_world *w)
+{
     if (!r->log) return;
     pbd_h5log_set1(r->log, r->c_max, r->max_distance);
     pbd_h5log_set1(r->log, r->c_rms, r->rms_distance);
