@@ -6,7 +6,9 @@
  * Newton's method on (x, λ) (XPBD Eq. 10–11, but with the exact Jacobian):
  *   [ K     -∇Cᵀ ] [Δx]     [g]
  *   [ ∇C     α̃   ] [Δλ] = - [h],     K = M - Σ_c λ_c ∇²C_c,
- * from x = x̃, λ = 0 (XPBD Algorithm 1's prediction). The geometric stiffness ∇²C_c is not
+ * from x = x̃, λ = 0 (XPBD Algorithm 1's prediction; a warm start from the previous step's λ
+ * was tried and is less robust: its first Jacobian carries the indefinite geometric
+ * stiffness of the bent hinges, λ = 0 gives K = M). The geometric stiffness ∇²C_c is not
  * neglected: the types' analytic Hessians, else central differences of the analytic gradient
  * (solver/newton_system.c). The linear systems go to SuiteSparse or, as the test oracle, to
  * GSL's dense LU (solver/newton_linear.c). Fixed particles (w = 0) are eliminated: they sit

@@ -1,11 +1,12 @@
 /* The Newton reference's linear solvers (solver/README.md "Newton reference"):
  *   - UMFPACK (SuiteSparse, sparse LU with partial pivoting): any of the systems, in
  *     particular the indefinite KKT system of XPBD Eq. 10–11;
- *   - CHOLMOD (SuiteSparse, sparse LDLᵀ): the Schur complement — symmetric, and positive
- *     definite unless the geometric stiffness -λ∇²C of compressed or bent constraints
- *     outweighs the mass (the cloth's buckling); LDLᵀ without pivoting factorises the mildly
- *     indefinite ones too, and when it meets a zero pivot or its solve does not check out,
- *     the same matrix goes to UMFPACK;
+ *   - CHOLMOD (SuiteSparse): the Schur complement — symmetric, and positive definite unless
+ *     the geometric stiffness -λ∇²C of compressed or bent constraints outweighs the mass
+ *     (the cloth's buckling). Supernodal LLᵀ first; when it finds the matrix not positive
+ *     definite, simplicial LDLᵀ (no pivoting) for the rest of that Newton solve, which
+ *     factorises the mildly indefinite ones too; when that meets a zero pivot or its solve
+ *     does not check out, the same matrix goes to UMFPACK;
  *   - GSL's dense LU: the test oracle.
  * Both SuiteSparse solvers keep the symbolic analysis (ordering, elimination tree) of the
  * pattern, which is fixed while the topology is, and redo the numeric factorisation each
@@ -25,10 +26,9 @@ void newton_linear_free(newton_system *s)
     if (s->umf_symbolic) umfpack_di_free_symbolic(&s->umf_symbolic);
     if (s->chol_common) {
         cholmod_common *cc = s->chol_common;
-        if (s->chol_factor) {
-            cholmod_factor *L = s->chol_factor;
-            cholmod_free_factor(&L, cc);
-        }
+        cholmod_factor *L = s->chol_llt, *D = s->chol_ldl;
+        if (L) cholmod_free_factor(&L, cc);
+        if (D) cholmod_free_factor(&D, cc);
         cholmod_finish(cc);
         free(cc);
     }
@@ -36,7 +36,7 @@ void newton_linear_free(newton_system *s)
     if (s->gsl_perm) gsl_permutation_free(s->gsl_perm);
     if (s->gsl_rhs) gsl_vector_free(s->gsl_rhs);
     if (s->gsl_sol) gsl_vector_free(s->gsl_sol);
-    s->umf_numeric = s->umf_symbolic = s->chol_common = s->chol_factor = NULL;
+    s->umf_numeric = s->umf_symbolic = s->chol_common = s->chol_llt = s->chol_ldl = NULL;
     s->gsl_J = s->gsl_perm = s->gsl_rhs = s->gsl_sol = NULL;
 }
 
@@ -77,12 +77,34 @@ static pbd_status solve_umfpack(newton_system *s, int iteration)
     return PBD_OK;
 }
 
-/* Relative residual above which a CHOLMOD solve is redone by UMFPACK. */
+/* Relative residual above which an LDLᵀ solve is handed to UMFPACK. */
 #define NEWTON_SOLVE_CHECK 1e-10
 
-/* 1 when CHOLMOD cannot solve it (a zero pivot, or an inaccurate LDLᵀ solve): UMFPACK's
- * turn; else 0 with *st the status. */
-static int solve_cholmod(newton_system *s, int iteration, pbd_status *st)
+/* 1 when ||A x - b|| <= 1e-10 (||A|| ||x|| + ||b||) (max norms; the full symmetric pattern,
+ * so column col is row col). */
+static int solve_checks_out(const newton_system *s)
+{
+    double res = 0.0, amax = 0.0, xmax = 0.0, bmax = 0.0;
+    for (int k = 0; k < s->N; k++) {
+        xmax = fmax(xmax, fabs(s->sol[k]));
+        bmax = fmax(bmax, fabs(s->rhs[k]));
+    }
+    for (int col = 0; col < s->N; col++) {
+        double ax = 0.0;
+        for (int q = s->Ap[col]; q < s->Ap[col + 1]; q++) {
+            ax += s->Ax[q] * s->sol[s->Ai[q]];
+            amax = fmax(amax, fabs(s->Ax[q]));
+        }
+        res = fmax(res, fabs(ax - s->rhs[col]));
+    }
+    return res <= NEWTON_SOLVE_CHECK * (amax * xmax + bmax);
+}
+
+/* Factorise with CHOLMOD — supernodal LLᵀ (ldl = 0) or simplicial LDLᵀ (ldl = 1), each
+ * keeping its own symbolic analysis — and solve. Returns 1 when this factorisation cannot
+ * do it (not positive definite; a zero pivot or an inaccurate LDLᵀ solve): the caller
+ * tries the next; else 0 with *st the status. */
+static int solve_cholmod(newton_system *s, int ldl, int iteration, pbd_status *st)
 {
     cholmod_common *cc = s->chol_common;
     if (!cc) {
@@ -92,25 +114,26 @@ static int solve_cholmod(newton_system *s, int iteration, pbd_status *st)
             return 0;
         }
         cholmod_start(cc);
-        cc->print = 0;     /* failures reach the user as one pbd_error line */
+        cc->print = 0; /* failures reach the user as one pbd_error line */
         cc->error_handler = NULL;
-        /* LDLᵀ (simplicial): it factorises the indefinite Schur complements too, and with
-         * the reference BLAS it is faster than the supernodal LLᵀ here (64² cloth: 0.12 s
-         * against 0.19 s per factorisation); the best fill of AMD, METIS and nested
-         * dissection (METIS halves the flops on a 100² cloth with bending) */
-        cc->supernodal = CHOLMOD_SIMPLICIAL;
-        cc->final_ll = 0;
-        cc->nmethods = 3;
+        cc->nmethods = 3; /* the least fill of AMD, METIS and nested dissection */
     }
+    /* supernodal LLᵀ is the fast one (100² cloth with bending: ~35 % less time than LDLᵀ);
+     * LDLᵀ without pivoting also takes the mildly indefinite Schur complements (the 64²
+     * cloth after its first iteration: compressed bend springs) */
+    cc->supernodal = ldl ? CHOLMOD_SIMPLICIAL : CHOLMOD_SUPERNODAL;
+    cc->final_ll = !ldl;
     /* the full pattern, read as symmetric through its upper triangle (stype > 0) */
     cholmod_sparse A = {
         .nrow = (size_t)s->N, .ncol = (size_t)s->N, .nzmax = (size_t)s->nnz, .p = s->Ap,
         .i = s->Ai, .x = s->Ax, .stype = 1, .itype = CHOLMOD_INT, .xtype = CHOLMOD_REAL,
         .dtype = CHOLMOD_DOUBLE, .sorted = 1, .packed = 1,
     };
-    cholmod_factor *L = s->chol_factor;
+    void **slot = ldl ? &s->chol_ldl : &s->chol_llt;
+    cholmod_factor *L = *slot;
     if (!L) {
-        L = s->chol_factor = cholmod_analyze(&A, cc);
+        L = cholmod_analyze(&A, cc);
+        *slot = L;
         if (!L) {
             *st = pbd_error(cc->status == CHOLMOD_OUT_OF_MEMORY ? PBD_ENOMEM : PBD_ENUMERIC,
                             "newton: CHOLMOD analysis failed (status %d) on %d unknowns",
@@ -119,7 +142,7 @@ static int solve_cholmod(newton_system *s, int iteration, pbd_status *st)
         }
     }
     cholmod_factorize(&A, L, cc);
-    if (cc->status == CHOLMOD_NOT_POSDEF) return 1; /* a zero pivot */
+    if (cc->status == CHOLMOD_NOT_POSDEF) return 1;
     if (cc->status != CHOLMOD_OK) {
         *st = pbd_error(PBD_ENUMERIC, "newton: iteration %d: CHOLMOD factorisation failed "
                         "(status %d)", iteration, cc->status);
@@ -135,24 +158,9 @@ static int solve_cholmod(newton_system *s, int iteration, pbd_status *st)
     }
     memcpy(s->sol, x->x, (size_t)s->N * sizeof(double));
     cholmod_free_dense(&x, cc);
-    /* LDLᵀ does not pivot: on an indefinite matrix check the solve, ||A x - b|| against
-     * ||A|| ||x|| + ||b|| (max norms), and hand a poor one to UMFPACK */
-    double res = 0.0, amax = 0.0, xmax = 0.0, bmax = 0.0;
-    for (int k = 0; k < s->N; k++) {
-        xmax = fmax(xmax, fabs(s->sol[k]));
-        bmax = fmax(bmax, fabs(s->rhs[k]));
-    }
-    for (int col = 0; col < s->N; col++) /* the full pattern: column col is row col */
-        if (s->Ap[col] < s->Ap[col + 1]) {
-            double ax = 0.0;
-            for (int q = s->Ap[col]; q < s->Ap[col + 1]; q++) {
-                ax += s->Ax[q] * s->sol[s->Ai[q]];
-                amax = fmax(amax, fabs(s->Ax[q]));
-            }
-            res = fmax(res, fabs(ax - s->rhs[col]));
-        }
-    if (!(res <= NEWTON_SOLVE_CHECK * (amax * xmax + bmax))) return 1;
     if (cc->memory_usage > s->factor_bytes) s->factor_bytes = cc->memory_usage;
+    /* LDLᵀ does not pivot: on an indefinite matrix its solve is checked */
+    if (ldl && !solve_checks_out(s)) return 1;
     s->used = PBD_NEWTON_CHOLMOD;
     *st = PBD_OK;
     return 0;
@@ -178,21 +186,26 @@ static pbd_status solve_dense(newton_system *s, int iteration)
 pbd_status newton_linear_solve(newton_system *s, int solver, int fallback, int iteration)
 {
     if (s->dense) return solve_dense(s, iteration);
-    if (iteration == 0) s->chol_failed = 0;
+    if (iteration == 0) s->llt_failed = s->ldl_failed = 0;
     if (s->N == 0) {
         s->used = solver == PBD_NEWTON_AUTO ? PBD_NEWTON_UMFPACK : solver;
         return PBD_OK;
     }
-    int cholmod = solver == PBD_NEWTON_CHOLMOD || (solver == PBD_NEWTON_AUTO && s->mk == 0);
-    if (cholmod && !s->chol_failed) {
-        pbd_status st = PBD_OK;
-        if (!solve_cholmod(s, iteration, &st)) return st;
+    if (solver == PBD_NEWTON_AUTO || solver == PBD_NEWTON_CHOLMOD) {
+        /* LLᵀ until the Schur complement is not positive definite, then LDLᵀ for the rest of
+         * this solve, then UMFPACK */
+        for (int ldl = 0; ldl < 2; ldl++) {
+            int *failed = ldl ? &s->ldl_failed : &s->llt_failed;
+            if (*failed) continue;
+            pbd_status st = PBD_OK;
+            if (!solve_cholmod(s, ldl, iteration, &st)) return st;
+            *failed = 1;
+        }
         if (!fallback || solver == PBD_NEWTON_CHOLMOD)
             return pbd_error(PBD_ENUMERIC, "newton: iteration %d: solver cholmod: expected a "
-                             "system that LDLt factorises without pivoting, found a zero pivot "
-                             "or an inaccurate solve (strongly indefinite: use auto or "
+                             "system that LLt or LDLt factorises without pivoting, found a zero "
+                             "pivot or an inaccurate solve (strongly indefinite: use auto or "
                              "umfpack)", iteration);
-        s->chol_failed = 1; /* UMFPACK for the rest of this solve */
     }
     return solve_umfpack(s, iteration);
 }

@@ -43,8 +43,9 @@ typedef struct newton_system {
     double *rhs, *sol;     /* N */
     /* solver state (solver/newton_linear.c): factorisations keep their symbolic part */
     void *umf_symbolic, *umf_numeric;
-    void *chol_common, *chol_factor, *chol_A; /* cholmod_common *, cholmod_factor *, … */
-    int chol_started, chol_failed;
+    void *chol_common;     /* cholmod_common * */
+    void *chol_llt, *chol_ldl; /* cholmod_factor *: supernodal LLᵀ, simplicial LDLᵀ */
+    int llt_failed, ldl_failed; /* in this solve: not positive definite / not LDLᵀ-able */
     void *gsl_J, *gsl_perm, *gsl_rhs, *gsl_sol;
     size_t factor_bytes;   /* the library's peak memory of the last factorisation */
     int used;              /* pbd_newton_solver of the last solve */
