@@ -24,51 +24,85 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 BINS     := $(patsubst %.c,$(BUILD)/%,$(subst _,-,$(notdir $(PROGRAMS))))
 
 NO_DEPS_GOALS := clean help deps uninstall
+# Every make that builds first runs scripts/deps.sh: a cheap check (as root it installs what
+# is missing). If something is still missing, deps.sh's last line says what to run and make
+# stops right there, quietly: question mode (-q) runs no recipe, prints nothing, exits 1.
+# build/config.mk is regenerated whenever what deps.sh found (build/deps.found) changes.
+# make deps is that check and nothing else; make fresh-box needs nothing on this machine.
+NO_DEPS_GOALS := $(filter-out deps,$(NO_DEPS_GOALS)) fresh-box
 ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
--include build/config.mk
+ifeq ($(shell CC='$(CC)' sh scripts/deps.sh >&2; echo $$?),0)
+include build/config.mk
+else
+MAKEFLAGS += -q
+$(or $(MAKECMDGOALS),all): pbd-deps-missing
+pbd-deps-missing: ; @:
+build/deps.found: ;
+.PHONY: pbd-deps-missing
+endif
 endif
 
 .PHONY: soak fuzz all test asan experiments gradcheck plots report bench clean deps help install \
+  check-paraview test-plots test-slurm \
   uninstall test-install
 .DEFAULT_GOAL := all
 .SECONDARY:
 
 help:
 	@echo "make experiments   run the experiment suite and build the report (QUICK=1: reduced)"
+	@echo "                   SCHEDULER=slurm [SLURM_ARGS=...]: as Slurm job arrays; RESULTS=DIR"
 	@echo "make test          build and run the CUnit tests"
 	@echo "make asan          the tests under AddressSanitizer + UBSan"
 	@echo "make gradcheck     check every constraint's gradient against finite differences"
-	@echo "make plots|report  regenerate figures and data/results/report.html from results"
+	@echo "make plots|report  regenerate figures and RESULTS/report.html (default data/results)"
+	@echo "make test-plots    every figure script on every run alone and on narrowed sweeps"
+	@echo "make test-slurm    make experiments SCHEDULER=slurm on a local one-node Slurm vs local"
 	@echo "make bench         performance table (data/results/bench.csv)"
 	@echo "make fuzz          libFuzzer on the CLI parser and the OBJ/TetGen loaders (clang)"
 	@echo "make soak          every standard scene for 10^5 steps: finite and bounded"
+	@echo "make check-paraview every scene's XDMF sidecar in ParaView's default reader"
 	@echo "make install       libpbd.a, headers, programs, pbdlab.pc into PREFIX (/usr/local; DESTDIR)"
 	@echo "make uninstall     remove what make install put there (same PREFIX, DESTDIR)"
 	@echo "make test-install  install into build/test-install, build and check an example against it"
+	@echo "make fresh-box     as root: the README's make test on a bare Debian 12 (debootstrap, chroot)"
 
-# Installing what is missing happens here: make builds this file, then restarts with it.
-build/config.mk: scripts/deps.sh scripts/configure.sh
-	@mkdir -p build
-	@sh scripts/deps.sh
+# The dependencies' flags (scripts/configure.sh); make includes this file, then restarts.
+build/config.mk: build/deps.found scripts/deps.sh scripts/configure.sh
 	@sh scripts/configure.sh > $@.tmp && mv $@.tmp $@
 
 deps:
-	@sh scripts/deps.sh && echo "pbdlab: GSL, HDF5, CUnit and gnuplot are installed"
+	@echo "pbdlab: everything the build needs is installed (scripts/deps.sh; flags: build/config.mk)"
+
+# The README's set-up on a bare Debian 12 in a chroot, as root and as a user (needs root).
+.PHONY: fresh-box
+fresh-box:
+	@bash scripts/fresh-box.sh
 
 all: $(BUILD)/libpbd.a $(BINS) $(BUILD)/pbd-tests
 
-$(BUILD)/obj/%.o: %.c $(HEADERS) $(wildcard tests/*.h) build/config.mk
+# Every object depends on $(BUILD)/flags.stamp, which holds the compiler and flags and is
+# rewritten only when they change (OPT, OMP, SAN_FLAGS, CFLAGS): a change rebuilds every
+# object, so the objects linked are all built with the flags that result files record.
+PBD_FLAGS := $(CC) $(CFLAGS)
+$(BUILD)/flags.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(PBD_FLAGS)' | cmp -s - $@ || echo '$(PBD_FLAGS)' > $@
+
+$(BUILD)/obj/%.o: %.c $(HEADERS) $(wildcard tests/*.h) build/config.mk $(BUILD)/flags.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEP_CFLAGS) -c $< -o $@
 
-# Provenance written into every result file (experiments/log/h5log_attrs.c): git revision and flags.
-PBD_GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
-$(BUILD)/obj/experiments/%.o: CFLAGS += -DPBD_GIT_REVISION='"$(PBD_GIT_REV)"' \
-  -DPBD_CFLAGS='"$(OPT) $(WARN) -fopenmp $(SAN_FLAGS)"'
+# Provenance written into every result file (experiments/log/h5log_attrs.c): the revision,
+# marked -dirty-<hash of the diff> for uncommitted changes (scripts/git-revision.sh), and
+# the flags above (plus constraints/' -fno-math-errno below).
+PBD_GIT_REV := $(shell sh scripts/git-revision.sh 2>/dev/null || echo unknown)
+$(BUILD)/obj/experiments/log/h5log_attrs.o: CFLAGS += -DPBD_GIT_REVISION='"$(PBD_GIT_REV)"' \
+  -DPBD_CFLAGS='"$(PBD_FLAGS); constraints/: -fno-math-errno"'
 $(BUILD)/git-rev.stamp: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(PBD_GIT_REV)' | cmp -s - $@ || echo '$(PBD_GIT_REV)' > $@
 $(BUILD)/obj/experiments/log/h5log_attrs.o: $(BUILD)/git-rev.stamp
+.PHONY: FORCE
 FORCE:
 
 $(BUILD)/libpbd.a: $(LIB_OBJ)
@@ -93,17 +127,39 @@ gradcheck: $(BUILD)/pbd-gradcheck
 	@mkdir -p data/results
 	$(BUILD)/pbd-gradcheck
 
+# The suite into RESULTS: on this machine (SCHEDULER=local) or as Slurm job arrays with a
+# dependent merge/report job (SCHEDULER=slurm; SLURM_ARGS e.g. "--partition=cpu --account=x").
+RESULTS   ?= data/results
+SCHEDULER ?= local
+SLURM_ARGS ?=
 experiments: $(BINS)
-	@mkdir -p data/results
-	sh experiments/drivers/run_all.sh $(BUILD) $(QUICK)
-	@$(MAKE) --no-print-directory report
+ifeq ($(SCHEDULER),local)
+	@mkdir -p $(RESULTS)
+	sh experiments/drivers/run_all.sh $(BUILD) $(QUICK) $(RESULTS)
+	@$(MAKE) --no-print-directory report RESULTS=$(RESULTS)
+else ifeq ($(SCHEDULER),slurm)
+	sh experiments/drivers/slurm.sh submit $(BUILD) $(QUICK) $(RESULTS) $(SLURM_ARGS)
+else
+	@echo "make experiments: SCHEDULER: expected local or slurm, found '$(SCHEDULER)'" >&2; exit 2
+endif
 
-# Figures and report from whatever results exist (analysis/make_plots.sh, pbd-report).
+# Figures and report from whatever results exist in RESULTS (analysis/make_plots.sh, pbd-report).
 plots: $(BINS)
-	sh analysis/make_plots.sh $(BUILD) data/results
+	sh analysis/make_plots.sh $(BUILD) $(RESULTS)
 
 report: plots
-	$(BUILD)/pbd-report data/results
+	$(BUILD)/pbd-report $(RESULTS)
+
+# Every figure script draws any subset of its sweep: each run alone, the whole sweep, narrowed
+# sweeps (analysis/test_plot_subsets.sh; ~1 min).
+test-plots: $(BINS)
+	sh analysis/test_plot_subsets.sh $(BUILD)
+
+# make experiments SCHEDULER=slurm against a real single-node Slurm on loopback (scripts/
+# slurm-local.sh, scripts/test-slurm.sh): the same files as a local QUICK run, and a cancelled
+# task resubmitted alone. Installs Debian's slurmctld, slurmd, slurm-client, munge, hdf5-tools.
+test-slurm: $(BINS)
+	sh scripts/slurm-local.sh run $(BUILD)/slurm-local -- sh scripts/test-slurm.sh $(BUILD)
 
 # The performance table (experiments/programs/README.md "Performance"): pbd-bench built with
 # BENCH_OPT in its own build directory (the default build stays portable); BENCH_ARGS e.g.
@@ -113,9 +169,14 @@ bench:
 	$(MAKE) BUILD=build/bench OPT="$(BENCH_OPT)" build/bench/pbd-bench
 	build/bench/pbd-bench $(BENCH_ARGS)
 
-$(BUILD)/obj/experiments/programs/pbd_bench.o: CFLAGS += -DPBD_BENCH_FLAGS='"$(OPT) $(OMP) -std=c11"'
 # The kernels' sqrt never needs errno: without it the compiler inlines sqrt (no call path).
 $(BUILD)/obj/constraints/%.o: CFLAGS += -fno-math-errno
+
+# The XDMF sidecars in ParaView's own reader (Debian's python3-paraview, installed when
+# missing): every scene's sidecar opened with OpenDataFile, points, cells and per-frame bounds
+# equal to /frames (scripts/check-paraview.sh, scripts/check_paraview.py).
+check-paraview: $(BINS)
+	sh scripts/check-paraview.sh $(BUILD)
 
 # Every standard scene for 10^5 steps: finite and bounded (not part of `make test`).
 soak: $(BUILD)/pbd-soak

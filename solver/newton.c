@@ -52,6 +52,7 @@ void pbd_newton_free(struct pbd_newton_workspace *nw)
     free(nw->gp);
     free(nw->gm);
     free(nw->H);
+    free(nw->set_stats);
     free(nw);
 }
 
@@ -105,9 +106,10 @@ static pbd_status workspace(pbd_world *w, struct pbd_newton_workspace **out)
     nw->gp = malloc(3 * (size_t)a * sizeof(double));
     nw->gm = malloc(3 * (size_t)a * sizeof(double));
     nw->H = malloc(9 * (size_t)a * a * sizeof(double));
+    nw->set_stats = malloc(3 * (size_t)(w->n_sets > 0 ? w->n_sets : 1) * sizeof(double));
     if (!nw->free_of || !nw->set_c || !nw->set_g || !nw->xt || !nw->x || !nw->x_try ||
         !nw->lambda || !nw->lambda_try || !nw->alpha_tilde || !nw->C || !nw->denom || !nw->dlambda ||
-        !nw->dx || !nw->grad || !nw->r || !nw->xl || !nw->gp || !nw->gm || !nw->H) {
+        !nw->dx || !nw->grad || !nw->r || !nw->xl || !nw->gp || !nw->gm || !nw->H || !nw->set_stats) {
         pbd_newton_free(nw);
         vs->newton = NULL;
         return pbd_error(PBD_ENOMEM, "newton: out of memory for %d unknowns", N);
@@ -135,6 +137,8 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
     for (int s = 0; s < w->n_sets; s++) {
         pbd_constraint_set *set = &w->sets[s];
         int a3 = 3 * set->arity;
+        double *ss = nw->set_stats + 3 * s;
+        ss[0] = ss[1] = ss[2] = 0.0;
         for (int c = 0; c < set->count; c++) {
             int gc = nw->set_c[s] + c;
             double *grad = nw->grad + nw->set_g[s] + (size_t)a3 * c;
@@ -164,7 +168,12 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
             max_c = fmax(max_c, fabs(nw->C[gc]));
             l2_c += nw->C[gc] * nw->C[gc];
             l2_h += h * h;
+            ss[0] = fmax(ss[0], fabs(nw->C[gc]));
+            ss[1] += nw->C[gc] * nw->C[gc];
+            ss[2] += h * h;
         }
+        ss[1] = sqrt(ss[1]);
+        ss[2] = sqrt(ss[2]);
     }
     nw->max_c = max_c;
     nw->l2_c = sqrt(l2_c);
@@ -250,11 +259,16 @@ static pbd_status check_world(const pbd_world *w, int max_iter, double tol)
 /* Per-iterate values for the world's iteration log (any pointer may be NULL). */
 typedef struct newton_log {
     double *residual, *max_c, *l2_c, *l2_h;
+    double *sets; /* n_sets × 3 per iterate: max |C|, ||C||_2, ||h||_2 of each set */
+    int n_sets;
 } newton_log;
 
 static void record(const struct pbd_newton_workspace *nw, newton_log *lg, int k, double norm)
 {
     if (!lg) return;
+    if (lg->sets)
+        for (int i = 0; i < 3 * lg->n_sets; i++)
+            lg->sets[(size_t)k * lg->n_sets * 3 + i] = nw->set_stats[i];
     if (lg->residual) lg->residual[k] = norm;
     if (lg->max_c) lg->max_c[k] = nw->max_c;
     if (lg->l2_c) lg->l2_c[k] = nw->l2_c;
@@ -295,6 +309,9 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
     record(nw, lg, 0, norm);
     int it = 0;
     while (norm > tol && it < max_iter) {
+        if (pbd_stop_requested())
+            return pbd_error(PBD_EINTR, "newton: step %ld abandoned at iteration %d on a stop "
+                             "request", w->step_count + 1, it);
         double t0 = now_seconds();
         nw->norm = norm;
         if ((st = newton_system_assemble(w, nw)) != PBD_OK) return st;
@@ -398,7 +415,8 @@ static pbd_status advance(pbd_world *w, double h, int max_iter, double tol, doub
 static pbd_status finish_step(pbd_world *w, double h)
 {
     w->step_count++;
-    pbd_measure(w, h);
+    w->stats.threads = 1;
+    pbd_measure(w, h, 1);
     for (int i = 0; i < 3 * w->n; i++)
         if (!isfinite(w->x[i]) || !isfinite(w->v[i]))
             return pbd_error(PBD_ENUMERIC, "newton: step %ld: particle %d has a non-finite "
@@ -426,12 +444,18 @@ pbd_status pbd_newton_step_def(pbd_world *w)
                          (int)d->damping, d->xpbd_beta);
     const double h = d->dt / d->substeps;
     const int width = d->newton_max_iterations + 1;
-    for (int k = 0; k < width * d->substeps; k++)
+    const int per_set = w->iter_sets && w->iter_sets_n == w->n_sets;
+    for (int k = 0; k < width * d->substeps; k++) {
         w->iter_max_c[k] = w->iter_l2_c[k] = w->iter_xpbd[k] = w->iter_newton[k] = NAN;
+        for (int i = 0; per_set && i < 3 * w->n_sets; i++)
+            w->iter_sets[(size_t)k * w->n_sets * 3 + i] = NAN;
+    }
     double t0 = now_seconds();
     for (int sub = 0; sub < d->substeps; sub++) {
         newton_log lg = {w->iter_newton + sub * width, w->iter_max_c + sub * width,
-                         w->iter_l2_c + sub * width, w->iter_xpbd + sub * width};
+                         w->iter_l2_c + sub * width, w->iter_xpbd + sub * width,
+                         per_set ? w->iter_sets + (size_t)sub * width * w->n_sets * 3 : NULL,
+                         w->n_sets};
         pbd_status st = advance(w, h, d->newton_max_iterations, d->newton_tol, NULL, NULL, &lg);
         if (st != PBD_OK) return st;
     }

@@ -62,6 +62,7 @@ struct pbd_newton_workspace {
     double *r;                  /* 3 n_free + m: (g, h) */
     double *dx, *dlambda;       /* the Newton direction: 3 n_free, m */
     double max_c, l2_c, l2_h;   /* max |C|, ||C||_2, ||h||_2 at the last residual() */
+    double *set_stats;          /* the same per set (3 per set), in the set's unit */
     double norm0, norm;         /* ||(g, h)||_2 at the start and at the iterate */
     int skipped;                /* degenerate constraints at the last residual() */
     int hessians_skipped;       /* undefined Hessians in the last assembly */

@@ -48,8 +48,11 @@ static void test_cloth64_runs(void)
     while (f && fgets(line, sizeof line, f) && line[0] == '#') {}
     if (f) fclose(f);
     int step = 0, iters = 0;
-    double t, max_c, l2, res = 1.0;
-    CU_ASSERT_EQUAL(sscanf(line, "%d %lf %lf %lf %d %lf", &step, &t, &max_c, &l2, &iters, &res), 6);
+    double t, max_c, res = 1.0, seconds = -1.0;
+    /* step, time, max |C| of the one set (distance), Newton's iterations, residual, seconds */
+    CU_ASSERT_EQUAL(sscanf(line, "%d %lf %lf %d %lf %lf", &step, &t, &max_c, &iters, &res,
+                           &seconds), 6);
+    CU_ASSERT(seconds >= 0.0);
     CU_ASSERT_EQUAL(step, 1);
     CU_ASSERT(iters >= 2 && iters <= 10);
     CU_ASSERT(res <= 1e-10);
@@ -82,6 +85,18 @@ static void test_newton_iteration_log(void)
         for (int k = 1; k <= n; k++) CU_ASSERT(row[k] < row[k - 1]);
         CU_ASSERT(row[n] <= 1e-11);
         for (int k = n + 1; k < cols; k++) CU_ASSERT(isnan(row[k]));
+    }
+    free(d);
+    /* per set, in its unit: ||h||_2 = ||C + α̃λ||_2 of the distances at every iterate */
+    CU_ASSERT_EQUAL_FATAL(pbd_h5_read_dataset(path, "/iterations/sets/00_distance/xpbd_residual",
+                                              &d, &rows, &cols), 0);
+    CU_ASSERT_EQUAL(rows, 3);
+    CU_ASSERT_EQUAL(cols, 13);
+    for (long r = 0; r < rows && cols == 13; r++) {
+        int n = (int)it[r];
+        CU_ASSERT(d[r * cols] > d[r * cols + n]);
+        CU_ASSERT(d[r * cols + n] <= 1e-11);
+        CU_ASSERT(isnan(d[r * cols + n + 1]));
     }
     free(d);
     free(it);

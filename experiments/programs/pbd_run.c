@@ -14,7 +14,9 @@ int main(int argc, char **argv)
 
     pbd_solver_def def = pbd_solver_def_default();
     pbd_scene_params sp = pbd_scene_params_default();
-    int steps = 100, every = 1, quiet = 0, list_experiments = 0, frames = 0, fault_step = 0;
+    int steps = 100, every = 1, quiet = 0, list_experiments = 0, frames = 0, fault_step = 0,
+        frame_velocities = 0, fault_kind = 0;
+    static const char *const fault_kinds[] = {"nan", "oom", NULL};
     int reference = 0;
     static const char *const reference_names[] = {"none", "newton", NULL};
     const char *out_dir = NULL, *run = "run";
@@ -33,6 +35,8 @@ int main(int argc, char **argv)
         {"run", CLI_STRING, &run, 0, 0, 0, "the file's name with --out (default run)", NULL},
         {"frames", CLI_INT, &frames, 0, 1e9, 0, "with --out: /frames every N steps (0: none)",
          NULL},
+        {"frame-velocities", CLI_FLAG, &frame_velocities, 0, 0, 0,
+         "with --frames: velocities in every frame too", NULL},
         {"reference", CLI_CHOICE, &reference, 0, 0, 0,
          "newton: each step is also solved by the Newton reference from the same state; the "
          "distance to it (max, RMS) and per set the force error go to the output",
@@ -40,6 +44,8 @@ int main(int argc, char **argv)
         {"test-fault-step", CLI_INT, &fault_step, 0, 1e9, 0,
          "TEST ONLY: step N gets a NaN velocity, so that the watchdog stops the run (0: off)",
          NULL},
+        {"test-fault", CLI_CHOICE, &fault_kind, 0, 0, 0,
+         "TEST ONLY: what --test-fault-step does (oom: the step runs out of memory)", fault_kinds},
     };
     for (unsigned i = 0; i < sizeof own / sizeof own[0]; i++) opts[n_opts++] = own[i];
     n_opts += pbd_solver_options(&def, opts + n_opts);
@@ -84,39 +90,54 @@ int main(int argc, char **argv)
         fprintf(stderr, "pbd-run: --out: expected a directory, found ''\n");
         return 2;
     }
-    if (!*run || strlen(run) > 200 || strpbrk(run, "/ \t\n")) {
-        fprintf(stderr, "pbd-run: --run: expected a file name without '/' or spaces (at most "
-                "200 bytes), found '%s'\n", run);
+    if (!*run || strlen(run) > 200 || strpbrk(run, "/ \t\n") || run[0] == '.') {
+        fprintf(stderr, "pbd-run: --run: expected a file name without '/' or spaces, not "
+                "starting with '.' (at most 200 bytes), found '%s'\n", run);
         return 2;
     }
-    pbd_world *w = scene->build(&sp);
-    if (!w) {
+    pbd_error(PBD_EINPUT, "no reason given");
+    pbd_scene_cells cells;
+    pbd_world *w = pbd_scene_build(scene, &sp, &cells);
+    if (!w) { /* bad input (1), a parameter out of range (2) or out of memory (4) */
+        pbd_status why = pbd_last_status();
         fprintf(stderr, "pbd-run: cannot build scene %s: %s\n", scene->name, pbd_last_error());
-        return pbd_exit_status(PBD_EINPUT);
+        return pbd_exit_status(why == PBD_EINVAL || why == PBD_ENOMEM ? why : PBD_EINPUT);
     }
     w->def = def;
+    if (pbd_solver_def_validate(&w->def) != PBD_OK) { /* what cannot run: before the run */
+        fprintf(stderr, "pbd-run: --%s\n", pbd_last_error());
+        pbd_scene_cells_free(&cells);
+        pbd_world_free(w);
+        return 2;
+    }
     pbd_test_fault_step = fault_step;
+    pbd_test_fault_oom = fault_kind == 1;
     if (def.method == PBD_METHOD_NEWTON && def.linearize_stiffness) {
         fprintf(stderr, "pbd-run: --linearize: expected no PBD stiffness linearisation with "
                 "--method=newton (the implicit step uses XPBD compliance), found it set\n");
+        pbd_scene_cells_free(&cells);
         pbd_world_free(w);
         return 2;
     }
     if ((def.method == PBD_METHOD_NEWTON || reference) && pbd_newton_check(w) != PBD_OK) {
         fprintf(stderr, "pbd-run: %s%s\n", reference ? "--reference=newton: " : "",
                 pbd_last_error());
+        pbd_scene_cells_free(&cells);
         pbd_world_free(w);
         return 2;
     }
     pbd_h5log *log = NULL;
     if (out_dir) {
-        pbd_h5log_options o = {.frames_every = frames};
+        pbd_h5log_options o = {.frames_every = frames, .frame_velocities = frame_velocities,
+                               .triangles = cells.triangles, .n_triangles = cells.n_triangles,
+                               .tets = cells.tets, .n_tets = cells.n_tets};
         log = pbd_h5log_open(out_dir, scene->name, run, w, &o);
         pbd_status st = log ? pbd_h5log_scene_params(log, &sp) : PBD_EIO;
         if (st != PBD_OK) {
             pbd_status code = log ? st : PBD_EIO;
             fprintf(stderr, "pbd-run: %s\n", pbd_last_error());
             if (log) pbd_h5log_discard(log);
+            pbd_scene_cells_free(&cells);
             pbd_world_free(w);
             return pbd_exit_status(code);
         }
@@ -128,26 +149,36 @@ int main(int argc, char **argv)
         if (rs != PBD_OK) {
             fprintf(stderr, "pbd-run: %s\n", pbd_last_error());
             if (log) pbd_h5log_discard(log);
+            pbd_scene_cells_free(&cells);
             pbd_world_free(w);
             return pbd_exit_status(rs);
         }
     }
+    const int newton = def.method == PBD_METHOD_NEWTON;
     printf("# pbd-run %s: %d particles, dt=%g s, iterations=%d, substeps=%d, method=%s, "
            "stiffness=%g%s, compliance=%g\n",
            scene->name, w->n, def.dt, def.iterations, def.substeps, pbd_method_name(def.method),
            sp.stiffness, def.linearize_stiffness ? " (linearized)" : "", sp.compliance);
-    int newton = def.method == PBD_METHOD_NEWTON;
-    if (!quiet)
-        printf("# step  time_s  max_abs_C  l2_C%s%s\n",
-               newton ? "  newton_iterations  newton_residual  newton_seconds" : "",
-               reference ? "  newton_max_distance_m  newton_rms_distance_m" : "");
+    if (!quiet) { /* max |C| per constraint set, each in its type's unit */
+        printf("# step  time_s");
+        for (int k = 0; k < w->n_sets; k++)
+            printf("  max|C|:%s[%s]", w->sets[k].type->name, w->sets[k].type->unit);
+        printf("%s%s\n", newton ? "  newton_iterations  newton_residual  newton_seconds" : "",
+               reference ? "  newton_max_distance[m]  newton_rms_distance[m]" : "");
+    }
     pbd_status st = PBD_OK;
     for (int s = 1; s <= steps && st == PBD_OK; s++) {
         if (reference && (st = pbd_exp_reference_solve(&ref, w)) != PBD_OK) break;
         if ((st = pbd_step(w)) != PBD_OK) break;
         if (reference) pbd_exp_reference_compare(&ref, w);
         if ((!quiet && s % every == 0) || s == steps) {
-            printf("%6d %8.4f %.6e %.6e", s, w->time, w->stats.max_c, w->stats.l2_c);
+            printf("%6d %8.4f", s, w->time);
+            for (int k = 0; k < w->n_sets; k++) { /* "-" when the step was not measured */
+                if (w->sets[k].stats.step == w->step_count)
+                    printf(" %.6e", w->sets[k].stats.max_c);
+                else
+                    printf(" -");
+            }
             if (newton) {
                 pbd_newton_info info;
                 pbd_newton_last_info(w, &info);
@@ -168,6 +199,7 @@ int main(int argc, char **argv)
         pbd_h5log_stop(log, st);
     }
     if (st != PBD_OK) fprintf(stderr, "pbd-run: %s\n", pbd_last_error());
+    pbd_scene_cells_free(&cells);
     pbd_world_free(w);
     return pbd_exit_status(st);
 }

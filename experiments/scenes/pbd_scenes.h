@@ -51,6 +51,20 @@ typedef struct pbd_scene_entry {
     int default_resolution;
 } pbd_scene_entry;
 
+/* The cells a scene was built on (its result file's /scene/triangles or /scene/tets and
+ * the XDMF sidecar's cells): surface triangles and tetrahedra in particle indices. */
+typedef struct pbd_scene_cells {
+    int32_t *triangles; /* 3 per triangle, malloc'd, or NULL */
+    int n_triangles;
+    int32_t *tets;      /* 4 per tet, malloc'd, or NULL */
+    int n_tets;
+} pbd_scene_cells;
+/* e->build(sp), and when cells != NULL a copy of the scene's triangles and tets (zeroed
+ * first; free with pbd_scene_cells_free). NULL with pbd_last_error() as e->build. */
+pbd_world *pbd_scene_build(const pbd_scene_entry *e, const pbd_scene_params *sp,
+                           pbd_scene_cells *cells);
+void pbd_scene_cells_free(pbd_scene_cells *cells);
+
 int pbd_scene_count(void);
 const pbd_scene_entry *pbd_scene_at(int i);
 const pbd_scene_entry *pbd_scene_find(const char *name);

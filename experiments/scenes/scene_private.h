@@ -24,4 +24,9 @@ void scene_attach_top_extremes(pbd_world *w);
  * or maximum (max_side=1) over the world. Returns how many. */
 int scene_attach_side(pbd_world *w, int axis, int max_side);
 
+/* While pbd_scene_build asks for them, keep a copy of the cells the scene is built on
+ * (no-ops otherwise). */
+void scene_keep_triangles(const int32_t *tri, int n);
+void scene_keep_tets(const int32_t *tet, int n);
+
 #endif

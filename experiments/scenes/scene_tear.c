@@ -91,6 +91,7 @@ pbd_world *pbd_scene_tear(const pbd_scene_params *sp)
     int nh = sp->k_bend > 0.0 ? pbd_trimesh_hinges(&m, &hinges) : 0;
     if (ne < 0 || nh < 0) goto fail;
     w = scene_world(m.n_vertices, m.x, NULL, sp->total_mass);
+    if (w) scene_keep_triangles(m.tri, m.n_triangles);
     int dist = w ? scene_add_edges(w, ne, edges, sp->stiffness, sp->compliance) : -1;
     if (dist < 0) goto fail;
     int bend = -1;

@@ -4,6 +4,7 @@
  * the generated geometry. */
 #include "scene_private.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +75,7 @@ static pbd_world *cloth_world(const pbd_scene_params *sp, const pbd_trimesh *m)
     int ne = pbd_trimesh_edges(m, &edges, NULL);
     if (ne < 0) return NULL;
     pbd_world *w = scene_world(m->n_vertices, m->x, NULL, sp->total_mass);
+    if (w) scene_keep_triangles(m->tri, m->n_triangles);
     if (w && scene_add_edges(w, ne, edges, sp->stiffness, sp->compliance) < 0) {
         pbd_world_free(w);
         w = NULL;
@@ -159,6 +161,7 @@ pbd_world *pbd_scene_tet_beam(const pbd_scene_params *sp)
     for (int i = 0; i < m.n_vertices; i++) mass[i] *= sp->total_mass / total;
     w = scene_world(m.n_vertices, m.x, mass, sp->total_mass);
     if (!w) goto done;
+    scene_keep_tets(m.tet, m.n_tets);
     int set = scene_add_edges(w, ne, edges, sp->stiffness, sp->compliance);
     int vol = set < 0 ? -1 : pbd_world_add_set(w, &pbd_tet_volume_type, 0);
     for (int t = 0; vol >= 0 && t < m.n_tets; t++)
@@ -208,6 +211,15 @@ pbd_world *pbd_scene_balloon(const pbd_scene_params *sp)
         ok = set >= 0 && pbd_set_aux(w, set, m.tri, 3 * m.n_triangles) == PBD_OK &&
              pbd_set_add(w, set, all, NULL, 1.0, 0.0) == 0; /* hard: k_pressure sets it */
         if (ok) w->sets[set].rest[1] = sp->k_pressure; /* rest {V0, k_pressure} */
+        /* a surface that encloses nothing (a triangle and its reverse) has no volume to keep */
+        double V0 = ok ? w->sets[set].rest[0] : 0.0;
+        if (ok && !(fabs(V0) > 0.0)) {
+            pbd_error(PBD_EINPUT, "%s: balloon: expected a closed surface enclosing a volume > 0, "
+                      "found %g m^3", sp->mesh_path ? sp->mesh_path : "icosphere", V0);
+            ok = 0;
+        } else if (!ok && !all) {
+            pbd_error(PBD_ENOMEM, "balloon: out of memory");
+        }
     }
     if (!ok) {
         if (!all) pbd_error(PBD_ENOMEM, "balloon: out of memory");
