@@ -48,9 +48,9 @@ int pbd_stop_requested(void);
 typedef enum { PBD_METHOD_PBD = 0, PBD_METHOD_XPBD = 1, PBD_METHOD_NEWTON = 2 } pbd_method;
 /* The Newton reference's linear solver (solver/newton_linear.c; solver/README.md). */
 typedef enum {
-    PBD_NEWTON_AUTO = 0,    /* CHOLMOD (sparse LDLᵀ) on the Schur complement, 3 unknowns per
-                             * free particle; UMFPACK on it when LDLᵀ meets a zero pivot or an
-                             * inaccurate solve (strongly indefinite: buckling) */
+    PBD_NEWTON_AUTO = 0,    /* CHOLMOD on the Schur complement, 3 unknowns per free particle:
+                             * supernodal LLᵀ, then LDLᵀ once it is indefinite (buckling),
+                             * then UMFPACK when LDLᵀ meets a zero pivot or an inaccurate solve */
     PBD_NEWTON_UMFPACK = 1, /* UMFPACK (sparse LU) on the full KKT system, XPBD Eq. 10-11 */
     PBD_NEWTON_CHOLMOD = 2, /* CHOLMOD on the Schur complement, without the fallback */
     PBD_NEWTON_DENSE = 3    /* GSL's dense LU on the full KKT system: the test oracle, small
