@@ -39,7 +39,8 @@ pbd_status bench_write_h5(const char *path, const bench_row *rows, int n, const 
 
 /* The Newton reference's rows (experiments/programs/bench_newton.c): one implicit step of the
  * 64² cloth of XPBD Table 1 and of a 100² cloth with bending (--quick: 32² and 48²), scenes
- * whose name contains `only` (NULL: both); appends rows and one target line each. Returns 0
+ * whose name contains `only` (NULL: both); appends rows, and one target line each at
+ * out[*n_targets] on. Returns 0
  * or -1 (message printed). */
 int bench_newton(int quick, const char *only, bench_row *rows, int *n_rows, char out[][256],
                  int *n_targets);

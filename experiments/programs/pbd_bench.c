@@ -471,7 +471,7 @@ int main(int argc, char **argv)
     int n_targets = targets(rows, n_rows, threads, quick, lines);
     printf("# the Newton reference: one implicit step to ||(g, h)|| <= 1e-10 (min of the timed "
            "steps), memory it holds\n");
-    if (bench_newton(quick, only, rows, &n_rows, lines + n_targets, &n_targets) < 0) return 1;
+    if (bench_newton(quick, only, rows, &n_rows, lines, &n_targets) < 0) return 1;
     const char *tp[16];
     printf("# targets%s:\n", quick ? " (quick run: small scenes, indicative only)" : "");
     for (int i = 0; i < n_targets; i++) {
