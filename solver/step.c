@@ -101,11 +101,6 @@ static void move_attachments(pbd_world *w, double t)
     }
 }
 
-static const volatile sig_atomic_t *stop_flag;
-
-void pbd_set_stop_flag(const volatile sig_atomic_t *flag) { stop_flag = flag; }
-int pbd_stop_requested(void) { return stop_flag && *stop_flag; }
-
 static int particle_finite(const pbd_world *w, int i)
 {
     const double *x = w->x + 3 * (size_t)i, *v = w->v + 3 * (size_t)i;
