@@ -94,7 +94,7 @@ int pbd_sweep_jacobi(pbd_world *w, double h)
         pbd_constraint_set *set = &w->sets[s];
         const double *dlambda = vs->jac_dlambda + vs->jac_set_c[s];
         for (int c = 0; c < set->count; c++) {
-            if (dlambda[c] == 0.0) continue;
+            if (dlambda[c] == 0.0 && set->type->eval) continue; /* goal types move with Δλ = 0 */
             const double *delta =
                 vs->jac_delta + 3 * ((size_t)vs->jac_set_q[s] + (size_t)c * set->arity);
             const int32_t *idx = set->idx + (size_t)c * set->arity;

@@ -14,6 +14,7 @@ void pbd_world_residuals(pbd_world *w, const double *pos, double alpha_scale, do
     double mx = 0.0, sum = 0.0, sum_x = 0.0;
     for (int s = 0; s < w->n_sets; s++) {
         pbd_constraint_set *set = &w->sets[s];
+        if (!set->type->eval) continue; /* no scalar C: no residual (shape matching) */
         for (int c = 0; c < set->count; c++) {
             pbd_eval_input in;
             pbd_gather(w, set, c, pos, &in);

@@ -290,6 +290,10 @@ static pbd_status solve(pbd_world *w, int max_iter, double tol, double *residual
         return pbd_error(PBD_EINVAL, "newton: expected max_iter >= 0 and tol >= 0, found %d "
                          "and %g", max_iter, tol);
     for (int s = 0; s < w->n_sets; s++)
+        if (!w->sets[s].type->eval && w->sets[s].count > 0)
+            return pbd_error(PBD_EINVAL, "newton: set %d (%s): expected constraints with a "
+                             "scalar C, found a type without one", s, w->sets[s].type->name);
+    for (int s = 0; s < w->n_sets; s++)
         if (w->sets[s].type->inequality && w->sets[s].count > 0)
             return pbd_error(PBD_EINVAL, "newton: set %d (%s): expected equality constraints "
                              "only, found an inequality type", s, w->sets[s].type->name);

@@ -36,6 +36,8 @@ int pbd_project_generic(const pbd_constraint_type *type, const pbd_eval_input *i
                         const double *w, double k, double *x_out, double *grad)
 {
     double dlambda;
+    if (!type->eval) /* no scalar C: the type's goal projection (pbd_constraint.h) */
+        return type->project_goal ? type->project_goal(in, w, k, x_out) : PBD_EVAL_DEGENERATE;
     return project_pbd(type, in, w, k, x_out, grad, &dlambda);
 }
 
@@ -47,6 +49,7 @@ int pbd_xpbd_delta(const pbd_constraint_type *type, const pbd_eval_input *in, co
                    double *grad, double *dlambda)
 {
     double C;
+    if (!type->eval) return PBD_EVAL_DEGENERATE; /* no scalar C, no multiplier */
     int st = type->eval(in, &C, grad);
     if (st != PBD_EVAL_OK) return st;
     if (type->inequality && C >= 0.0) return -1;
@@ -137,6 +140,9 @@ static int project_into(const pbd_world *w, pbd_workspace *ws, const pbd_constra
     pbd_eval_input in;
     pbd_gather_ws(w, ws, s, c, pos, &in);
     *dlambda = 0.0;
+    if (!s->type->eval) /* no scalar C (shape matching): the fraction k_eff, PBD and XPBD alike */
+        return s->type->project_goal ? s->type->project_goal(&in, ws->w, s->k_eff[c], ws->x)
+                                     : PBD_EVAL_DEGENERATE;
     if (w->def.method != PBD_METHOD_XPBD)
         return project_pbd(s->type, &in, ws->w, s->k_eff[c], ws->x, ws->grad, dlambda);
     double alpha_tilde = s->compliance[c] * alpha_scale; /* α̃ = α/Δt² */
