@@ -23,12 +23,14 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 BINS     := $(patsubst %.c,$(BUILD)/%,$(subst _,-,$(notdir $(PROGRAMS))))
 
-NO_DEPS_GOALS := clean help deps
+NO_DEPS_GOALS := clean help deps uninstall
 ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
 -include build/config.mk
 endif
 
-.PHONY: soak fuzz all test asan experiments gradcheck plots report bench clean deps help install
+.PHONY: soak fuzz all test asan experiments gradcheck plots report bench clean deps help install \
+  check-paraview \
+  uninstall test-install
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -41,6 +43,10 @@ help:
 	@echo "make bench         performance table (data/results/bench.csv)"
 	@echo "make fuzz          libFuzzer on the CLI parser and the OBJ/TetGen loaders (clang)"
 	@echo "make soak          every standard scene for 10^5 steps: finite and bounded"
+	@echo "make check-paraview every scene's XDMF sidecar in ParaView's default reader"
+	@echo "make install       libpbd.a, headers, programs, pbdlab.pc into PREFIX (/usr/local; DESTDIR)"
+	@echo "make uninstall     remove what make install put there (same PREFIX, DESTDIR)"
+	@echo "make test-install  install into build/test-install, build and check an example against it"
 
 # Installing what is missing happens here: make builds this file, then restarts with it.
 build/config.mk: scripts/deps.sh scripts/configure.sh
@@ -53,18 +59,29 @@ deps:
 
 all: $(BUILD)/libpbd.a $(BINS) $(BUILD)/pbd-tests
 
-$(BUILD)/obj/%.o: %.c $(HEADERS) tests/tests.h build/config.mk
+# Every object depends on $(BUILD)/flags.stamp, which holds the compiler and flags and is
+# rewritten only when they change (OPT, OMP, SAN_FLAGS, CFLAGS): a change rebuilds every
+# object, so the objects linked are all built with the flags that result files record.
+PBD_FLAGS := $(CC) $(CFLAGS)
+$(BUILD)/flags.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(PBD_FLAGS)' | cmp -s - $@ || echo '$(PBD_FLAGS)' > $@
+
+$(BUILD)/obj/%.o: %.c $(HEADERS) $(wildcard tests/*.h) build/config.mk $(BUILD)/flags.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEP_CFLAGS) -c $< -o $@
 
-# Provenance written into every result file (experiments/log/h5log_attrs.c): git revision and flags.
-PBD_GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
-$(BUILD)/obj/experiments/%.o: CFLAGS += -DPBD_GIT_REVISION='"$(PBD_GIT_REV)"' \
-  -DPBD_CFLAGS='"$(OPT) $(WARN) -fopenmp $(SAN_FLAGS)"'
+# Provenance written into every result file (experiments/log/h5log_attrs.c): the revision,
+# marked -dirty-<hash of the diff> for uncommitted changes (scripts/git-revision.sh), and
+# the flags above (plus constraints/' -fno-math-errno below).
+PBD_GIT_REV := $(shell sh scripts/git-revision.sh 2>/dev/null || echo unknown)
+$(BUILD)/obj/experiments/log/h5log_attrs.o: CFLAGS += -DPBD_GIT_REVISION='"$(PBD_GIT_REV)"' \
+  -DPBD_CFLAGS='"$(PBD_FLAGS); constraints/: -fno-math-errno"'
 $(BUILD)/git-rev.stamp: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(PBD_GIT_REV)' | cmp -s - $@ || echo '$(PBD_GIT_REV)' > $@
 $(BUILD)/obj/experiments/log/h5log_attrs.o: $(BUILD)/git-rev.stamp
+.PHONY: FORCE
 FORCE:
 
 $(BUILD)/libpbd.a: $(LIB_OBJ)
@@ -109,9 +126,14 @@ bench:
 	$(MAKE) BUILD=build/bench OPT="$(BENCH_OPT)" build/bench/pbd-bench
 	build/bench/pbd-bench $(BENCH_ARGS)
 
-$(BUILD)/obj/experiments/programs/pbd_bench.o: CFLAGS += -DPBD_BENCH_FLAGS='"$(OPT) $(OMP) -std=c11"'
 # The kernels' sqrt never needs errno: without it the compiler inlines sqrt (no call path).
 $(BUILD)/obj/constraints/%.o: CFLAGS += -fno-math-errno
+
+# The XDMF sidecars in ParaView's own reader (Debian's python3-paraview, installed when
+# missing): every scene's sidecar opened with OpenDataFile, points, cells and per-frame bounds
+# equal to /frames (scripts/check-paraview.sh, scripts/check_paraview.py).
+check-paraview: $(BINS)
+	sh scripts/check-paraview.sh $(BUILD)
 
 # Every standard scene for 10^5 steps: finite and bounded (not part of `make test`).
 soak: $(BUILD)/pbd-soak
@@ -135,6 +157,54 @@ fuzz:
 	    > build/fuzz/$$t.log 2>&1 || { tail -20 build/fuzz/$$t.log; exit 1; }; \
 	  grep -E '^Done|#[0-9]+.*DONE' build/fuzz/$$t.log | tail -1; \
 	done
+
+# ---- install (solver/README.md "Linking pbdlab") ------------------------------------------
+# libpbd.a (static only: no -fPIC build, no soname, and no exported private symbols), the
+# rooms' public headers (pbd.h, pbd_*.h) in their root-relative layout under
+# include/pbdlab/ (they include each other as "solver/pbd.h"), the programs, and pbdlab.pc.
+# As the library is static only, its dependencies (OpenMP, GSL, HDF5 with hdf5_hl, -lm: the
+# flags this build linked with) are in Libs, so that `pkg-config --libs pbdlab` links with
+# or without --static. No installed header includes a dependency's header.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+INSTALL    ?= install
+PUBLIC_HEADERS := $(shell find $(LIB_DIRS) -name pbd.h -o -name 'pbd_*.h' | sort)
+PBD_VERSION_STR := $(shell sed -n 's/^\#define PBD_VERSION "\(.*\)"/\1/p' solver/pbd.h)
+pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+
+install: $(BUILD)/libpbd.a $(BINS)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/pbdlab
+	$(INSTALL) -m 644 $(BUILD)/libpbd.a $(DESTDIR)$(LIBDIR)/libpbd.a
+	$(INSTALL) -m 755 $(BINS) $(DESTDIR)$(BINDIR)/
+	@for h in $(PUBLIC_HEADERS); do \
+	  $(INSTALL) -d $(DESTDIR)$(INCLUDEDIR)/pbdlab/$$(dirname $$h) && \
+	  $(INSTALL) -m 644 $$h $(DESTDIR)$(INCLUDEDIR)/pbdlab/$$h || exit 1; \
+	done
+	@echo "installed $(words $(PUBLIC_HEADERS)) headers under $(DESTDIR)$(INCLUDEDIR)/pbdlab"
+	@{ echo 'prefix=$(PREFIX)'; \
+	  echo 'libdir=$(call pc_dir,$(LIBDIR))'; \
+	  echo 'includedir=$(call pc_dir,$(INCLUDEDIR))'; \
+	  echo; \
+	  echo 'Name: pbdlab'; \
+	  echo 'Description: Position Based Dynamics (PBD, XPBD) research harness'; \
+	  echo 'Version: $(PBD_VERSION_STR)'; \
+	  echo 'Cflags: -I$${includedir}/pbdlab'; \
+	  echo '# static library only: its dependencies are in Libs (Libs.private would need --static)'; \
+	  echo 'Libs: -L$${libdir} -lpbd $(strip $(OMP) $(DEP_LIBS))'; \
+	} > $(DESTDIR)$(LIBDIR)/pkgconfig/pbdlab.pc
+	@echo "installed $(DESTDIR)$(LIBDIR)/pkgconfig/pbdlab.pc"
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libpbd.a $(DESTDIR)$(LIBDIR)/pkgconfig/pbdlab.pc \
+	  $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(BINS)))
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/pbdlab
+
+# Install into build/test-install/prefix and build tests/install/example.c against it with
+# pkg-config only (tests/install/check.sh).
+test-install: $(BUILD)/libpbd.a $(BINS)
+	sh tests/install/check.sh "$(MAKE)" $(BUILD)
 
 clean:
 	rm -rf build

@@ -41,7 +41,7 @@ const char *pbd_gradcheck_momentum_name(int m)
 typedef struct gc_work {
     const pbd_constraint_type *type;
     int arity, n;            /* particles, coordinates (3·arity) */
-    double *x, *xt;          /* the sample, a perturbed copy */
+    double *x, *xt;          /* the sample; a perturbed copy (Taylor test), the FD gradient */
     double *grad, *grad_work;
     double *rest;
     int32_t *aux;
@@ -72,36 +72,11 @@ static double norm2(const double *a, int n)
     return sqrt(s);
 }
 
-static double norm_inf(const double *a, int n)
-{
-    double m = 0.0;
-    for (int i = 0; i < n; i++) m = fmax(m, fabs(a[i]));
-    return m;
-}
-
-/* L, the sample's length scale: the largest distance of a particle from the centroid.
- * A single particle has no size of its own; the only length in its C lives in rest
- * (the target, the plane point), and |C| / |∇C| measures it: |p - t| for C = |p - t|,
- * the distance to the plane for (p - q)·n. It is kept within [1e-3, 1] · max(1, |x|)
- * so that a particle almost on its target or plane does not shrink the step into
- * rounding. Needs g->grad at x. */
+/* L, the sample's length scale (pbd_fd_length_scale); needs g->grad at x. */
 static void measure_sample(gc_work *g, double C0)
 {
-    double c[3] = {0, 0, 0};
-    for (int j = 0; j < g->arity; j++)
-        for (int k = 0; k < 3; k++) c[k] += g->x[3 * j + k] / g->arity;
-    double L = 0.0;
-    for (int j = 0; j < g->arity; j++) {
-        const double *p = g->x + 3 * j;
-        double d[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
-        L = fmax(L, norm2(d, 3));
-    }
-    if (g->arity == 1) {
-        double unit = fmax(1.0, norm2(g->x, 3)), gn = norm2(g->grad, 3);
-        L = gn > 0.0 ? fabs(C0) / gn : unit;
-        L = fmin(fmax(L, 1e-3 * unit), unit);
-    }
-    g->size = L > 0.0 ? L : 1.0;
+    pbd_eval_input in = {g->x, g->arity, g->rest, g->aux, g->n_aux};
+    g->size = pbd_fd_length_scale(&in, C0, g->grad);
 }
 
 /* The magnitude of the terms C is computed from: |C| + Σ_i |x_i ∂C/∂x_i|. Rounding in
@@ -114,55 +89,19 @@ static double term_scale(const gc_work *g, double C0)
     return K;
 }
 
-/* Central differences, per coordinate, against the analytic gradient g->grad.
- *
- * Step h = ε^(1/3) · L. The central difference's error is truncation + rounding,
- *   E(h) ≈ h² |C'''| / 6 + u K / h,
- * with |C'''| ~ G / L² (G = |∇C|∞; the gradient changes on the configuration's length
- * scale L) and u K the rounding of one evaluation of C (u a few ε, K = term_scale). The
- * two balance at h ~ (ε K L² / G)^(1/3) ~ ε^(1/3) L, where E ~ ε^(2/3) (G + K / L): with
- * ε^(2/3) ≈ 3.7e-11 this is the best any central difference can do. L rather than
- * max(1, |x|), because in SI units a 1 cm cloth and a 10 m one must both be resolved.
- * The step actually taken is (x+h) - (x-h), exact in floating point.
- *
- * Relative error per coordinate: |g_a - g_fd| / max(|g_a|, |g_fd|, floor), with
- *   floor = E / tol,   E = FD_ERROR_MARGIN · ε^(2/3) · (G + K / L),
- * the FD's expected absolute error taken with a margin of 10 for the constants above
- * (a few ulps per evaluation, |C'''| up to a few G/L²). A component below the floor
- * (~4e-4 of the gradient for tol = 1e-6) cannot be resolved by a central difference to
- * the relative tolerance; it is measured against the floor instead, which means its
- * absolute error must stay below E. A wrong gradient (a sign, a factor, a missing
- * term) is off by O(G) ≫ E and fails by many orders of magnitude.
- *
- * Returns the sample's largest relative error, NAN if a perturbed evaluation was
- * degenerate, or -1 on a non-finite value. */
-#define FD_ERROR_MARGIN 10.0
+/* The checker's FD test (analysis/fd_gradient.c, pbd_fd_gradient: step h = ε^(1/3) L,
+ * relative error per coordinate with a floor at the FD's expected error). Returns the
+ * sample's largest relative error, NAN if a perturbed evaluation was degenerate, or -1 on
+ * a non-finite value. */
 static double fd_max_rel_err(gc_work *g, double C0, double tol)
 {
-    const double eps = DBL_EPSILON;
-    double L = g->size;
-    double G = norm_inf(g->grad, g->n);
-    double expected = FD_ERROR_MARGIN * cbrt(eps * eps) * (G + term_scale(g, C0) / L);
-    double floor_abs = expected / tol;
-    double h = cbrt(eps) * L;
-    double worst = 0.0;
-    memcpy(g->xt, g->x, sizeof(double) * g->n);
-    for (int i = 0; i < g->n; i++) {
-        double xi = g->x[i], xp = xi + h, xm = xi - h, Cp, Cm;
-        g->xt[i] = xp;
-        int sp = eval_at(g, g->xt, &Cp, NULL);
-        g->xt[i] = xm;
-        int sm = eval_at(g, g->xt, &Cm, NULL);
-        g->xt[i] = xi;
-        if (!isfinite(Cp) || !isfinite(Cm)) return -1.0;
-        if (sp != PBD_EVAL_OK || sm != PBD_EVAL_OK) return NAN;
-        double fd = (Cp - Cm) / (xp - xm);
-        double ga = g->grad[i];
-        double den = fmax(fmax(fabs(ga), fabs(fd)), floor_abs);
-        double rel = den > 0.0 ? fabs(ga - fd) / den : 0.0;
-        if (rel > worst) worst = rel;
+    pbd_eval_input in = {g->x, g->arity, g->rest, g->aux, g->n_aux};
+    double e = NAN;
+    switch (pbd_fd_gradient(g->type, &in, C0, g->grad, tol, g->xt, &e)) {
+    case PBD_FD_OK: return e;
+    case PBD_FD_DEGENERATE: return NAN;
+    default: return -1.0; /* PBD_FD_NONFINITE (PBD_FD_ENOMEM cannot happen: arity <= 64) */
     }
-    return worst;
 }
 
 /* Taylor test along a random unit direction d (in all 3·arity coordinates):

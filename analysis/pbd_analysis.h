@@ -1,4 +1,5 @@
-/* pbdlab — analysis: the gradient checker (and later HDF5 → gnuplot extraction).
+/* pbdlab — analysis: the gradient checker, central finite differences (and later HDF5 →
+ * gnuplot extraction).
  * Public header of analysis/.
  *
  * The checker takes any pbd_constraint_type (from the registry or defined by a test),
@@ -78,6 +79,63 @@ void pbd_gradcheck_result_free(pbd_gradcheck_result *r);
  *   <name> samples=<N> max_rel_err=<x> taylor_order=<y|exact> momentum=<ok|n/a|FAIL> PASS|FAIL
  * (no newline). Returns what snprintf returns. */
 int pbd_gradcheck_format_line(char *buf, size_t size, const pbd_gradcheck_result *r);
+
+/* ---- central finite differences (analysis/fd_gradient.c) ------------------------------ */
+
+/* A function f: R^n -> R^m for pbd_fd_jacobian: writes f(x) (m doubles) and returns
+ * PBD_EVAL_OK or PBD_EVAL_DEGENERATE. m = 1 for a constraint's C, m = n for its ∇C. */
+typedef int (*pbd_fd_fn)(void *user, const double *x, double *f);
+
+enum {
+    PBD_FD_OK = 0,
+    PBD_FD_DEGENERATE = 1, /* an evaluation at a perturbed point returned PBD_EVAL_DEGENERATE */
+    PBD_FD_NONFINITE = 2,  /* an evaluation at a perturbed point was NaN/Inf (checked first) */
+    PBD_FD_ENOMEM = 3
+};
+
+/* Central differences of f at x (n coordinates, m outputs), step h in every coordinate:
+ *   jac[i·m + k] = (f_k(x + h e_i) - f_k(x - h e_i)) / ((x_i + h) - (x_i - h)),
+ * row i the derivatives by x_i (m = 1: the gradient; f = ∇C: the Hessian). The divisor is
+ * the step actually taken, exact in floating point. work holds n + 2m doubles. Stops at
+ * the first coordinate whose evaluations are non-finite or degenerate (rows from there on
+ * unspecified). Returns PBD_FD_OK, PBD_FD_NONFINITE or PBD_FD_DEGENERATE. */
+int pbd_fd_jacobian(pbd_fd_fn f, void *user, const double *x, int n, int m, double h,
+                    double *jac, double *work);
+
+/* L, a configuration's length scale: the largest distance of a particle from the centroid.
+ * A single particle has no size of its own; the only length in its C lives in rest (the
+ * target, the plane point), and |C| / |∇C| measures it: |p - t| for C = |p - t|, the
+ * distance to the plane for (p - q)·n. It is kept within [1e-3, 1] · max(1, |x|) so that a
+ * particle almost on its target or plane does not shrink the step into rounding. C and
+ * grad are type->eval's at in->x (grad is read for arity 1 only). Never 0 (1 instead). */
+double pbd_fd_length_scale(const pbd_eval_input *in, double C, const double *grad);
+
+/* The FD gradient fd (3·arity doubles) of type's C at in->x, by pbd_fd_jacobian with
+ *
+ *   step h = ε^(1/3) · L,  L = pbd_fd_length_scale(in, C, grad),
+ *
+ * the same h for every coordinate. The central difference's error is truncation +
+ * rounding, E(h) ≈ h² |C'''| / 6 + u K / h, with |C'''| ~ G / L² (G = |∇C|∞; the gradient
+ * changes on the configuration's length scale L) and u K the rounding of one evaluation of
+ * C (u a few ε; K = |C| + Σ_i |x_i ∂C/∂x_i|, the magnitude of the terms C is computed from,
+ * not |C|, which may be ~0). The two balance at h ~ (ε K L² / G)^(1/3) ~ ε^(1/3) L, where
+ * E ~ ε^(2/3) (G + K / L): with ε^(2/3) ≈ 3.7e-11 this is the best any central difference
+ * can do. L rather than max(1, |x|), because in SI units a 1 cm cloth and a 10 m one must
+ * both be resolved.
+ *
+ * C and grad are type->eval's result at in->x (which must have returned PBD_EVAL_OK); grad
+ * is the analytic gradient under test. If max_rel_err != NULL it receives the gradient
+ * checker's error metric, the largest over coordinates of
+ *   |g_a - g_fd| / max(|g_a|, |g_fd|, floor),  floor = E / tol,
+ *   E = 10 · ε^(2/3) · (G + K / L),
+ * E the FD's expected absolute error with a margin of 10 for the constants above. A
+ * component below the floor (~4e-4 of the gradient for tol = 1e-6) cannot be resolved by a
+ * central difference to the relative tolerance tol; it is measured against the floor, so
+ * its absolute error must stay below E. A wrong gradient (a sign, a factor, a missing term)
+ * is off by O(G) ≫ E and fails by orders of magnitude. Returns PBD_FD_* (max_rel_err is
+ * written only with PBD_FD_OK); arities above PBD_SAMPLE_MAX_ARITY allocate. */
+int pbd_fd_gradient(const pbd_constraint_type *type, const pbd_eval_input *in, double C,
+                    const double *grad, double tol, double *fd, double *max_rel_err);
 
 /* ---- formula variants of the bending projection ----------------------------------- */
 

@@ -49,6 +49,7 @@ static int attachment_sample(pbd_rng *r, int degenerate, double *x, double *rest
 const pbd_constraint_type pbd_attachment_type = {
     .name = "attachment",
     .description = "|p - t|, soft attachment to a target t (XPBD with compliance)",
+    .unit = "m",
     .arity = 1,
     .n_rest = 3,
     .inequality = 0,

@@ -136,6 +136,7 @@ static int balloon_volume_sample(pbd_rng *r, int degenerate, double *x, double *
 const pbd_constraint_type pbd_balloon_volume_type = {
     .name = "balloon_volume",
     .description = "sum_tri (p_t1 x p_t2)·p_t3 - k_pressure V0, closed mesh (PBD Eq. 14-15)",
+    .unit = "m^3",
     .arity = 0,
     .n_rest = 2,
     .inequality = 0,

@@ -226,6 +226,7 @@ BG_DEFINE_KERNELS(dihedral, 4, 1, 0, dihedral_eval);
 const pbd_constraint_type pbd_bend_dihedral_type = {
     .name = "bend_dihedral",
     .description = "acos(n1·n2) - phi0, unsigned dihedral angle (PBD Sec. 4.1, App. A Eq. 16-28)",
+    .unit = "rad",
     .arity = 4,
     .n_rest = 1,
     .inequality = 0,

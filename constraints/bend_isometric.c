@@ -153,6 +153,7 @@ BG_DEFINE_KERNELS(isometric, 4, ISO_N_REST, 0, isometric_eval);
 const pbd_constraint_type pbd_bend_isometric_type = {
     .name = "bend_isometric",
     .description = "1/2 sum Q_ij x_i.x_j - E0, Q = 3/(A0+A1) K K^T (Bergou et al. 2006)",
+    .unit = "1",
     .arity = 4,
     .n_rest = ISO_N_REST,
     .inequality = 0,

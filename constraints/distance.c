@@ -200,6 +200,7 @@ static int distance_sample(pbd_rng *r, int degenerate, double *x, double *rest, 
 const pbd_constraint_type pbd_distance_type = {
     .name = "distance",
     .description = "|p1 - p2| - d (PBD Sec. 3.3, Eq. 10/11)",
+    .unit = "m",
     .arity = 2,
     .n_rest = 1,
     .inequality = 0,

@@ -67,6 +67,7 @@ const pbd_constraint_type pbd_fem_tet_corotated_type = {
     .name = "fem_tet_corotated",
     .description = "corotated tet (Stomakhin et al. 2012) as the energy constraint "
                    "sqrt(2 Psi V), compliance 1",
+    .unit = "J^1/2",
     .arity = 4,
     .n_rest = 12,
     .inequality = 0,

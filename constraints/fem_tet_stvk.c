@@ -69,6 +69,7 @@ BG_DEFINE_KERNELS(stvk, 4, 12, 0, stvk_eval);
 const pbd_constraint_type pbd_fem_tet_stvk_type = {
     .name = "fem_tet_stvk",
     .description = "St. Venant-Kirchhoff tet as the energy constraint sqrt(2 Psi V), compliance 1",
+    .unit = "J^1/2",
     .arity = 4,
     .n_rest = 12,
     .inequality = 0,

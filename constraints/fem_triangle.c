@@ -69,6 +69,7 @@ const pbd_constraint_type pbd_fem_triangle_type = {
     .name = "fem_triangle",
     .description = "St. Venant-Kirchhoff membrane triangle as the energy constraint "
                    "sqrt(2 Psi A), compliance 1",
+    .unit = "J^1/2",
     .arity = 3,
     .n_rest = 7,
     .inequality = 0,

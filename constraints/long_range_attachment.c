@@ -63,6 +63,7 @@ const pbd_constraint_type pbd_long_range_attachment_type = {
     .name = "long_range_attachment",
     .description = "l - |p - a| >= 0: p within the geodesic rest distance l of the attached "
                    "particle a (Kim et al. 2012)",
+    .unit = "m",
     .arity = 2,
     .n_rest = 1,
     .inequality = 1,

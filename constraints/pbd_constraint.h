@@ -104,6 +104,10 @@ typedef double (*pbd_material_fn)(const pbd_eval_input *in, double youngs_modulu
 typedef struct pbd_constraint_type {
     const char *name;
     const char *description;
+    /* the unit of C (SI; "1" dimensionless): residuals, λ and elastic energy are logged per
+     * set in it (DESIGN.md "The constraint is the unit"). "m", "rad", "m^3", "1"; a test
+     * checks it against how C scales with the positions (C(s x) = s^k C(x), m^k) */
+    const char *unit;
     int arity;      /* particles per constraint; 0 = variable, fixed per constraint set */
     int n_rest;     /* doubles of rest data per constraint */
     int inequality; /* 1: admissible when C >= 0, projected only when C < 0 */

@@ -49,6 +49,7 @@ static int plane_collision_sample(pbd_rng *r, int degenerate, double *x, double 
 const pbd_constraint_type pbd_plane_collision_type = {
     .name = "plane_collision",
     .description = "(p - q)·n >= 0, q = entry point q_c or closest point q_s (PBD Sec. 3.4)",
+    .unit = "m",
     .arity = 1,
     .n_rest = 6,
     .inequality = 1,

@@ -67,6 +67,7 @@ static int point_triangle_sample(pbd_rng *r, int degenerate, double *x, double *
 const pbd_constraint_type pbd_point_triangle_type = {
     .name = "point_triangle",
     .description = "sign (q-p1)·((p2-p1)×(p3-p1)) >= 0 (PBD Sec. 3.4)",
+    .unit = "m^3",
     .arity = 4,
     .n_rest = 1,
     .inequality = 1,

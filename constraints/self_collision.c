@@ -65,6 +65,7 @@ static int self_collision_sample(pbd_rng *r, int degenerate, double *x, double *
 const pbd_constraint_type pbd_self_collision_type = {
     .name = "self_collision",
     .description = "sign (q-p1)·n̂ - h >= 0, n̂ = unit normal of p1,p2,p3 (PBD Eq. 12/13)",
+    .unit = "m",
     .arity = 4,
     .n_rest = 2,
     .inequality = 1,

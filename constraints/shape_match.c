@@ -136,6 +136,7 @@ const pbd_constraint_type pbd_shape_match_type = {
     .name = "shape_match",
     .description = "shape matching of a cluster: goal positions from the optimal rotation, "
                    "moved a fraction k of the way (Mueller et al. 2005); no scalar C",
+    .unit = "m", /* no C: the unit of the displacements it makes */
     .arity = 0,
     .n_rest = 3 * SM_MAX,
     .inequality = 0,

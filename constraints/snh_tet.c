@@ -90,6 +90,7 @@ const pbd_constraint_type pbd_snh_tet_type = {
     .name = "snh_tet",
     .description = "Stable Neo-Hookean tet: det F - gamma (hydrostatic) or |F|_F (deviatoric) "
                    "(Macklin & Mueller 2021)",
+    .unit = "1",
     .arity = 4,
     .n_rest = 12,
     .inequality = 0,

@@ -150,6 +150,7 @@ const pbd_constraint_type pbd_strain_tet_type = {
     .name = "strain_tet",
     .description = "strain-based dynamics tet: S_ii - 1 (stretch) or S_ij (shear), S = F^T F "
                    "(Mueller et al. 2014)",
+    .unit = "1",
     .arity = 4,
     .n_rest = 10,
     .inequality = 0,
@@ -169,6 +170,7 @@ const pbd_constraint_type pbd_strain_tet_normalized_type = {
     .name = "strain_tet_normalized",
     .description = "strain-based dynamics tet, normalized: |f_i| - 1 (stretch) or cos of the "
                    "angle between f_i and f_j (shear)",
+    .unit = "1",
     .arity = 4,
     .n_rest = 10,
     .inequality = 0,

@@ -97,6 +97,7 @@ const pbd_constraint_type pbd_strain_triangle_type = {
     .name = "strain_triangle",
     .description = "strain-based dynamics triangle: S_ii - 1 (stretch) or S_01 (shear) "
                    "(Mueller et al. 2014)",
+    .unit = "1",
     .arity = 3,
     .n_rest = 5,
     .inequality = 0,
@@ -116,6 +117,7 @@ const pbd_constraint_type pbd_strain_triangle_normalized_type = {
     .name = "strain_triangle_normalized",
     .description = "strain-based dynamics triangle, normalized: |f_i| - 1 or cos of the angle "
                    "between f_0 and f_1",
+    .unit = "1",
     .arity = 3,
     .n_rest = 5,
     .inequality = 0,

@@ -74,6 +74,7 @@ static int tet_plane_sample(pbd_rng *r, int degenerate, double *x, double *rest,
 const pbd_constraint_type pbd_tet_plane_type = {
     .name = "tet_plane",
     .description = "(p1-p0)·n - d, n = unit normal of plane p0,p2,p3 (signed distance)",
+    .unit = "m",
     .arity = 4,
     .n_rest = 1,
     .inequality = 0,

@@ -83,6 +83,7 @@ BG_DEFINE_KERNELS(tet_volume, 4, 1, 0, tet_volume_eval);
 const pbd_constraint_type pbd_tet_volume_type = {
     .name = "tet_volume",
     .description = "(1/6)(p1-p0)·((p2-p0)×(p3-p0)) - V0, signed tet volume",
+    .unit = "m^3",
     .arity = 4,
     .n_rest = 1,
     .inequality = 0,

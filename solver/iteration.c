@@ -54,10 +54,12 @@ static int coloured_sweeps(pbd_world *w, double h, int iterations)
     long total = 0;
     for (int s = 0; s < w->n_sets; s++) total += w->sets[s].count;
     if (total < (long)PBD_COLOURED_MIN_PER_THREAD * threads) threads = 1;
+    int used = 1;
 #pragma omp parallel num_threads(threads) reduction(+ : skipped)
     {
         pbd_workspace *ws = &vs->ws[omp_get_thread_num()];
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        if (t == 0) used = nt;
         int mine = 0; /* this thread's skips in the current sweep */
         for (int it = 0; it < iterations; it++) {
             mine = 0;
@@ -95,6 +97,7 @@ static int coloured_sweeps(pbd_world *w, double h, int iterations)
         }
         skipped += mine;
     }
+    if (used > w->stats.threads) w->stats.threads = used;
     return skipped;
 }
 

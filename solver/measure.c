@@ -1,41 +1,73 @@
-/* The measure stage of the step: residuals, momenta and energies. */
+/* Residuals, momenta and energies that the step reports: per constraint set, in the unit of
+ * its type's C (DESIGN.md "The constraint is the unit"), and over the world. */
 #include "pbd.h"
 #include "solver_private.h"
 #include "variants.h"
 
 #include <math.h>
 
-/* max |C| and ||C||_2 over equality constraints and violated inequalities at pos, and the
- * XPBD residual ||C + α̃λ||_2 (α̃ = α alpha_scale) of XPBD Eq. 9 over the same constraints
- * plus inequalities holding a multiplier (λ != 0). */
-void pbd_world_residuals(pbd_world *w, const double *pos, double alpha_scale, double *max_c,
-                         double *l2_c, double *xpbd)
+/* One set at pos: max |C| and ||C||_2 over its equality constraints and violated
+ * inequalities (C < 0), the XPBD residual ||C + α̃λ||_2 (α̃ = α alpha_scale, XPBD Eq. 9)
+ * over the same constraints plus inequalities holding a multiplier (λ != 0), and, when
+ * energy != 0, the elastic energy Σ C²/(2α) of its counted constraints with α > 0 (XPBD
+ * Eq. 4: U = ½ Cᵀ α⁻¹ C). A degenerate evaluation counts when its C is finite. A type
+ * without a scalar C (shape matching) has no residual and no energy: zeros. */
+static void set_residuals(pbd_world *w, const pbd_constraint_set *set, const double *pos,
+                          double alpha_scale, int energy, pbd_set_stats *out)
+{
+    double mx = 0.0, sum = 0.0, sum_x = 0.0, elastic = 0.0;
+    int active = 0;
+    for (int c = 0; set->type->eval && c < set->count; c++) { /* no scalar C: no residual */
+        pbd_eval_input in;
+        pbd_gather(w, set, c, pos, &in);
+        double C;
+        if (set->type->eval(&in, &C, NULL) != PBD_EVAL_OK && !isfinite(C)) continue;
+        double lambda = set->lambda[c], alpha = set->compliance[c];
+        double r = C + alpha * alpha_scale * lambda;
+        if (set->type->inequality && C >= 0.0) {
+            if (lambda != 0.0) sum_x += r * r;
+            continue;
+        }
+        if (set->type->inequality && lambda == 0.0) r = C;
+        sum_x += r * r;
+        double a = fabs(C);
+        if (a > mx) mx = a;
+        sum += C * C;
+        active++;
+        if (energy && alpha > 0.0) elastic += C * C / (2.0 * alpha);
+    }
+    out->max_c = mx;
+    out->l2_c = sqrt(sum);
+    out->xpbd_residual = sqrt(sum_x);
+    out->elastic_energy = energy ? elastic : NAN;
+    out->active = active;
+}
+
+void pbd_world_residuals_per_set(pbd_world *w, const double *pos, double alpha_scale,
+                                 double *per_set, double *max_c, double *l2_c, double *xpbd)
 {
     double mx = 0.0, sum = 0.0, sum_x = 0.0;
     for (int s = 0; s < w->n_sets; s++) {
-        pbd_constraint_set *set = &w->sets[s];
-        if (!set->type->eval) continue; /* no scalar C: no residual (shape matching) */
-        for (int c = 0; c < set->count; c++) {
-            pbd_eval_input in;
-            pbd_gather(w, set, c, pos, &in);
-            double C;
-            if (set->type->eval(&in, &C, NULL) != PBD_EVAL_OK && !isfinite(C)) continue;
-            double lambda = set->lambda[c];
-            double r = C + set->compliance[c] * alpha_scale * lambda;
-            if (set->type->inequality && C >= 0.0) {
-                if (lambda != 0.0) sum_x += r * r;
-                continue;
-            }
-            if (set->type->inequality && lambda == 0.0) r = C;
-            sum_x += r * r;
-            double a = fabs(C);
-            if (a > mx) mx = a;
-            sum += C * C;
+        pbd_set_stats st;
+        set_residuals(w, &w->sets[s], pos, alpha_scale, 0, &st);
+        if (per_set) {
+            per_set[3 * s] = st.max_c;
+            per_set[3 * s + 1] = st.l2_c;
+            per_set[3 * s + 2] = st.xpbd_residual;
         }
+        mx = fmax(mx, st.max_c);
+        sum += st.l2_c * st.l2_c;
+        sum_x += st.xpbd_residual * st.xpbd_residual;
     }
     *max_c = mx;
     *l2_c = sqrt(sum);
     *xpbd = sqrt(sum_x);
+}
+
+void pbd_world_residuals(pbd_world *w, const double *pos, double alpha_scale, double *max_c,
+                         double *l2_c, double *xpbd)
+{
+    pbd_world_residuals_per_set(w, pos, alpha_scale, NULL, max_c, l2_c, xpbd);
 }
 
 void pbd_world_residual(pbd_world *w, const double *pos, double *max_c, double *l2_c)
@@ -66,12 +98,26 @@ void pbd_momentum(const pbd_world *w, const double *pos, const double *vel, doub
     }
 }
 
-/* Stats after a step whose last (sub)step was h: residuals (the XPBD one with that
- * substep's α̃ = α/h²), momenta and energies. */
-void pbd_measure(pbd_world *w, double h)
+/* Stats after a step whose last (sub)step was h: per set and overall residuals (the XPBD
+ * one with that substep's α̃ = α/h²), elastic energy when `energy` (the compliance α is the
+ * model: XPBD, the Newton reference; PBD's stiffness k has no energy: NaN), momenta, kinetic and gravitational energy of the free particles, at x and v of
+ * the step's end (v of its last substep). */
+void pbd_measure(pbd_world *w, double h, int energy)
 {
     pbd_step_stats *st = &w->stats;
-    pbd_world_residuals(w, w->x, 1.0 / (h * h), &st->max_c, &st->l2_c, &st->xpbd_residual);
+    double mx = 0.0, sum = 0.0, sum_x = 0.0, elastic = energy ? 0.0 : NAN;
+    for (int s = 0; s < w->n_sets; s++) {
+        pbd_set_stats *ss = &w->sets[s].stats;
+        set_residuals(w, &w->sets[s], w->x, 1.0 / (h * h), energy, ss);
+        mx = fmax(mx, ss->max_c);
+        sum += ss->l2_c * ss->l2_c;
+        sum_x += ss->xpbd_residual * ss->xpbd_residual;
+        if (energy) elastic += ss->elastic_energy;
+        ss->step = w->step_count;
+    }
+    st->max_c = mx;
+    st->l2_c = sqrt(sum);
+    st->xpbd_residual = sqrt(sum_x);
     pbd_momentum(w, w->x, w->v, st->linear_momentum, st->angular_momentum);
     double ke = 0.0, pe = 0.0;
     for (int i = 0; i < w->n; i++) {
@@ -82,5 +128,8 @@ void pbd_measure(pbd_world *w, double h)
         pe -= m * (w->def.gravity[0] * x[0] + w->def.gravity[1] * x[1] + w->def.gravity[2] * x[2]);
     }
     st->kinetic_energy = ke;
-    st->potential_energy = pe;
+    st->gravitational_energy = pe;
+    st->elastic_energy = elastic;
+    st->total_energy = ke + pe + (energy ? elastic : 0.0);
+    st->step = w->step_count;
 }

@@ -22,6 +22,7 @@ size_t pbd_world_bytes(const pbd_world *w)
     if (w->particle_origin) bytes += n * i4;
     bytes += (size_t)w->max_arity * 10 * d; /* work_x, work_x0, work_grad, work_w */
     bytes += (size_t)w->iter_capacity * 3 * d;
+    if (w->iter_sets) bytes += (size_t)w->iter_capacity * (w->iter_sets_n > 0 ? (size_t)w->iter_sets_n : 1) * 3 * d;
     const struct pbd_variants_state *vs = w->variants;
     if (vs) {
         bytes += sizeof *vs + (size_t)vs->n_col_sets * sizeof *vs->col;

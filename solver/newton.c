@@ -396,7 +396,8 @@ pbd_status pbd_newton_step(pbd_world *w, int max_iter, double tol, double *resid
     w->step_count++;
     for (int k = 0; k < PBD_STAGE_COUNT; k++) w->stats.stage_seconds[k] = 0.0;
     w->stats.skipped = 0;
-    pbd_measure(w, dt);
+    w->stats.threads = 1;
+    pbd_measure(w, dt, 1);
     for (int i = 0; i < 3 * w->n; i++)
         if (!isfinite(w->x[i]) || !isfinite(w->v[i]))
             return pbd_error(PBD_ENUMERIC, "newton: step %ld: particle %d has a non-finite "

@@ -71,6 +71,19 @@ pbd_status pbd_solver_def_validate(const pbd_solver_def *def);
 
 /* ---- constraint sets --------------------------------------------------------------- */
 
+/* What the measure stage found for one constraint set after a step, in the unit of its
+ * type's C (type->unit); see pbd_step_stats for when it runs. */
+typedef struct pbd_set_stats {
+    double max_c;          /* max |C| over its equalities and violated inequalities (C < 0) */
+    double l2_c;           /* ||C||_2 over the same */
+    double xpbd_residual;  /* ||C + α̃λ||_2 (XPBD Eq. 9), α̃ = α/h² of the last substep h, over
+                            * the same plus inequalities holding a multiplier (λ != 0) */
+    double elastic_energy; /* J: Σ C²/(2α) over the same with α > 0 (XPBD Eq. 4); NaN for PBD,
+                            * whose stiffness k defines no energy */
+    int active;            /* constraints counted in max_c and l2_c */
+    long step;             /* w->step_count when measured (0: never) */
+} pbd_set_stats;
+
 /* One type's constraints as parallel arrays (DESIGN.md "Data"). */
 typedef struct pbd_constraint_set {
     const pbd_constraint_type *type;
@@ -89,6 +102,7 @@ typedef struct pbd_constraint_set {
                          * (pbd_set_add's return value) */
     int fixed_order;    /* 1: never sorted (a side table elsewhere indexes the rows, e.g. the
                          * collision module's contact sets) */
+    pbd_set_stats stats; /* the last measure stage's values for this set */
 } pbd_constraint_set;
 
 /* ---- the world --------------------------------------------------------------------- */
@@ -106,16 +120,27 @@ enum {
 };
 extern const char *const pbd_stage_names[PBD_STAGE_COUNT];
 
-/* What the last step measured (for the experiments' /series). */
+/* What the last measure stage found (for the experiments' /series). It runs after every
+ * def.measure_every-th step; `step` says after which (the values are stale when it is not
+ * w->step_count). Per set values, in each type's unit, are in set->stats; the overall
+ * max_c, l2_c and xpbd_residual take every set together and so mix units (m, rad, m³)
+ * unless all sets have the same one. Velocities are those of the last substep,
+ * v = (x_end - x_start)/h after velocityUpdate. */
 typedef struct pbd_step_stats {
-    double max_c;          /* max |C| over active constraints after the step */
+    double max_c;          /* max |C| over the sets' counted constraints (see pbd_set_stats) */
     double l2_c;           /* ||C||_2 */
     double xpbd_residual;  /* ||C + α̃ λ||_2 */
-    double linear_momentum[3];
-    double angular_momentum[3]; /* about the origin */
-    double kinetic_energy, potential_energy;
-    double stage_seconds[PBD_STAGE_COUNT];
-    int skipped;           /* degenerate constraints skipped in the last iteration */
+    double linear_momentum[3];      /* kg m/s, free particles */
+    double angular_momentum[3];     /* kg m²/s about the origin */
+    double kinetic_energy;          /* J, Σ ½ m |v|² (free particles) */
+    double gravitational_energy;    /* J, -Σ m g·x (free particles) */
+    double elastic_energy;          /* J, Σ of the sets' (XPBD); NaN for PBD */
+    double total_energy;            /* J, kinetic + gravitational + elastic (XPBD) */
+    long step;                      /* w->step_count when measured (0: never) */
+    double stage_seconds[PBD_STAGE_COUNT]; /* this step's, always */
+    int skipped;           /* constraints the last iteration skipped (always): degenerate
+                            * geometry, or Σ w|∇C|² = 0 (every particle pinned) */
+    int threads;           /* the most threads this step's parallel loops ran on (always) */
 } pbd_step_stats;
 
 /* Kinematic attachment target: target(t) for attachment a, given its anchor. */
@@ -156,6 +181,9 @@ typedef struct pbd_world {
     double *work_x0;                     /* x_n gathered (XPBD damping, Eq. 26) */
     double *iter_max_c, *iter_l2_c; /* def.iterations × substeps values of the last step */
     double *iter_xpbd;                   /* ||C + α̃λ||_2 per iteration, same shape */
+    double *iter_sets;  /* per iteration k and set s, at [(k n_sets + s) 3 + {0,1,2}]: max |C|,
+                         * ||C||_2, ||C + α̃λ||_2 of that set (its unit) */
+    int iter_sets_n;    /* the n_sets iter_sets was laid out for */
     struct pbd_variants_state *variants; /* Jacobi, colouring, Newton workspace; NULL at first */
     int iter_capacity;
     pbd_step_stats stats;
@@ -177,9 +205,19 @@ typedef struct pbd_world {
 pbd_world *pbd_world_create(int n_particles);
 void pbd_world_free(pbd_world *w);
 
-/* Mass m > 0, or m = 0 / INFINITY for a fixed particle (w = 0). */
+/* Particle i's position x, velocity v (NULL: 0) and mass m: m > 0 gives w = 1/m, m = 0 or
+ * INFINITY a fixed particle (w = 0). The world keeps only w, so an inverse mass passed as
+ * m = 1/w comes back as 1/(1/w), which is not always w (0.11 gives 0.10999999999999999):
+ * give inverse masses with pbd_world_set_particle_w. No checks (i must be < w->n). */
 void pbd_world_set_particle(pbd_world *w, int i, const double x[3], const double v[3],
                             double mass);
+/* The same with the inverse mass itself: w->w[i] = inv_mass exactly, in 1/kg; 0 pins the
+ * particle (PBD Sec. 3.6: no constraint moves it, gravity does not act on it). PBD_EINVAL
+ * (pbd_last_error names the argument) for i outside [0, w->n), a non-finite x or v, or an
+ * inv_mass that is negative or not finite; nothing is changed then. For a new particle:
+ * pbd_world_add_particle with any mass, then this. */
+pbd_status pbd_world_set_particle_w(pbd_world *w, int i, const double x[3], const double v[3],
+                                    double inv_mass);
 /* Append one particle (between steps, never inside one): position x, velocity v (NULL: 0)
  * and mass as for pbd_world_set_particle. x, p, v and w grow by one; the solver variants'
  * per-particle workspaces follow at the next step (their fingerprint holds n). Pointers
@@ -218,10 +256,44 @@ pbd_status pbd_step(pbd_world *w);
  * a user's extreme parameters would (tests of the partial result file). */
 extern long pbd_test_fault_step;
 
-/* Generic projection of one constraint (PBD Eq. 6–9): returns PBD_EVAL_OK,
- * PBD_EVAL_DEGENERATE (skipped) or -1 when inactive (inequality satisfied). */
+/* ---- single projections: one constraint, no world (solver/project.c) --------------
+ *
+ * The projection of one constraint of any registered type, the one the step does (with
+ * def.kernels = 0), callable on its own to check a published formula. Arguments:
+ *   type       the constraint type (pbd_distance_type, ..., or pbd_constraint_type_find)
+ *   in         its particles gathered in index-row order: in->x (3·arity doubles, read
+ *              only) is where C and ∇C are evaluated; in->arity, in->rest (type->n_rest
+ *              doubles), in->aux / in->n_aux (balloon triangles, else NULL / 0)
+ *   w          arity inverse masses, 1/kg; w_j = 0 is a fixed particle (never moved)
+ *   x_out      3·arity doubles the correction is ADDED to: x_out_j += Δx_j, with Δx computed
+ *              at in->x. The caller initialises it; normally a copy of in->x (then x_out
+ *              receives in->x + Δx), or in->x itself (in place, as the solver does: C and
+ *              ∇C are evaluated before x_out is written).
+ *   grad_work  3·arity doubles of scratch; receives ∇C(in->x) (unspecified when degenerate)
+ * Both return PBD_EVAL_OK (x_out moved), PBD_EVAL_DEGENERATE (nothing moved: the gradient
+ * is undefined, Σ_j w_j |∇_j C|² <= 1e-300 as when every particle is fixed, or C is not
+ * finite) or -1 (nothing moved: an inequality constraint, C >= 0, is satisfied).
+ * Neither allocates; neither reads or writes anything but its arguments (thread safe). */
+
+/* PBD (Müller et al. 2006, Eq. 6–9) with stiffness k in [0, 1] (dimensionless; 1 = the
+ * full projection; the step passes the set's k_eff, linearized when def says so):
+ *   s = C / Σ_j w_j |∇_j C|²  (Eq. 8),   x_out_j -= k s w_j ∇_j C  (Eq. 9 with k, Sec. 3.3).
+ * For a distance constraint this is Eq. 10–11 (pbd_distance_type.project_closed_form). */
 int pbd_project_generic(const pbd_constraint_type *type, const pbd_eval_input *in,
                         const double *w, double k, double *x_out, double *grad_work);
+
+/* XPBD (Macklin et al. 2016, Eq. 18; no constraint damping, i.e. Eq. 26 with γ = 0), one
+ * Gauss–Seidel update of one constraint:
+ *   Δλ = (-C - α̃ λ) / (Σ_j w_j |∇_j C|² + α̃),   λ += Δλ,   x_out_j += Δλ w_j ∇_j C  (Eq. 17).
+ * alpha_tilde = α̃ = α/Δt² >= 0 (Eq. 4): α the compliance, the inverse stiffness (m/N for a
+ * distance, whose α̃ is then in 1/kg like w), Δt the (sub)step; α = 0 is a rigid
+ * constraint (Δλ = -C / Σ w|∇C|², PBD with k = 1). *lambda is the constraint's multiplier λ
+ * accumulated since the start of the (sub)step (0 before its first iteration; kg·m for a
+ * distance), read and updated in place; ∇_j C λ/Δt² is the constraint's force on particle
+ * j (Eq. 9). Unchanged unless PBD_EVAL_OK is returned. */
+int pbd_project_generic_xpbd(const pbd_constraint_type *type, const pbd_eval_input *in,
+                             const double *w, double alpha_tilde, double *lambda,
+                             double *x_out, double *grad_work);
 
 /* Residuals of all active constraints at the predicted positions p. */
 void pbd_world_residual(pbd_world *w, const double *pos, double *max_c, double *l2_c);

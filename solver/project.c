@@ -65,9 +65,11 @@ int pbd_xpbd_delta(const pbd_constraint_type *type, const pbd_eval_input *in, co
     return PBD_EVAL_OK;
 }
 
-/* XPBD (Macklin et al. 2016, Eq. 18): Δλ = (-C - α̃λ) / (Σ w|∇C|² + α̃), Δx = Δλ w ∇C. */
-int pbd_project_xpbd(const pbd_constraint_type *type, const pbd_eval_input *in, const double *w,
-                     double alpha_tilde, double *lambda, double *x_out, double *grad)
+/* XPBD (Macklin et al. 2016, Eq. 18): Δλ = (-C - α̃λ) / (Σ w|∇C|² + α̃), Δx = Δλ w ∇C
+ * (Eq. 17); the step's own XPBD path (project_into) is this with damping γ (Eq. 26). */
+int pbd_project_generic_xpbd(const pbd_constraint_type *type, const pbd_eval_input *in,
+                             const double *w, double alpha_tilde, double *lambda,
+                             double *x_out, double *grad)
 {
     double dlambda;
     int st = pbd_xpbd_delta(type, in, w, alpha_tilde, 0.0, NULL, *lambda, grad, &dlambda);

@@ -7,8 +7,6 @@
 void pbd_gather(pbd_world *w, const pbd_constraint_set *s, int c, const double *pos,
                 pbd_eval_input *in);
 void pbd_scatter(pbd_world *w, const pbd_constraint_set *s, int c, double *pos);
-int pbd_project_xpbd(const pbd_constraint_type *type, const pbd_eval_input *in, const double *w,
-                     double alpha_tilde, double *lambda, double *x_out, double *grad);
 /* Project one constraint in place on w->p with the method of w->def; alpha_scale = 1/h². */
 int pbd_project_one(pbd_world *w, pbd_constraint_set *s, int c, double alpha_scale);
 

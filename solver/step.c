@@ -63,19 +63,25 @@ static void prepare_sets(pbd_world *w, int threads)
     }
 }
 
-/* Per-iteration residual buffers; sized on the first step of a definition. */
+/* Per-iteration residual buffers (overall and per set); sized on the first step of a
+ * definition and again when sets were added. */
 static pbd_status reserve_iteration_log(pbd_world *w)
 {
     int need = w->def.iterations * w->def.substeps;
-    if (need <= w->iter_capacity) return PBD_OK;
+    if (need <= w->iter_capacity && w->iter_sets_n == w->n_sets) return PBD_OK;
+    if (need < w->iter_capacity) need = w->iter_capacity;
     double *a = realloc(w->iter_max_c, (size_t)need * sizeof *a);
     if (a) w->iter_max_c = a;
     double *b = realloc(w->iter_l2_c, (size_t)need * sizeof *b);
     if (b) w->iter_l2_c = b;
     double *c = realloc(w->iter_xpbd, (size_t)need * sizeof *c);
     if (c) w->iter_xpbd = c;
-    if (!a || !b || !c) return pbd_error(PBD_ENOMEM, "out of memory for the iteration log");
+    size_t per = (size_t)need * (w->n_sets > 0 ? (size_t)w->n_sets : 1) * 3;
+    double *d = realloc(w->iter_sets, per * sizeof *d);
+    if (d) w->iter_sets = d;
+    if (!a || !b || !c || !d) return pbd_error(PBD_ENOMEM, "out of memory for the iteration log");
     w->iter_capacity = need;
+    w->iter_sets_n = w->n_sets;
     return PBD_OK;
 }
 
@@ -168,6 +174,7 @@ pbd_status pbd_step(pbd_world *w)
     const double h = d->dt / d->substeps;
     const int nt = loop_threads(w);
     for (int k = 0; k < PBD_STAGE_COUNT; k++) w->stats.stage_seconds[k] = 0.0;
+    w->stats.threads = nt; /* the coloured sweeps raise it to theirs */
     double t0 = now_seconds();
 
     for (int sub = 0; sub < d->substeps; sub++) {
@@ -197,8 +204,9 @@ pbd_status pbd_step(pbd_world *w)
         for (int it = 0; d->record_iterations && it < d->iterations; it++) {
             w->stats.skipped = pbd_project_iteration(w, h);
             int k = sub * d->iterations + it;
-            pbd_world_residuals(w, w->p, 1.0 / (h * h), &w->iter_max_c[k], &w->iter_l2_c[k],
-                                &w->iter_xpbd[k]);
+            pbd_world_residuals_per_set(w, w->p, 1.0 / (h * h),
+                                        w->iter_sets + (size_t)k * w->n_sets * 3,
+                                        &w->iter_max_c[k], &w->iter_l2_c[k], &w->iter_xpbd[k]);
         }
         STAGE(w, PBD_STAGE_PROJECT, t0);
         /* (12–15) v_i <- (p_i - x_i)/Δt, x_i <- p_i */
@@ -214,11 +222,15 @@ pbd_status pbd_step(pbd_world *w)
         w->time += h;
     }
     w->step_count++;
-    /* the measure stage costs about one more sweep; def.measure_every thins it out */
-    if (d->measure_every > 0 && w->step_count % d->measure_every == 0) pbd_measure(w, h);
-    STAGE(w, PBD_STAGE_MEASURE, t0);
     status = check_finite(w, nt);
     /* after the step, outside its stages: topology changes (tearing) */
     if (status == PBD_OK && w->post_step) status = w->post_step(w, w->post_step_user);
+    /* the measure stage costs about one more sweep; def.measure_every thins it out. It
+     * measures the world as the step leaves it, after any topology change, so that a
+     * result file's /series row and its frame describe the same constraints. */
+    t0 = now_seconds();
+    if (status == PBD_OK && d->measure_every > 0 && w->step_count % d->measure_every == 0)
+        pbd_measure(w, h, d->method == PBD_METHOD_XPBD);
+    STAGE(w, PBD_STAGE_MEASURE, t0);
     return status;
 }

@@ -101,11 +101,15 @@ int pbd_sweep_coloured(pbd_world *w, double h);
 /* Momentum-conserving damping (PBD Sec. 3.5) of the free particles' velocities. */
 void pbd_damp_momentum(pbd_world *w, double k_damping);
 
+/* The same with each set's three values at per_set[3s .. 3s+2] (NULL: not wanted). */
+void pbd_world_residuals_per_set(pbd_world *w, const double *pos, double alpha_scale,
+                                 double *per_set, double *max_c, double *l2_c, double *xpbd);
 /* All residuals at pos in one pass: max |C|, ||C||_2 and ||C + α̃λ||_2. */
 void pbd_world_residuals(pbd_world *w, const double *pos, double alpha_scale, double *max_c,
                          double *l2_c, double *xpbd);
-/* The measure stage of the step (solver/step.c): stats after a step of size h. */
-void pbd_measure(pbd_world *w, double h);
+/* The measure stage of the step (solver/measure.c): stats after a step whose last (sub)step
+ * was h; energy: the compliances are the model (XPBD, Newton), so elastic energy is defined. */
+void pbd_measure(pbd_world *w, double h, int energy);
 
 void pbd_newton_free(struct pbd_newton_workspace *nw);
 

@@ -58,6 +58,7 @@ void pbd_world_free(pbd_world *w)
     free(w->work_x0);
     free(w->iter_max_c);
     free(w->iter_l2_c);
+    free(w->iter_sets);
     free(w->iter_xpbd);
     pbd_variants_free(w);
     free(w->particle_origin);
@@ -73,6 +74,24 @@ void pbd_world_set_particle(pbd_world *w, int i, const double x[3], const double
         w->v[3 * i + k] = v ? v[k] : 0.0;
     }
     w->w[i] = (mass > 0.0 && isfinite(mass)) ? 1.0 / mass : 0.0;
+}
+
+pbd_status pbd_world_set_particle_w(pbd_world *w, int i, const double x[3], const double v[3],
+                                    double inv_mass)
+{
+    if (i < 0 || i >= w->n)
+        return pbd_error(PBD_EINVAL, "pbd_world_set_particle_w: expected a particle index in "
+                         "[0, %d), found %d", w->n, i);
+    if (!(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2])) ||
+        (v && !(isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]))))
+        return pbd_error(PBD_EINVAL, "pbd_world_set_particle_w: particle %d: expected a finite "
+                         "position and velocity, found x = (%g, %g, %g)", i, x[0], x[1], x[2]);
+    if (!(inv_mass >= 0.0 && isfinite(inv_mass)))
+        return pbd_error(PBD_EINVAL, "pbd_world_set_particle_w: particle %d: expected a finite "
+                         "inverse mass >= 0 (0: fixed), found %g", i, inv_mass);
+    pbd_world_set_particle(w, i, x, v, 1.0);
+    w->w[i] = inv_mass; /* stored as given: no 1/(1/w) round trip */
+    return PBD_OK;
 }
 
 /* The colouring and the Jacobi workspace no longer match the constraints; the step

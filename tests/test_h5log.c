@@ -114,12 +114,29 @@ static void test_series_shapes_and_values(void)
     for (int k = 0; k < 10; k++) CU_ASSERT_DOUBLE_EQUAL(d[k * 3 + 2], l2[k], 1e-12);
     free(d);
     free(l2);
-    /* /frames: the initial state and every 2nd step, n × 3 each */
-    CU_ASSERT_EQUAL_FATAL(pbd_h5_read_dataset(path, "/frames/positions", &d, &rows, &cols), 0);
+    /* /frames: the initial state and every 2nd step, n × 3 each, one group per frame */
+    CU_ASSERT_EQUAL_FATAL(pbd_h5_read_dataset(path, "/frames/time", &d, &rows, &cols), 0);
     CU_ASSERT_EQUAL(rows, 6);
-    CU_ASSERT_EQUAL(cols, 6);
+    CU_ASSERT_DOUBLE_EQUAL(d[5], 0.1, 1e-12);
+    free(d);
+    CU_ASSERT_EQUAL_FATAL(pbd_h5_read_dataset(path, "/frames/step", &d, &rows, &cols), 0);
+    CU_ASSERT_EQUAL(d[0], 0.0);
+    CU_ASSERT_EQUAL(d[5], 10.0);
+    free(d);
+    CU_ASSERT_EQUAL_FATAL(pbd_h5_read_dataset(path, "/frames/000000/positions", &d, &rows, &cols), 0);
+    CU_ASSERT_EQUAL(rows, 2);
+    CU_ASSERT_EQUAL(cols, 3);
     CU_ASSERT_EQUAL(d[3], 1.5);              /* frame 0, particle 1, x */
-    CU_ASSERT_EQUAL(d[5 * 6 + 3], x1[9]);    /* frame 5 = step 10 */
+    free(d);
+    CU_ASSERT_EQUAL_FATAL(pbd_h5_read_dataset(path, "/frames/000005/positions", &d, &rows, &cols), 0);
+    CU_ASSERT_EQUAL(d[3], x1[9]);            /* frame 5 = step 10 */
+    free(d);
+    /* λ of the set at frame 5: the world's λ after step 10 */
+    CU_ASSERT_EQUAL_FATAL(pbd_h5_read_dataset(path, "/frames/000005/lambda/00_distance", &d, &rows,
+                                              &cols), 0);
+    CU_ASSERT_EQUAL(rows, 1);
+    CU_ASSERT_EQUAL(d[0], w->sets[0].lambda[0]);
+    CU_ASSERT(d[0] != 0.0);
     free(d);
     CU_ASSERT_EQUAL_FATAL(pbd_h5_read_dataset(path, "/scene/sets/00_distance/indices", &d, &rows,
                                               &cols), 0);
@@ -177,12 +194,24 @@ static void test_xdmf_sidecar(void)
     text[n] = '\0';
     fclose(f);
     CU_ASSERT(strstr(text, "<Xdmf") != NULL);
-    CU_ASSERT(strstr(text, "spring.h5:/frames/positions") != NULL);
+    CU_ASSERT(strstr(text, "spring.h5:/frames/000005/positions") != NULL);
     CU_ASSERT(strstr(text, "spring.h5:/scene/sets/00_distance/indices") != NULL);
     CU_ASSERT(strstr(text, "partial") == NULL);
     int grids = 0;
     for (const char *p = text; (p = strstr(p, "<Grid Name=\"frame ")); p++) grids++;
     CU_ASSERT_EQUAL(grids, 6);
+    /* ParaView's default reader drops an item whose number type it does not know before
+     * reading (a HyperSlab): every HDF item names one dataset and its NumberType */
+    CU_ASSERT(strstr(text, "HyperSlab") == NULL);
+    int items = 0, typed = 0;
+    for (const char *p = text; (p = strstr(p, "<DataItem ")); p++) {
+        items++;
+        const char *end = strchr(p, '>');
+        const char *nt = strstr(p, "NumberType=");
+        typed += nt && end && nt < end;
+    }
+    CU_ASSERT(items >= 12);
+    CU_ASSERT_EQUAL(items, typed);
 }
 
 /* A run killed before pbd_h5log_finish: nothing under the final name; the temporary file

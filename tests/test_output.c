@@ -213,12 +213,18 @@ static void test_watchdog_scene_runner(void)
     CU_ASSERT_EQUAL(series_rows(partial, 1.0 / 60.0), 74);
     double *f;
     long rows, cols;
-    CU_ASSERT_EQUAL_FATAL(pbd_h5_read_dataset(partial, "/frames/positions", &f, &rows, &cols), 0);
+    CU_ASSERT_EQUAL_FATAL(pbd_h5_read_dataset(partial, "/frames/time", &f, &rows, &cols), 0);
     CU_ASSERT_EQUAL(rows, 1 + 7); /* the initial state and steps 10, 20, ..., 70 */
-    int finite = 1;
-    for (long i = 0; i < rows * cols; i++) finite &= isfinite(f[i]) != 0;
-    CU_ASSERT(finite);
     free(f);
+    int finite = 1;
+    for (int k = 0; k < 8; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "/frames/%06d/positions", k);
+        CU_ASSERT_EQUAL_FATAL(pbd_h5_read_dataset(partial, name, &f, &rows, &cols), 0);
+        for (long i = 0; i < rows * cols; i++) finite &= isfinite(f[i]) != 0;
+        free(f);
+    }
+    CU_ASSERT(finite);
 
     const char *absurd[] = {"chain", "--dt=1e300", "--steps=5", "--quiet", out, "--run=absurd", NULL};
     CU_ASSERT_EQUAL(run("pbd-run", absurd, 0), 5);
@@ -424,19 +430,27 @@ static int same_dataset(const char *a, const char *b, const char *name)
 /* Every dataset of /series except the wall-time one (stage_seconds), and /frames. */
 static int same_results(const char *a, const char *b)
 {
-    static const char *names[] = {"/series/time", "/series/max_c", "/series/l2_c",
+    static const char *names[] = {"/series/step", "/series/time", "/series/particles",
+                                  "/series/max_c", "/series/l2_c",
                                   "/series/xpbd_residual", "/series/linear_momentum",
                                   "/series/angular_momentum", "/series/kinetic_energy",
-                                  "/series/potential_energy", "/series/skipped",
-                                  "/frames/positions", "/frames/time"};
+                                  "/series/gravitational_energy", "/series/elastic_energy",
+                                  "/series/total_energy", "/series/skipped",
+                                  "/series/sets/00_distance/max_c",
+                                  "/series/sets/00_distance/l2_c",
+                                  "/series/sets/00_distance/xpbd_residual",
+                                  "/series/sets/00_distance/elastic_energy",
+                                  "/frames/000001/positions", "/frames/000003/positions",
+                                  "/frames/000003/lambda/00_distance", "/frames/time"};
     int ok = 1;
     for (unsigned i = 0; i < sizeof names / sizeof *names; i++) ok &= same_dataset(a, b, names[i]);
-    /* and no other /series dataset was forgotten: the file has exactly these plus the clock */
+    /* and no other /series dataset was forgotten: the file has exactly these plus the clock
+     * (stage_seconds, threads) and the group sets */
     hid_t f = H5Fopen(a, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f >= 0) {
         H5G_info_t info;
         hid_t g = H5Gopen2(f, "/series", H5P_DEFAULT);
-        if (g >= 0 && H5Gget_info(g, &info) >= 0) ok &= info.nlinks == 10;
+        if (g >= 0 && H5Gget_info(g, &info) >= 0) ok &= info.nlinks == 13 + 3;
         if (g >= 0) H5Gclose(g);
         H5Fclose(f);
     }
@@ -476,9 +490,9 @@ static void test_determinism_runs_and_threads(void)
     /* not vacuous: PBD (k = 1) and XPBD (alpha = 1e-3) give different trajectories */
     double *x = NULL, *y = NULL;
     long r1, r2, c1, c2;
-    CU_ASSERT_EQUAL_FATAL(pbd_h5_read_dataset(a, "/frames/positions", &x, &r1, &c1), 0);
-    CU_ASSERT_EQUAL_FATAL(pbd_h5_read_dataset(d, "/frames/positions", &y, &r2, &c2), 0);
-    CU_ASSERT(r1 == 4 && r2 == 4 && c1 == c2);
+    CU_ASSERT_EQUAL_FATAL(pbd_h5_read_dataset(a, "/frames/000003/positions", &x, &r1, &c1), 0);
+    CU_ASSERT_EQUAL_FATAL(pbd_h5_read_dataset(d, "/frames/000003/positions", &y, &r2, &c2), 0);
+    CU_ASSERT(r1 == 256 && r2 == 256 && c1 == c2);
     CU_ASSERT(memcmp(x, y, (size_t)(r1 * c1) * sizeof(double)) != 0);
     free(x);
     free(y);
@@ -495,7 +509,7 @@ static void test_determinism_runs_and_threads(void)
     CU_ASSERT(same_dataset(a, b, "/series/linear_drift"));
     CU_ASSERT(same_dataset(a, b, "/series/angular_drift"));
     CU_ASSERT(same_dataset(a, b, "/series/kinetic_energy"));
-    CU_ASSERT(same_dataset(a, b, "/frames/positions"));
+    CU_ASSERT(same_dataset(a, b, "/frames/000002/positions"));
 }
 
 void register_output_tests(void)

@@ -11,9 +11,11 @@
 /* Each area's file defines one of these; it adds its suite and tests. They are weak so
  * that an area's suite is registered exactly when its file is part of the build. */
 #define PBD_TEST_SUITES(X)                                                                \
-    X(projection) X(step) X(cli) X(constraints) X(gradcheck) X(variants) X(newton)        \
-    X(damping) X(mesh) X(collision) X(spatial_hash) X(balloon) X(tearing) X(rigid)       \
-    X(h5log) X(experiments) X(fastpath) X(robustness) X(bending) X(output)
+    X(projection) X(step) X(cli) X(constraints) X(constraints_projection) X(gradcheck)    \
+    X(fd) X(variants) X(newton) X(damping) X(mesh) X(mesh_scenes) X(collision)            \
+    X(collision_self) X(spatial_hash) X(balloon) X(tearing) X(tearing_scene) X(rigid)     \
+    X(h5log) X(experiments) X(fastpath) X(fastpath_layout) X(robustness) X(bending)       \
+    X(bending_isometric) X(output) X(recompute) X(truth)
 #define PBD_DECLARE_SUITE(area) void register_##area##_tests(void) __attribute__((weak));
 PBD_TEST_SUITES(PBD_DECLARE_SUITE)
 

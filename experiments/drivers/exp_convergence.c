@@ -146,7 +146,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int scheme, do
         double sum = 0.0;
         for (size_t j = 0; j < n3; j++) sum += (w->x[j] - xn[j]) * (w->x[j] - xn[j]);
         last_err = sqrt(sum / w->n);
-        last_res = w->stats.xpbd_residual;
+        last_res = pbd_exp_xpbd_residual(w, "m"); /* the distance constraints' (m) */
         pbd_h5log_set1(log, c_k, its[i]);
         pbd_h5log_set1(log, c_err, last_err);
         st = pbd_h5log_step(log, w);
@@ -154,7 +154,12 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int scheme, do
     }
     if (st == PBD_OK) {
         pbd_h5log_attr_double(log, "result.rms_distance_to_newton", last_err);
-        pbd_h5log_attr_double(log, "result.xpbd_residual", last_res);
+        pbd_h5log_attr_double(log, "result.xpbd_residual_distance", last_res);
+        for (int s = 0; s < w->n_sets; s++) { /* every set's, in its unit */
+            char name[160];
+            snprintf(name, sizeof name, "result.xpbd_residual.%02d_%s", s, w->sets[s].type->name);
+            pbd_h5log_attr_double(log, name, w->sets[s].stats.xpbd_residual);
+        }
         pbd_h5log_attr_double(log, "result.newton_iterations", newton_it);
         pbd_h5log_attr_double(log, "result.newton_residual", res[newton_it]);
         st = pbd_exp_log_finish(ctx, log, "after %d iterations %.3g m from Newton (which took %d "
@@ -209,7 +214,7 @@ static int summarize(pbd_exp_ctx *ctx)
             pbd_h5_read_attr_string(path, "scheme", scheme, sizeof scheme) ||
             pbd_h5_read_attr_double(path, "omega", &r[2]) ||
             pbd_h5_read_attr_double(path, "result.rms_distance_to_newton", &r[3]) ||
-            pbd_h5_read_attr_double(path, "result.xpbd_residual", &r[4]))
+            pbd_h5_read_attr_double(path, "result.xpbd_residual_distance", &r[4]))
             continue;
         r[0] = strcmp(scene, "cloth") == 0 ? 0 : 1;
         r[1] = strcmp(scheme, "gauss-seidel") == 0 ? 0 : strcmp(scheme, "jacobi") == 0 ? 1 : 2;
@@ -223,8 +228,9 @@ static int summarize(pbd_exp_ctx *ctx)
         free(rows);
         return PBD_EIO;
     }
-    const char *cols[] = {"scene", "scheme", "omega", "rms_distance_to_newton", "xpbd_residual"};
-    pbd_exp_summary_table(s, "final", rows, n, 5, cols, "0=cloth,1=beam 0=GS,1=Jacobi,2=coloured 1 m 1");
+    const char *cols[] = {"scene", "scheme", "omega", "rms_distance_to_newton",
+                          "xpbd_residual_distance"};
+    pbd_exp_summary_table(s, "final", rows, n, 5, cols, "0=cloth,1=beam 0=GS,1=Jacobi,2=coloured 1 m m");
     /* headline on the cloth: each scheme's final distance */
     char text[768];
     snprintf(text, sizeof text, "after the largest iteration count, RMS distance to the Newton step "

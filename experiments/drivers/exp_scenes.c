@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int add_edge(pbd_world *w, int set, int a, int b, const pbd_exp_cloth *c)
 {
@@ -99,3 +100,19 @@ double pbd_exp_step_seconds(const pbd_world *w)
         if (k != PBD_STAGE_MEASURE) t += w->stats.stage_seconds[k];
     return t;
 }
+
+static double over_unit(const pbd_world *w, const char *unit, int kind)
+{
+    double acc = 0.0;
+    for (int s = 0; s < w->n_sets; s++) {
+        const pbd_constraint_set *set = &w->sets[s];
+        if (strcmp(set->type->unit, unit) != 0) continue;
+        double v = kind == 0 ? set->stats.max_c : kind == 1 ? set->stats.l2_c : set->stats.xpbd_residual;
+        acc = kind == 0 ? fmax(acc, v) : acc + v * v;
+    }
+    return kind == 0 ? acc : sqrt(acc);
+}
+
+double pbd_exp_max_c(const pbd_world *w, const char *unit) { return over_unit(w, unit, 0); }
+double pbd_exp_l2_c(const pbd_world *w, const char *unit) { return over_unit(w, unit, 1); }
+double pbd_exp_xpbd_residual(const pbd_world *w, const char *unit) { return over_unit(w, unit, 2); }

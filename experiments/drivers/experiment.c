@@ -213,7 +213,10 @@ pbd_exp_summary *pbd_exp_summary_open(pbd_exp_ctx *ctx)
     }
     pbd_h5_write_provenance(s->file);
     H5LTset_attribute_string(s->file, "/", "experiment", ctx->exp->name);
-    H5LTset_attribute_string(s->file, "/", "description", ctx->exp->description);
+    char description[2048];
+    snprintf(description, sizeof description, "%s%s%s", ctx->exp->description,
+             ctx->as_run[0] ? ". As run: " : "", ctx->as_run);
+    H5LTset_attribute_string(s->file, "/", "description", description);
     H5LTset_attribute_string(s->file, "/", "paper", ctx->exp->paper);
     long quick = ctx->quick;
     H5LTset_attribute_long(s->file, "/", "quick", &quick, 1);

@@ -28,6 +28,8 @@ typedef struct pbd_exp_ctx {
     const cli_option *params; /* the experiment's option rows, written as param.* */
     int n_params;
     int error_reported;       /* an error line was printed already */
+    char as_run[512];         /* summarize: what the runs really were (e.g. "24x24 cloth,
+                               * 3218 constraints"), appended to summary.h5's description */
 } pbd_exp_ctx;
 
 struct pbd_experiment {
@@ -109,6 +111,12 @@ pbd_world *pbd_exp_cloth_build(const pbd_exp_cloth *c, int32_t **triangles, int 
 pbd_status pbd_exp_cloth_attrs(pbd_h5log *log, const pbd_exp_cloth *c);
 /* Relative elongation (|d| - d0)/d0 of set `set`'s distance constraints: mean and max. */
 void pbd_exp_stretch(const pbd_world *w, int set, double *mean, double *max);
+/* Residuals over the sets whose type's C is in `unit` (e.g. "m": the distance-like sets),
+ * from the last measure stage: max |C|, and ||C||_2 or ||C + α̃λ||_2 over them together
+ * (never across units: DESIGN.md "The constraint is the unit"). */
+double pbd_exp_max_c(const pbd_world *w, const char *unit);
+double pbd_exp_l2_c(const pbd_world *w, const char *unit);
+double pbd_exp_xpbd_residual(const pbd_world *w, const char *unit);
 /* Wall time of the step's solver stages (all but the measurement), in s. */
 double pbd_exp_step_seconds(const pbd_world *w);
 

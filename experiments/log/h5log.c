@@ -27,11 +27,16 @@ void log_close_handles(pbd_h5log *log)
         if (log->cols[i].dset > 0) H5Dclose(log->cols[i].dset);
         free(log->cols[i].buf);
     }
-    if (log->it_max > 0) H5Dclose(log->it_max);
-    if (log->it_l2 > 0) H5Dclose(log->it_l2);
-    if (log->it_xpbd > 0) H5Dclose(log->it_xpbd);
-    if (log->fr_pos > 0) H5Dclose(log->fr_pos);
-    if (log->fr_time > 0) H5Dclose(log->fr_time);
+    for (int i = 0; i < log->n_its; i++) {
+        if (log->its[i].dset > 0) H5Dclose(log->its[i].dset);
+        free(log->its[i].buf);
+    }
+    log->n_its = 0;
+    hid_t *fr[] = {&log->fr_time, &log->fr_step, &log->fr_n, &log->fr_topo};
+    for (unsigned i = 0; i < sizeof fr / sizeof fr[0]; i++) {
+        if (*fr[i] > 0) H5Dclose(*fr[i]);
+        *fr[i] = -1;
+    }
     if (log->file > 0) H5Fclose(log->file);
     log->file = -1;
     log->n_cols = 0;
@@ -40,10 +45,7 @@ void log_close_handles(pbd_h5log *log)
 void log_free(pbd_h5log *log)
 {
     log_close_handles(log);
-    free(log->it_buf_max);
-    free(log->it_buf_l2);
-    free(log->it_buf_xpbd);
-    free(log->frame_times);
+    log_free_frames(log);
     free(log);
 }
 
@@ -69,6 +71,8 @@ pbd_h5log *pbd_h5log_open(const char *out_dir, const char *experiment, const cha
     log->file = -1;
     log->block = opt && opt->block > 0 ? opt->block : 64;
     log->frames_every = opt ? opt->frames_every : 0;
+    log->frame_velocities = opt ? opt->frame_velocities : 0;
+    log->fr_time = log->fr_step = log->fr_n = log->fr_topo = -1;
     log->n = w->n;
     snprintf(log->run, sizeof log->run, "%s", run);
     if (snprintf(log->dir, sizeof log->dir, "%s/%s", out_dir, experiment) >= (int)sizeof log->dir) {
@@ -97,7 +101,7 @@ pbd_h5log *pbd_h5log_open(const char *out_dir, const char *experiment, const cha
     errno = 0;
     if (log_write_provenance(log, experiment, run) != PBD_OK ||
         log_write_solver_def(log, &w->def) != PBD_OK || log_write_scene(log, w, opt) != 0 ||
-        log_make_series(log) != 0 || log_make_iterations(log, w) != 0 || log_make_frames(log, w) != 0 ||
+        log_make_series(log, w) != 0 || log_make_iterations(log, w) != 0 || log_make_frames(log, w) != 0 ||
         H5Fflush(log->file, H5F_SCOPE_GLOBAL) < 0) {
         int err = errno;
         pbd_error(PBD_EIO, "%s: cannot write the file's header datasets: %s", log->partial,
@@ -108,10 +112,9 @@ pbd_h5log *pbd_h5log_open(const char *out_dir, const char *experiment, const cha
     /* what one block of steps can add: its rows, its frames, and metadata */
     hsize_t row = 0;
     for (int i = 0; i < log->n_cols; i++) row += (hsize_t)log->cols[i].width;
-    row += 3 * (hsize_t)log->iter_width;
-    hsize_t frames = log->frames_every > 0 ? (hsize_t)(log->block / log->frames_every + 1) : 0;
-    log->reserve = 8 * ((hsize_t)log->block * row + frames * (3 * (hsize_t)log->n + 1)) +
-                   (256u << 10);
+    row += (hsize_t)log->n_its * (hsize_t)log->iter_width;
+    log->reserve = 8 * (hsize_t)log->block * row + (256u << 10);
+    log_write_machine(log, 0);
     return log;
 }
 
@@ -123,6 +126,7 @@ pbd_status pbd_h5log_finish(pbd_h5log *log)
     pbd_status st = log_flush_block(log);
     if (st == PBD_OK) {
         long frames = (long)log->n_frames;
+        log_write_machine(log, 1);
         if (H5LTset_attribute_long(log->file, "/", "frames", &frames, 1) < 0 ||
             H5LTset_attribute_long(log->file, "/", "complete", &(long){1}, 1) < 0)
             st = pbd_error(PBD_EIO, "%s: cannot write the closing attributes", log->partial);
@@ -153,6 +157,7 @@ pbd_status pbd_h5log_finish_partial(pbd_h5log *log, const char *reason, char *ke
     if (!log->write_failed && log_reserve_space(log, 0, "the closing attributes") == PBD_OK) {
         /* the attributes say the file is partial and why */
         long frames = (long)log->n_frames, rows = (long)log->rows;
+        log_write_machine(log, 1);
         H5LTset_attribute_long(log->file, "/", "frames", &frames, 1);
         H5LTset_attribute_long(log->file, "/", "steps", &rows, 1);
         H5LTset_attribute_long(log->file, "/", "complete", &(long){0}, 1);

@@ -1,5 +1,6 @@
 /* Root attributes of a run file: solver definition, scene parameters, option rows and
  * provenance (DESIGN.md "HDF5 output"). */
+#define _DEFAULT_SOURCE /* getloadavg */
 #include "log_private.h"
 
 #include <errno.h>
@@ -93,6 +94,54 @@ pbd_status pbd_h5log_scene_params(pbd_h5log *log, const pbd_scene_params *sp)
     return st;
 }
 
+const char *pbd_build_revision(void) { return PBD_GIT_REVISION; }
+const char *pbd_build_cflags(void) { return PBD_CFLAGS; }
+
+void pbd_machine_cpu_model(char *buf, size_t size)
+{
+    snprintf(buf, size, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "model name", 10) == 0) {
+            char *c = strchr(line, ':');
+            if (c) {
+                c += 1 + (c[1] == ' ');
+                c[strcspn(c, "\n")] = '\0';
+                snprintf(buf, size, "%s", c);
+            }
+            break;
+        }
+    fclose(f);
+}
+
+/* This process's command line, from /proc/self/cmdline (arguments joined by spaces, those
+ * with spaces or quotes in single quotes); "" when it cannot be read. */
+static void command_line(char *buf, size_t size)
+{
+    buf[0] = '\0';
+    FILE *f = fopen("/proc/self/cmdline", "rb");
+    if (!f) return;
+    char raw[8192];
+    size_t n = fread(raw, 1, sizeof raw - 1, f);
+    fclose(f);
+    raw[n] = '\0';
+    size_t at = 0;
+    for (size_t i = 0; i < n && at + 4 < size;) {
+        const char *arg = raw + i;
+        size_t len = strlen(arg);
+        int quote = arg[0] == '\0' || strpbrk(arg, " \t'\"$\\") != NULL;
+        at += (size_t)snprintf(buf + at, size - at, "%s%s%s%s", at ? " " : "", quote ? "'" : "",
+                               arg, quote ? "'" : "");
+        if (at >= size) {
+            buf[size - 1] = '\0';
+            break;
+        }
+        i += len + 1;
+    }
+}
+
 int pbd_h5_write_provenance(long long file)
 {
     char date[64];
@@ -105,7 +154,29 @@ int pbd_h5_write_provenance(long long file)
     bad |= H5LTset_attribute_string(file, "/", "compiler", PBD_COMPILER) < 0;
     bad |= H5LTset_attribute_string(file, "/", "cflags", PBD_CFLAGS) < 0;
     bad |= H5LTset_attribute_string(file, "/", "date", date) < 0;
+    char cmd[4096], cpu[256];
+    command_line(cmd, sizeof cmd);
+    bad |= H5LTset_attribute_string(file, "/", "command", cmd) < 0;
+    pbd_machine_cpu_model(cpu, sizeof cpu);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    bad |= H5LTset_attribute_string(file, "/", "machine.cpu_model", cpu) < 0;
+    bad |= H5LTset_attribute_long(file, "/", "machine.cores", &cores, 1) < 0;
+    double load[3] = {NAN, NAN, NAN};
+    if (getloadavg(load, 3) != 3) load[0] = load[1] = load[2] = NAN;
+    bad |= H5LTset_attribute_double(file, "/", "machine.loadavg_start", load, 3) < 0;
     return bad ? -1 : 0;
+}
+
+/* At the end of a run: the load average then (1, 5, 15 min; with the one at the start it
+ * tells whether the machine was busy while the run was timed) and the threads used. */
+void log_write_machine(pbd_h5log *log, int at_end)
+{
+    if (!at_end) return; /* the start's are part of the provenance */
+    double load[3] = {NAN, NAN, NAN};
+    if (getloadavg(load, 3) != 3) load[0] = load[1] = load[2] = NAN;
+    H5LTset_attribute_double(log->file, "/", "machine.loadavg_end", load, 3);
+    long used = log->threads_used;
+    H5LTset_attribute_long(log->file, "/", "threads_used", &used, 1);
 }
 
 pbd_status log_write_provenance(pbd_h5log *log, const char *experiment, const char *run)

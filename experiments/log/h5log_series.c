@@ -1,5 +1,5 @@
-/* The datasets a run file grows step by step: /scene once, then /series and /iterations
- * rows buffered and flushed every block, and /frames every K steps. */
+/* The datasets a run file grows step by step: /series and /iterations rows buffered and
+ * flushed every block (/scene and /frames: h5log_frames.c). */
 #include "log_private.h"
 
 #include <errno.h>
@@ -11,75 +11,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-/* ---- /scene ------------------------------------------------------------------------- */
-
-int log_write_scene(pbd_h5log *log, const pbd_world *w, const pbd_h5log_options *opt)
-{
-    hid_t g = H5Gcreate2(log->file, "scene", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (g < 0) return -1;
-    hsize_t d2[2] = {(hsize_t)w->n, 3}, d1[1] = {(hsize_t)w->n};
-    int bad = 0, arrays = !(opt && opt->scene_counts_only);
-    H5LTset_attribute_int(g, ".", "arrays", &arrays, 1);
-    if (w->n > 0 && arrays) {
-        bad |= H5LTmake_dataset_double(g, "positions", 2, d2, w->x) < 0;
-        bad |= H5LTmake_dataset_double(g, "velocities", 2, d2, w->v) < 0;
-        bad |= H5LTmake_dataset_double(g, "inverse_masses", 1, d1, w->w) < 0;
-    }
-    if (w->n_attach > 0) {
-        hsize_t da[1] = {(hsize_t)w->n_attach};
-        bad |= H5LTmake_dataset_int(g, "attachments", 1, da, w->attach_idx) < 0;
-    }
-    if (opt && opt->triangles && opt->n_triangles > 0) {
-        hsize_t dt[2] = {(hsize_t)opt->n_triangles, 3};
-        bad |= H5LTmake_dataset_int(g, "triangles", 2, dt, opt->triangles) < 0;
-        log->n_tris = opt->n_triangles;
-    }
-    hid_t sets = H5Gcreate2(g, "sets", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    long n_constraints = 0;
-    for (int s = 0; s < w->n_sets && !bad; s++) {
-        const pbd_constraint_set *set = &w->sets[s];
-        char name[128];
-        snprintf(name, sizeof name, "%02d_%s", s, set->type->name);
-        hid_t sg = H5Gcreate2(sets, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        bad |= sg < 0;
-        if (bad) break;
-        long count = set->count;
-        n_constraints += count;
-        H5LTset_attribute_string(sg, ".", "type", set->type->name);
-        H5LTset_attribute_int(sg, ".", "arity", &set->arity, 1);
-        H5LTset_attribute_long(sg, ".", "count", &count, 1);
-        H5LTset_attribute_int(sg, ".", "n_rest", &set->type->n_rest, 1);
-        if (count > 0 && arrays) {
-            hsize_t di[2] = {(hsize_t)count, (hsize_t)set->arity};
-            bad |= H5LTmake_dataset_int(sg, "indices", 2, di, set->idx) < 0;
-            if (set->type->n_rest > 0) {
-                hsize_t dr[2] = {(hsize_t)count, (hsize_t)set->type->n_rest};
-                bad |= H5LTmake_dataset_double(sg, "rest", 2, dr, set->rest) < 0;
-            }
-            hsize_t dc[1] = {(hsize_t)count};
-            bad |= H5LTmake_dataset_double(sg, "stiffness", 1, dc, set->stiffness) < 0;
-            bad |= H5LTmake_dataset_double(sg, "compliance", 1, dc, set->compliance) < 0;
-            if (set->arity == 2 && log->n_edges == 0) {
-                snprintf(log->edges_dataset, sizeof log->edges_dataset, "/scene/sets/%s/indices",
-                         name);
-                log->n_edges = count;
-            }
-        }
-        if (set->n_aux > 0 && arrays) {
-            hsize_t dx[1] = {(hsize_t)set->n_aux};
-            bad |= H5LTmake_dataset_int(sg, "aux", 1, dx, set->aux) < 0;
-        }
-        H5Gclose(sg);
-    }
-    H5Gclose(sets);
-    H5Gclose(g);
-    if (bad) return -1;
-    long n = w->n;
-    H5LTset_attribute_long(log->file, "/", "n_particles", &n, 1);
-    H5LTset_attribute_long(log->file, "/", "n_constraints", &n_constraints, 1);
-    return 0;
-}
 
 /* ---- /series, /iterations, /frames ------------------------------------------------ */
 
@@ -102,26 +33,100 @@ int log_add_column(pbd_h5log *log, hid_t group, const char *name, int width,
     return log->n_cols++;
 }
 
-int log_make_series(pbd_h5log *log)
+const char *log_common_unit(const pbd_world *w)
+{
+    const char *u = NULL;
+    for (int s = 0; s < w->n_sets; s++) {
+        const char *t = w->sets[s].type->unit ? w->sets[s].type->unit : "?";
+        if (u && strcmp(u, t) != 0) return NULL;
+        u = t;
+    }
+    return u;
+}
+
+/* /series/sets/<NN_type>/: the set's residuals and elastic energy in its type's unit. */
+static int make_set_columns(pbd_h5log *log, hid_t series, const pbd_world *w)
+{
+    log->c_set = malloc((size_t)(w->n_sets > 0 ? w->n_sets : 1) * 4 * sizeof *log->c_set);
+    if (!log->c_set) return -1;
+    if (w->n_sets == 0) return 0;
+    hid_t g = H5Gcreate2(series, "sets", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0) return -1;
+    int bad = 0;
+    for (int s = 0; s < w->n_sets && !bad; s++) {
+        const pbd_constraint_type *type = w->sets[s].type;
+        const char *unit = type->unit ? type->unit : "?";
+        hid_t sg = H5Gcreate2(g, log->set_names[s], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        if (sg < 0) {
+            bad = 1;
+            break;
+        }
+        H5LTset_attribute_string(sg, ".", "type", type->name);
+        H5LTset_attribute_string(sg, ".", "unit", unit);
+        int *c = log->c_set + 4 * s;
+        c[0] = log_add_column(log, sg, "max_c", 1, unit,
+                              "max |C| over the set's equalities and violated inequalities "
+                              "(C < 0) at the step's end");
+        c[1] = log_add_column(log, sg, "l2_c", 1, unit, "||C||_2 over the same constraints");
+        c[2] = log_add_column(log, sg, "xpbd_residual", 1, unit,
+                              "||C + alpha_tilde lambda||_2 (XPBD Eq. 9), alpha_tilde = "
+                              "alpha/h^2 of the last substep h, over the same constraints and "
+                              "inequalities with lambda != 0");
+        c[3] = log_add_column(log, sg, "elastic_energy", 1, "J",
+                              "sum C^2/(2 alpha) over the same constraints with alpha > 0 "
+                              "(XPBD Eq. 4); NaN for PBD, whose stiffness defines no energy");
+        bad = c[0] < 0 || c[1] < 0 || c[2] < 0 || c[3] < 0;
+        H5Gclose(sg);
+    }
+    H5Gclose(g);
+    return bad ? -1 : 0;
+}
+
+int log_make_series(pbd_h5log *log, const pbd_world *w)
 {
     hid_t g = H5Gcreate2(log->file, "series", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0) return -1;
+    H5LTset_attribute_string(g, ".", "unmeasured",
+                             "the measure stage runs after every solver.measure_every-th step; "
+                             "the columns it fills (residuals, momenta, energies) are NaN in the "
+                             "other rows (column step numbers the rows)");
+    H5LTset_attribute_string(g, ".", "velocities",
+                             "v of the last substep, (x_end - x_start)/h with h = dt/substeps, "
+                             "after velocityUpdate (friction, restitution)");
+    log->c_step = log_add_column(log, g, "step", 1, "1", "step number (1 = the first step)");
     log->c_time = log_add_column(log, g, "time", 1, "s", "simulated time after the step");
-    log->c_max = log_add_column(log, g, "max_c", 1, "constraint units (m for distances)",
-                            "max |C| over active constraints after the step");
-    log->c_l2 = log_add_column(log, g, "l2_c", 1, "constraint units", "||C||_2 after the step");
-    log->c_xpbd = log_add_column(log, g, "xpbd_residual", 1, "constraint units",
-                             "||C + alpha_tilde lambda||_2 after the step (XPBD Eq. 17; "
-                             "alpha_tilde of the last substep; lambda = 0 for PBD)");
-    log->c_lin = log_add_column(log, g, "linear_momentum", 3, "kg m/s", "sum m v (free particles)");
+    log->c_particles = log_add_column(log, g, "particles", 1, "1",
+                                      "particles after the step (tearing adds some)");
+    const char *unit = log_common_unit(w);
+    log->c_max = log->c_l2 = log->c_xpbd = -1;
+    if (unit) { /* one unit for every set: the overall values mean something */
+        log->c_max = log_add_column(log, g, "max_c", 1, unit,
+                                    "max |C| over every set (all in this unit), see sets/");
+        log->c_l2 = log_add_column(log, g, "l2_c", 1, unit, "||C||_2 over every set");
+        log->c_xpbd = log_add_column(log, g, "xpbd_residual", 1, unit,
+                                     "||C + alpha_tilde lambda||_2 over every set");
+    }
+    log->c_lin = log_add_column(log, g, "linear_momentum", 3, "kg m/s",
+                                "sum m v over the free particles (v: attribute velocities of "
+                                "/series)");
     log->c_ang = log_add_column(log, g, "angular_momentum", 3, "kg m^2/s",
-                            "sum m x cross v about the origin (free particles)");
-    log->c_ke = log_add_column(log, g, "kinetic_energy", 1, "J", "sum 1/2 m |v|^2");
-    log->c_pe = log_add_column(log, g, "potential_energy", 1, "J", "gravity: -sum m g.x");
+                                "sum m x cross v about the origin (free particles)");
+    log->c_ke = log_add_column(log, g, "kinetic_energy", 1, "J", "sum 1/2 m |v|^2 (free particles)");
+    log->c_grav = log_add_column(log, g, "gravitational_energy", 1, "J",
+                                 "-sum m g.x (free particles; zero at x = 0)");
+    log->c_elastic = log_add_column(log, g, "elastic_energy", 1, "J",
+                                    "sum of the sets' elastic_energy (XPBD); NaN for PBD");
+    log->c_total = log_add_column(log, g, "total_energy", 1, "J",
+                                  "kinetic + gravitational + elastic (XPBD); kinetic + "
+                                  "gravitational for PBD");
     log->c_stage = log_add_column(log, g, "stage_seconds", PBD_STAGE_COUNT, "s",
-                              "wall time per stage of the step (columns: attribute stages)");
+                                  "wall time per stage of the step (columns: attribute stages)");
     log->c_skipped = log_add_column(log, g, "skipped", 1, "constraints",
-                                "degenerate constraints skipped in the last iteration");
+                                    "constraints the last iteration skipped: degenerate geometry, "
+                                    "or no movable particle (sum w |grad C|^2 = 0, e.g. all "
+                                    "pinned: see /scene/sets/*/pinned)");
+    log->c_threads = log_add_column(log, g, "threads", 1, "1",
+                                    "the most threads the step's parallel loops ran on");
     if (log->c_stage >= 0) {
         char names[512] = "";
         for (int k = 0; k < PBD_STAGE_COUNT; k++) {
@@ -130,13 +135,39 @@ int log_make_series(pbd_h5log *log)
         }
         H5LTset_attribute_string(log->cols[log->c_stage].dset, ".", "stages", names);
     }
+    int bad = make_set_columns(log, g, w);
     H5Gclose(g);
-    int ids[] = {log->c_time, log->c_max, log->c_l2,  log->c_xpbd,  log->c_lin,
-                 log->c_ang,  log->c_ke,  log->c_pe,  log->c_stage, log->c_skipped};
+    log->c_first_extra = log->n_cols;
+    int ids[] = {log->c_step, log->c_time, log->c_particles, log->c_lin, log->c_ang,
+                 log->c_ke, log->c_grav, log->c_elastic, log->c_total, log->c_stage,
+                 log->c_skipped, log->c_threads};
     for (unsigned i = 0; i < sizeof ids / sizeof ids[0]; i++)
         if (ids[i] < 0) return -1;
+    if (unit && (log->c_max < 0 || log->c_l2 < 0 || log->c_xpbd < 0)) return -1;
+    return bad;
+}
+
+static int add_iter(pbd_h5log *log, hid_t g, const char *name, int set, int kind,
+                    const char *unit, const char *description)
+{
+    if (log->n_its >= LOG_MAX_ITER) return -1;
+    log_iter *it = &log->its[log->n_its];
+    hsize_t inner[1] = {(hsize_t)log->iter_width};
+    hsize_t chunk[2] = {(hsize_t)log->block, (hsize_t)log->iter_width};
+    it->dset = log_create_extendible(g, name, H5T_NATIVE_DOUBLE, 2, inner, chunk, 1);
+    it->buf = malloc((size_t)log->block * (size_t)log->iter_width * sizeof(double));
+    it->set = set;
+    it->kind = kind;
+    log->n_its++;
+    if (it->dset < 0 || !it->buf) return -1;
+    log_set_units(it->dset, unit, description);
     return 0;
 }
+
+static const char *const iter_names[3] = {"max_c", "l2_c", "xpbd_residual"};
+static const char *const iter_descriptions[3] = {
+    "max |C| after each iteration", "||C||_2 after each iteration",
+    "||C + alpha_tilde lambda||_2 after each iteration"};
 
 int log_make_iterations(pbd_h5log *log, const pbd_world *w)
 {
@@ -144,63 +175,28 @@ int log_make_iterations(pbd_h5log *log, const pbd_world *w)
     log->iter_width = w->def.iterations * w->def.substeps;
     hid_t g = H5Gcreate2(log->file, "iterations", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0) return -1;
-    hsize_t inner[1] = {(hsize_t)log->iter_width};
-    hsize_t chunk[2] = {(hsize_t)log->block, (hsize_t)log->iter_width};
-    log->it_max = log_create_extendible(g, "max_c", H5T_NATIVE_DOUBLE, 2, inner, chunk, 1);
-    log->it_l2 = log_create_extendible(g, "l2_c", H5T_NATIVE_DOUBLE, 2, inner, chunk, 1);
-    log->it_xpbd = log_create_extendible(g, "xpbd_residual", H5T_NATIVE_DOUBLE, 2, inner, chunk, 1);
-    int iters = w->def.iterations, subs = w->def.substeps;
+    int iters = w->def.iterations, subs = w->def.substeps, bad = 0;
     H5LTset_attribute_int(g, ".", "iterations", &iters, 1);
     H5LTset_attribute_int(g, ".", "substeps", &subs, 1);
     H5LTset_attribute_string(g, ".", "layout",
                              "row = step, column = substep * iterations + iteration; "
-                             "residual at the predicted positions after that iteration");
-    H5Gclose(g);
-    size_t sz = (size_t)log->block * (size_t)log->iter_width * sizeof(double);
-    log->it_buf_max = malloc(sz);
-    log->it_buf_l2 = malloc(sz);
-    log->it_buf_xpbd = malloc(sz);
-    if (log->it_max < 0 || log->it_l2 < 0 || log->it_xpbd < 0 || !log->it_buf_max ||
-        !log->it_buf_l2 || !log->it_buf_xpbd)
-        return -1;
-    log_set_units(log->it_max, "constraint units", "max |C| after each iteration");
-    log_set_units(log->it_l2, "constraint units", "||C||_2 after each iteration");
-    log_set_units(log->it_xpbd, "constraint units", "||C + alpha_tilde lambda||_2 after each iteration");
-    return 0;
-}
-
-int log_write_frame(pbd_h5log *log, const pbd_world *w)
-{
-    if (log_append_rows(log->fr_pos, log->n_frames, 1, w->x) < 0) return -1;
-    double t = w->time;
-    if (log_append_rows(log->fr_time, log->n_frames, 1, &t) < 0) return -1;
-    if (log->n_frames >= log->frame_cap) {
-        size_t cap = log->frame_cap ? 2 * log->frame_cap : 64;
-        double *ft = realloc(log->frame_times, cap * sizeof *ft);
-        if (!ft) return -1;
-        log->frame_times = ft;
-        log->frame_cap = cap;
+                             "residual at the predicted positions after that iteration; "
+                             "per set in sets/<NN_type>/ in its unit, overall here only when "
+                             "every set has the same unit");
+    const char *unit = log_common_unit(w);
+    for (int k = 0; unit && k < 3 && !bad; k++)
+        bad = add_iter(log, g, iter_names[k], -1, k, unit, iter_descriptions[k]);
+    hid_t sets = w->n_sets > 0 ? H5Gcreate2(g, "sets", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
+    for (int s = 0; s < w->n_sets && !bad; s++) {
+        hid_t sg = H5Gcreate2(sets, log->set_names[s], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        const char *u = w->sets[s].type->unit ? w->sets[s].type->unit : "?";
+        for (int k = 0; k < 3 && !bad; k++)
+            bad = sg < 0 || add_iter(log, sg, iter_names[k], s, k, u, iter_descriptions[k]);
+        if (sg >= 0) H5Gclose(sg);
     }
-    log->frame_times[log->n_frames++] = t;
-    return 0;
-}
-
-int log_make_frames(pbd_h5log *log, const pbd_world *w)
-{
-    if (log->frames_every <= 0 || w->n == 0) return 0;
-    hid_t g = H5Gcreate2(log->file, "frames", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (g < 0) return -1;
-    hsize_t inner[2] = {(hsize_t)w->n, 3}, chunk[3] = {1, (hsize_t)w->n, 3};
-    log->fr_pos = log_create_extendible(g, "positions", H5T_NATIVE_DOUBLE, 3, inner, chunk, 1);
-    hsize_t chunk_t[1] = {64};
-    log->fr_time = log_create_extendible(g, "time", H5T_NATIVE_DOUBLE, 1, NULL, chunk_t, 0);
-    int every = log->frames_every;
-    H5LTset_attribute_int(g, ".", "every", &every, 1);
+    if (sets >= 0) H5Gclose(sets);
     H5Gclose(g);
-    if (log->fr_pos < 0 || log->fr_time < 0) return -1;
-    log_set_units(log->fr_pos, "m", "positions, frame × particle × xyz");
-    log_set_units(log->fr_time, "s", "time of each frame");
-    return log_write_frame(log, w); /* frame 0: the initial state */
+    return bad ? -1 : 0;
 }
 
 int pbd_h5log_column(pbd_h5log *log, const char *name, int width, const char *units)
@@ -265,11 +261,8 @@ pbd_status log_flush_block(pbd_h5log *log)
     errno = 0;
     for (int i = 0; i < log->n_cols; i++)
         bad |= log_append_rows(log->cols[i].dset, log->rows, n, log->cols[i].buf) < 0;
-    if (log->iter_width > 0) {
-        bad |= log_append_rows(log->it_max, log->rows, n, log->it_buf_max) < 0;
-        bad |= log_append_rows(log->it_l2, log->rows, n, log->it_buf_l2) < 0;
-        bad |= log_append_rows(log->it_xpbd, log->rows, n, log->it_buf_xpbd) < 0;
-    }
+    for (int i = 0; i < log->n_its; i++)
+        bad |= log_append_rows(log->its[i].dset, log->rows, n, log->its[i].buf) < 0;
     log->rows += n;
     log->buffered = 0;
     long rows = (long)log->rows;
@@ -284,45 +277,82 @@ pbd_status log_flush_block(pbd_h5log *log)
 
 static void put(pbd_h5log *log, int col, const double *v)
 {
+    if (col < 0) return;
     log_column *c = &log->cols[col];
     memcpy(c->buf + (size_t)log->buffered * c->width, v, (size_t)c->width * sizeof(double));
 }
 
 static void put1(pbd_h5log *log, int col, double v) { put(log, col, &v); }
 
+/* A measured value, or NaN when the measure stage did not run after this step. */
+static void putm(pbd_h5log *log, int col, const double *v, int measured)
+{
+    if (col < 0) return;
+    double nan3[PBD_STAGE_COUNT > 3 ? PBD_STAGE_COUNT : 3];
+    for (int k = 0; k < (int)(sizeof nan3 / sizeof nan3[0]); k++) nan3[k] = NAN;
+    put(log, col, measured ? v : nan3);
+}
+
+static void putm1(pbd_h5log *log, int col, double v, int measured)
+{
+    putm(log, col, &v, measured);
+}
+
 pbd_status pbd_h5log_step(pbd_h5log *log, const pbd_world *w)
 {
-    if (w->n != log->n)
-        return pbd_error(PBD_EINVAL, "%s: step: expected %d particles, found %d", log->partial,
-                         log->n, w->n);
+    if (w->n_sets != log->n_sets)
+        return pbd_error(PBD_EIO, "%s: cannot log step %ld: expected the %d constraint sets of "
+                         "the file's /scene, found %d", log->partial, log->steps + 1,
+                         log->n_sets, w->n_sets);
     const pbd_step_stats *st = &w->stats;
+    const int m = st->step == w->step_count && w->step_count > 0;
+    log->n = w->n;
+    put1(log, log->c_step, (double)w->step_count);
     put1(log, log->c_time, w->time);
-    put1(log, log->c_max, st->max_c);
-    put1(log, log->c_l2, st->l2_c);
-    put1(log, log->c_xpbd, w->stats.xpbd_residual);
-    put(log, log->c_lin, st->linear_momentum);
-    put(log, log->c_ang, st->angular_momentum);
-    put1(log, log->c_ke, st->kinetic_energy);
-    put1(log, log->c_pe, st->potential_energy);
+    put1(log, log->c_particles, (double)w->n);
+    putm1(log, log->c_max, st->max_c, m);
+    putm1(log, log->c_l2, st->l2_c, m);
+    putm1(log, log->c_xpbd, st->xpbd_residual, m);
+    putm(log, log->c_lin, st->linear_momentum, m);
+    putm(log, log->c_ang, st->angular_momentum, m);
+    putm1(log, log->c_ke, st->kinetic_energy, m);
+    putm1(log, log->c_grav, st->gravitational_energy, m);
+    putm1(log, log->c_elastic, st->elastic_energy, m);
+    putm1(log, log->c_total, st->total_energy, m);
     put(log, log->c_stage, st->stage_seconds);
     put1(log, log->c_skipped, st->skipped);
-    for (int i = 0; i < log->n_cols; i++) {
+    put1(log, log->c_threads, st->threads);
+    if (st->threads > log->threads_used) log->threads_used = st->threads;
+    for (int s = 0; s < log->n_sets; s++) {
+        const pbd_set_stats *ss = &w->sets[s].stats;
+        const int ms = m && ss->step == w->step_count;
+        putm1(log, log->c_set[4 * s], ss->max_c, ms);
+        putm1(log, log->c_set[4 * s + 1], ss->l2_c, ms);
+        putm1(log, log->c_set[4 * s + 2], ss->xpbd_residual, ms);
+        putm1(log, log->c_set[4 * s + 3], ss->elastic_energy, ms);
+    }
+    for (int i = log->c_first_extra; i < log->n_cols; i++) {
         log_column *c = &log->cols[i];
-        if (i > log->c_skipped && !c->set)
+        if (!c->set)
             for (int k = 0; k < c->width; k++) c->buf[(size_t)log->buffered * c->width + k] = NAN;
         c->set = 0;
     }
     if (log->iter_width > 0) {
         int have = w->def.iterations * w->def.substeps;
         if (have > w->iter_capacity) have = w->iter_capacity;
-        double *m = log->it_buf_max + (size_t)log->buffered * log->iter_width;
-        double *l = log->it_buf_l2 + (size_t)log->buffered * log->iter_width;
-        double *x = log->it_buf_xpbd + (size_t)log->buffered * log->iter_width;
-        for (int k = 0; k < log->iter_width; k++) {
-            int ok = k < have && w->def.record_iterations;
-            m[k] = ok ? w->iter_max_c[k] : NAN;
-            l[k] = ok ? w->iter_l2_c[k] : NAN;
-            x[k] = ok && w->iter_xpbd ? w->iter_xpbd[k] : NAN;
+        const double *overall[3] = {w->iter_max_c, w->iter_l2_c, w->iter_xpbd};
+        for (int i = 0; i < log->n_its; i++) {
+            const log_iter *it = &log->its[i];
+            double *row = it->buf + (size_t)log->buffered * log->iter_width;
+            for (int k = 0; k < log->iter_width; k++) {
+                int ok = k < have && w->def.record_iterations;
+                if (it->set < 0)
+                    row[k] = ok && overall[it->kind] ? overall[it->kind][k] : NAN;
+                else
+                    row[k] = ok && w->iter_sets && w->iter_sets_n == w->n_sets
+                                 ? w->iter_sets[((size_t)k * w->n_sets + it->set) * 3 + it->kind]
+                                 : NAN;
+            }
         }
     }
     log->buffered++;
@@ -330,7 +360,7 @@ pbd_status pbd_h5log_step(pbd_h5log *log, const pbd_world *w)
     if (log->frames_every > 0 && log->steps % log->frames_every == 0) {
         char what[64];
         snprintf(what, sizeof what, "the frame of step %ld", log->steps);
-        pbd_status st = log_reserve_space(log, 0, what);
+        pbd_status st = log_reserve_space(log, log_frame_bytes(log, w), what);
         if (st != PBD_OK) return st;
         errno = 0;
         if (log_write_frame(log, w) != 0) {
@@ -350,6 +380,3 @@ pbd_status pbd_h5log_step(pbd_h5log *log, const pbd_world *w)
                          log->steps);
     return PBD_OK;
 }
-
-/* XDMF sidecar (ParaView: File > Open <run>.xdmf): a temporal collection whose grids take
- * their geometry as hyperslabs of /frames/positions and their topology from /scene. */

@@ -91,3 +91,51 @@ int pbd_h5_read_dataset(const char *path, const char *dataset, double **data, lo
     H5Fclose(f);
     return rc;
 }
+
+int pbd_h5_read_attr_doubles(const char *path, const char *name, double *v, int n)
+{
+    log_quiet_hdf5();
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return -1;
+    int rc = -1;
+    if (H5Aexists(f, name) > 0) {
+        H5T_class_t cls;
+        size_t size;
+        hsize_t dims[4] = {1, 1, 1, 1};
+        int rank = 0;
+        if (H5LTget_attribute_ndims(f, "/", name, &rank) >= 0 && rank <= 1 &&
+            H5LTget_attribute_info(f, "/", name, dims, &cls, &size) >= 0 &&
+            (cls == H5T_FLOAT || cls == H5T_INTEGER) && (rank == 0 ? 1 : (int)dims[0]) == n)
+            rc = H5LTget_attribute_double(f, "/", name, v) < 0 ? -1 : 0;
+    }
+    H5Fclose(f);
+    return rc;
+}
+
+static herr_t add_name(hid_t g, const char *name, const H5L_info_t *info, void *data)
+{
+    (void)g;
+    (void)info;
+    pbd_h5_names *out = data;
+    if (out->count < PBD_H5_MAX_NAMES)
+        snprintf(out->name[out->count], sizeof out->name[0], "%s", name);
+    out->count++;
+    return 0;
+}
+
+int pbd_h5_read_names(const char *path, const char *group, pbd_h5_names *out)
+{
+    log_quiet_hdf5();
+    out->count = 0;
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return -1;
+    int rc = -1;
+    hid_t g = H5Gopen2(f, group, H5P_DEFAULT);
+    if (g >= 0) {
+        hsize_t idx = 0;
+        rc = H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, add_name, out) < 0 ? -1 : 0;
+        H5Gclose(g);
+    }
+    H5Fclose(f);
+    return rc;
+}

@@ -10,7 +10,8 @@
 #include <hdf5_hl.h>
 
 
-#define LOG_MAX_COLUMNS 64
+#define LOG_MAX_COLUMNS 256
+#define LOG_MAX_ITER 64
 #define LOG_PATH 4096
 
 typedef struct log_column {
@@ -21,36 +22,72 @@ typedef struct log_column {
     int set;     /* this step's value was given */
 } log_column;
 
+/* One /iterations dataset: a row per step, a value per (substep, iteration); set = -1 for
+ * the overall value, kind 0 max |C|, 1 ||C||_2, 2 ||C + α̃λ||_2. */
+typedef struct log_iter {
+    hid_t dset;
+    double *buf; /* block × iter_width */
+    int set, kind;
+} log_iter;
+
+/* The world's topology as last written (/scene or /frames/topology/<v>), to tell when a
+ * frame needs a new version: particle count and inverse masses, triangles, every set's rows. */
+typedef struct log_topology {
+    int version;
+    int n;
+    double *w;
+    int n_tris;
+    int32_t *tri;
+    int *count;              /* per set */
+    int32_t **idx;           /* per set: count × arity */
+    double **rest, **k, **alpha;
+    char edges[256];         /* the first arity-2 set's indices (a polyline), or "" */
+    long n_edges;
+} log_topology;
+
+/* What the XDMF sidecar needs of each frame. */
+typedef struct log_frame {
+    double time;
+    int n, version, n_tris;
+    long n_edges;
+} log_frame;
+
 struct pbd_h5log {
     hid_t file;
     char dir[3000], run[256], path[3400], partial[3500], stopped[3400];
-    int n;         /* particles */
+    int n;         /* particles at the last step (the world may grow: tearing) */
+    int n_sets;    /* constraint sets, fixed when the file is opened */
+    char (*set_names)[96]; /* "00_distance": /scene/sets, /series/sets, /frames/.../lambda */
     int block, buffered;
     hsize_t rows;  /* steps written to the file */
     long steps;    /* steps seen */
     log_column cols[LOG_MAX_COLUMNS];
     int n_cols;
-    /* standard columns */
-    int c_time, c_max, c_l2, c_xpbd, c_lin, c_ang, c_ke, c_pe, c_stage, c_skipped;
+    /* standard columns (-1: not in this file, e.g. the overall residuals of sets whose
+     * units differ) */
+    int c_step, c_time, c_particles, c_max, c_l2, c_xpbd, c_lin, c_ang, c_ke, c_grav, c_elastic,
+        c_total, c_stage, c_skipped, c_threads;
+    int c_first_extra; /* columns from here on are the experiments' (NaN unless set) */
+    int *c_set;        /* per set: max_c, l2_c, xpbd_residual, elastic_energy column ids */
+    int threads_used;  /* the most threads a step ran on */
     /* /iterations: per step × (iterations · substeps) */
     int iter_width;
-    hid_t it_max, it_l2, it_xpbd;
-    double *it_buf_max, *it_buf_l2, *it_buf_xpbd;
+    log_iter its[LOG_MAX_ITER];
+    int n_its;
     /* /frames */
-    int frames_every;
-    hid_t fr_pos, fr_time;
+    int frames_every, frame_velocities;
+    hid_t fr_time, fr_step, fr_n, fr_topo;
     hsize_t n_frames;
-    double *frame_times; /* for the XDMF sidecar */
+    log_frame *frames; /* for the XDMF sidecar */
     size_t frame_cap;
+    log_topology topo;
+    int n_tets;        /* /scene/tets (fixed) */
     /* space reserved ahead of HDF5's writes (a full disk): see reserve_space */
     hsize_t reserve, reserved_end;
     int write_failed;
-    /* topology for the sidecar */
+    /* topology of /scene for the sidecar */
     int n_tris;
-    char edges_dataset[256];
-    long n_edges;
 };
-
 
 void log_quiet_hdf5(void);
 const char *log_io_reason(int err);
@@ -66,13 +103,23 @@ pbd_status log_write_provenance(pbd_h5log *log, const char *experiment, const ch
 pbd_status log_write_solver_def(pbd_h5log *log, const pbd_solver_def *def);
 pbd_status log_flush_block(pbd_h5log *log);
 int log_write_scene(pbd_h5log *log, const pbd_world *w, const pbd_h5log_options *opt);
-int log_make_series(pbd_h5log *log);
+int log_make_series(pbd_h5log *log, const pbd_world *w);
 int log_make_iterations(pbd_h5log *log, const pbd_world *w);
 int log_make_frames(pbd_h5log *log, const pbd_world *w);
 int log_write_frame(pbd_h5log *log, const pbd_world *w);
+void log_free_frames(pbd_h5log *log);
+/* An upper bound of the bytes one frame of w adds (space to reserve before writing it). */
+hsize_t log_frame_bytes(const pbd_h5log *log, const pbd_world *w);
 int log_add_column(pbd_h5log *log, hid_t group, const char *name, int width,
                       const char *units, const char *description);
+/* The unit all of the world's sets share, or NULL when they differ (or there is none). */
+const char *log_common_unit(const pbd_world *w);
+hid_t log_create_frame_column(hid_t g, const char *name, hid_t type, const char *units,
+                              const char *description);
+herr_t log_append_value(hid_t d, hsize_t at, hid_t mem_type, const void *v);
 pbd_status log_write_xdmf(pbd_h5log *log);
 void log_free(pbd_h5log *log);
+/* Machine and load attributes (h5log_attrs.c): at the start of a run and at its end. */
+void log_write_machine(pbd_h5log *log, int at_end);
 
 #endif

@@ -16,16 +16,24 @@
 typedef struct pbd_h5log pbd_h5log;
 
 typedef struct pbd_h5log_options {
-    int frames_every;         /* positions to /frames every K steps (0: no /frames) */
+    int frames_every;         /* /frames every K steps (0: no /frames): positions, λ per set */
+    int frame_velocities;     /* 1: velocities in every frame too */
     int block;                /* steps buffered per write + flush (0: 64) */
-    const int32_t *triangles; /* optional surface for the XDMF sidecar, 3 per triangle */
+    const int32_t *triangles; /* optional surface (/scene/triangles, the sidecar's cells), 3
+                               * per triangle; a world with tearing gives its own */
     int n_triangles;
-    int scene_counts_only;    /* /scene without its arrays (huge scenes): counts and types only */
+    const int32_t *tets;      /* optional tetrahedra (/scene/tets, the sidecar's cells), 4 each */
+    int n_tets;
+    int scene_counts_only;    /* /scene without its arrays (huge scenes): counts and types
+                               * only, and no /frames */
 } pbd_h5log_options;
 
 /* Open the run's file and write the root attributes (experiment, run, solver.* from w->def,
- * seed, git revision, compiler, flags, date, version) and /scene (initial positions,
- * inverse masses, every constraint set). /iterations is written when w->def.record_iterations.
+ * seed, git revision, compiler, flags, date, version, command line, machine and load) and
+ * /scene (initial positions, inverse masses, every constraint set). /series holds per set
+ * columns in each type's unit; /iterations is written when w->def.record_iterations.
+ * The world may grow between steps (tearing): /frames record each frame's particles and
+ * topology. Its number of constraint sets is fixed.
  * Returns NULL with pbd_last_error() set when the file cannot be made. */
 pbd_h5log *pbd_h5log_open(const char *out_dir, const char *experiment, const char *run,
                           const pbd_world *w, const pbd_h5log_options *opt);
@@ -52,7 +60,9 @@ void pbd_h5log_set1(pbd_h5log *log, int column, double value);
 pbd_status pbd_h5log_dataset(pbd_h5log *log, const char *name, const double *data, long rows,
                              long cols, const char *units, const char *description);
 
-/* Append the world's state after a step: /series row, /iterations row, /frames.
+/* Append the world's state after a step: /series row (NaN in the measured columns when
+ * the measure stage did not run after it), /iterations row, /frames. PBD_EIO when it cannot
+ * be logged (a write error, or the world's constraint sets changed in number).
  * PBD_EINTR (the step is kept) when SIGINT/SIGTERM arrived since pbd_interrupt_install:
  * the caller stops and keeps the file with pbd_h5log_finish_partial. */
 pbd_status pbd_h5log_step(pbd_h5log *log, const pbd_world *w);
@@ -83,14 +93,33 @@ pbd_status pbd_h5log_stop(pbd_h5log *log, pbd_status st);
 pbd_status pbd_gradcheck_write_h5(const char *path, const pbd_gradcheck_options *opt,
                                   const pbd_gradcheck_result *results, int n);
 
-/* Root attributes every result file carries: pbdlab_version, git_revision, compiler,
- * cflags, date (file: an HDF5 hid_t). Returns 0 or -1. */
+/* Root attributes every result file carries: pbdlab_version, git_revision (with
+ * "-dirty" and the diff's hash when the tree had uncommitted changes), compiler, cflags (of
+ * the objects linked), date, command (this process's command line), machine.cpu_model,
+ * machine.cores, machine.loadavg_start (file: an HDF5 hid_t). Returns 0 or -1. */
 int pbd_h5_write_provenance(long long file);
+/* What the provenance says of this build: the revision (with its dirty mark) and the
+ * compiler and flags its objects were built with (Makefile, build/flags.stamp). */
+const char *pbd_build_revision(void);
+const char *pbd_build_cflags(void);
+/* The CPU's model name (/proc/cpuinfo), or "unknown". */
+void pbd_machine_cpu_model(char *buf, size_t size);
 
 /* Reading results back (summaries, pbd-report, pbd-h5extract). Return 0 on success. */
 int pbd_h5_read_attr_double(const char *path, const char *name, double *v);
 int pbd_h5_read_attr_string(const char *path, const char *name, char *buf, size_t size);
-/* Read a whole 1-D or 2-D double dataset; *data is malloc'd (rows × cols). */
+/* A root attribute of exactly n numbers (e.g. solver.gravity, 3). */
+int pbd_h5_read_attr_doubles(const char *path, const char *name, double *v, int n);
+/* The names of a group's members, in name order (count may exceed PBD_H5_MAX_NAMES: only
+ * that many are kept). */
+#define PBD_H5_MAX_NAMES 64
+typedef struct pbd_h5_names {
+    int count;
+    char name[PBD_H5_MAX_NAMES][128];
+} pbd_h5_names;
+int pbd_h5_read_names(const char *path, const char *group, pbd_h5_names *out);
+/* Read a whole dataset of numbers (any rank: rows × the product of the other dimensions,
+ * converted to double); *data is malloc'd (rows × cols). */
 int pbd_h5_read_dataset(const char *path, const char *dataset, double **data, long *rows,
                         long *cols);
 

@@ -1,15 +1,59 @@
-/* The XDMF sidecar that lets ParaView play a run file's frames. */
+/* The XDMF sidecar (ParaView: File > Open <run>.xdmf, any of its readers): a temporal
+ * collection with one grid per frame. Every DataItem names one whole dataset with its
+ * NumberType — ParaView's default reader (Xdmf3) drops a HyperSlab's geometry, whose number
+ * type it does not know until read ("Skipping unrecognized array type [None]": 0 points).
+ * Geometry: /frames/<k>/positions; cells: the frame's triangles (/scene/triangles or its
+ * topology version's), or /scene/tets, else the first distance set's edges as polylines,
+ * else points; velocities as a point vector when the frames hold them. */
 #include "log_private.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
+
+/* The group holding frame f's topology: /scene or /frames/topology/<v>. */
+static void topology_group(const log_frame *f, char *buf, size_t size)
+{
+    if (f->version == 0)
+        snprintf(buf, size, "/scene");
+    else
+        snprintf(buf, size, "/frames/topology/%d", f->version);
+}
+
+static void write_topology(FILE *f, const pbd_h5log *log, const log_frame *fr, const char *h5)
+{
+    char group[96];
+    topology_group(fr, group, sizeof group);
+    if (log->n_tets > 0) {
+        fprintf(f, "    <Topology TopologyType=\"Tetrahedron\" NumberOfElements=\"%d\">\n"
+                   "     <DataItem Dimensions=\"%d 4\" NumberType=\"Int\" Precision=\"4\" "
+                   "Format=\"HDF\">%s:/scene/tets</DataItem>\n    </Topology>\n",
+                log->n_tets, log->n_tets, h5);
+    } else if (fr->n_tris > 0) {
+        fprintf(f, "    <Topology TopologyType=\"Triangle\" NumberOfElements=\"%d\">\n"
+                   "     <DataItem Dimensions=\"%d 3\" NumberType=\"Int\" Precision=\"4\" "
+                   "Format=\"HDF\">%s:%s/triangles</DataItem>\n    </Topology>\n",
+                fr->n_tris, fr->n_tris, h5, group);
+    } else if (fr->n_edges > 0) {
+        /* the edges dataset of that version: <group>/sets/<first arity-2 set>/indices */
+        const char *edges = log->topo.version == fr->version ? log->topo.edges : NULL;
+        char path[256];
+        if (!edges) { /* an older version: same set name under its group */
+            const char *tail = strstr(log->topo.edges, "/sets/");
+            snprintf(path, sizeof path, "%s%s", group, tail ? tail : "");
+            edges = path;
+        }
+        fprintf(f, "    <Topology TopologyType=\"Polyline\" NodesPerElement=\"2\" "
+                   "NumberOfElements=\"%ld\">\n"
+                   "     <DataItem Dimensions=\"%ld 2\" NumberType=\"Int\" Precision=\"4\" "
+                   "Format=\"HDF\">%s:%s</DataItem>\n    </Topology>\n",
+                fr->n_edges, fr->n_edges, h5, edges);
+    } else {
+        fprintf(f, "    <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%d\"/>\n",
+                fr->n);
+    }
+}
 
 pbd_status log_write_xdmf(pbd_h5log *log)
 {
@@ -20,34 +64,27 @@ pbd_status log_write_xdmf(pbd_h5log *log)
     FILE *f = fopen(tmp, "w");
     if (!f) return pbd_error(PBD_EIO, "%s: cannot write the XDMF sidecar: %s", tmp, strerror(errno));
     const char *h5 = strrchr(log->path, '/') ? strrchr(log->path, '/') + 1 : log->path;
-    long n = log->n, F = (long)log->n_frames;
     fprintf(f, "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
-               "<Xdmf Version=\"2.0\">\n <Domain>\n"
+               "<Xdmf Version=\"3.0\">\n <Domain>\n"
                "  <Grid Name=\"%s\" GridType=\"Collection\" CollectionType=\"Temporal\">\n",
             log->run);
-    for (long k = 0; k < F; k++) {
-        fprintf(f, "   <Grid Name=\"frame %ld\" GridType=\"Uniform\">\n", k);
-        fprintf(f, "    <Time Value=\"%.17g\"/>\n", log->frame_times[k]);
-        if (log->n_tris > 0)
-            fprintf(f, "    <Topology TopologyType=\"Triangle\" NumberOfElements=\"%d\">\n"
-                       "     <DataItem Dimensions=\"%d 3\" NumberType=\"Int\" Precision=\"4\" "
-                       "Format=\"HDF\">%s:/scene/triangles</DataItem>\n    </Topology>\n",
-                    log->n_tris, log->n_tris, h5);
-        else if (log->n_edges > 0)
-            fprintf(f, "    <Topology TopologyType=\"Polyline\" NodesPerElement=\"2\" "
-                       "NumberOfElements=\"%ld\">\n"
-                       "     <DataItem Dimensions=\"%ld 2\" NumberType=\"Int\" Precision=\"4\" "
-                       "Format=\"HDF\">%s:%s</DataItem>\n    </Topology>\n",
-                    log->n_edges, log->n_edges, h5, log->edges_dataset);
-        else
-            fprintf(f, "    <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%ld\"/>\n", n);
+    for (hsize_t k = 0; k < log->n_frames; k++) {
+        const log_frame *fr = &log->frames[k];
+        fprintf(f, "   <Grid Name=\"frame %ld\" GridType=\"Uniform\">\n", (long)k);
+        fprintf(f, "    <Time Value=\"%.17g\"/>\n", fr->time);
+        write_topology(f, log, fr, h5);
         fprintf(f, "    <Geometry GeometryType=\"XYZ\">\n"
-                   "     <DataItem ItemType=\"HyperSlab\" Dimensions=\"1 %ld 3\" Type=\"HyperSlab\">\n"
-                   "      <DataItem Dimensions=\"3 3\" Format=\"XML\">%ld 0 0 1 1 1 1 %ld 3</DataItem>\n"
-                   "      <DataItem Dimensions=\"%ld %ld 3\" NumberType=\"Float\" Precision=\"8\" "
-                   "Format=\"HDF\">%s:/frames/positions</DataItem>\n"
-                   "     </DataItem>\n    </Geometry>\n   </Grid>\n",
-                n, k, n, F, n, h5);
+                   "     <DataItem Dimensions=\"%d 3\" NumberType=\"Float\" Precision=\"8\" "
+                   "Format=\"HDF\">%s:/frames/%06ld/positions</DataItem>\n    </Geometry>\n",
+                fr->n, h5, (long)k);
+        if (log->frame_velocities)
+            fprintf(f, "    <Attribute Name=\"velocity\" AttributeType=\"Vector\" "
+                       "Center=\"Node\">\n"
+                       "     <DataItem Dimensions=\"%d 3\" NumberType=\"Float\" Precision=\"8\" "
+                       "Format=\"HDF\">%s:/frames/%06ld/velocities</DataItem>\n"
+                       "    </Attribute>\n",
+                    fr->n, h5, (long)k);
+        fprintf(f, "   </Grid>\n");
     }
     fprintf(f, "  </Grid>\n </Domain>\n</Xdmf>\n");
     if (fclose(f) != 0 || rename(tmp, path) != 0) {

@@ -414,21 +414,14 @@ static void machine_info(bench_machine *m, int reps, int quick, int threads)
 #ifdef __VERSION__
     snprintf(m->compiler, sizeof m->compiler, "cc %s", __VERSION__);
 #endif
-    snprintf(m->flags, sizeof m->flags, "%s", PBD_BENCH_FLAGS);
+    /* the flags and revision the linked objects were built from (Makefile flags.stamp,
+     * scripts/git-revision.sh), not the tree as it is now */
+    snprintf(m->flags, sizeof m->flags, "%s", pbd_build_cflags());
     time_t t = time(NULL);
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(m->date, sizeof m->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    snprintf(m->revision, sizeof m->revision, "unknown");
-    FILE *g = popen("git rev-parse --short HEAD 2>/dev/null", "r");
-    if (g) {
-        if (fgets(line, sizeof line, g)) {
-            line[strcspn(line, "\n")] = '\0';
-            line[sizeof m->revision - 1] = '\0';
-            if (line[0]) memcpy(m->revision, line, strlen(line) + 1);
-        }
-        pclose(g);
-    }
+    snprintf(m->revision, sizeof m->revision, "%s", pbd_build_revision());
     m->reps = reps;
     m->quick = quick;
     m->threads = threads;

@@ -222,9 +222,14 @@ static void print_experiment(FILE *out, const char *results, int k, FILE *summar
                 "available (needs %s)</td><td></td></tr>\n", name, name, suite[k].needs);
         return;
     }
-    if (e) {
+    if (e) { /* the summary's description says what the runs were (QUICK sizes) */
+        char described[2048];
         fputs("<p>", out);
-        html(out, e->description);
+        if (file_exists(sum_path) &&
+            pbd_h5_read_attr_string(sum_path, "description", described, sizeof described) == 0)
+            html(out, described);
+        else
+            html(out, e->description);
         fputs("</p>\n", out);
     }
     attr_list l;

@@ -14,7 +14,8 @@ int main(int argc, char **argv)
 
     pbd_solver_def def = pbd_solver_def_default();
     pbd_scene_params sp = pbd_scene_params_default();
-    int steps = 100, every = 1, quiet = 0, list_experiments = 0, frames = 0, fault_step = 0;
+    int steps = 100, every = 1, quiet = 0, list_experiments = 0, frames = 0, fault_step = 0,
+        frame_velocities = 0;
     const char *out_dir = NULL, *run = "run";
     cli_option opts[PBD_MAX_OPTIONS];
     int n_opts = 0;
@@ -31,6 +32,8 @@ int main(int argc, char **argv)
         {"run", CLI_STRING, &run, 0, 0, 0, "the file's name with --out (default run)", NULL},
         {"frames", CLI_INT, &frames, 0, 1e9, 0, "with --out: /frames every N steps (0: none)",
          NULL},
+        {"frame-velocities", CLI_FLAG, &frame_velocities, 0, 0, 0,
+         "with --frames: velocities in every frame too", NULL},
         {"test-fault-step", CLI_INT, &fault_step, 0, 1e9, 0,
          "TEST ONLY: step N gets a NaN velocity, so that the watchdog stops the run (0: off)",
          NULL},
@@ -83,7 +86,8 @@ int main(int argc, char **argv)
                 "200 bytes), found '%s'\n", run);
         return 2;
     }
-    pbd_world *w = scene->build(&sp);
+    pbd_scene_cells cells;
+    pbd_world *w = pbd_scene_build(scene, &sp, &cells);
     if (!w) {
         fprintf(stderr, "pbd-run: cannot build scene %s: %s\n", scene->name, pbd_last_error());
         return pbd_exit_status(PBD_EINPUT);
@@ -92,13 +96,16 @@ int main(int argc, char **argv)
     pbd_test_fault_step = fault_step;
     pbd_h5log *log = NULL;
     if (out_dir) {
-        pbd_h5log_options o = {.frames_every = frames};
+        pbd_h5log_options o = {.frames_every = frames, .frame_velocities = frame_velocities,
+                               .triangles = cells.triangles, .n_triangles = cells.n_triangles,
+                               .tets = cells.tets, .n_tets = cells.n_tets};
         log = pbd_h5log_open(out_dir, scene->name, run, w, &o);
         pbd_status st = log ? pbd_h5log_scene_params(log, &sp) : PBD_EIO;
         if (st != PBD_OK) {
             pbd_status code = log ? st : PBD_EIO;
             fprintf(stderr, "pbd-run: %s\n", pbd_last_error());
             if (log) pbd_h5log_discard(log);
+            pbd_scene_cells_free(&cells);
             pbd_world_free(w);
             return pbd_exit_status(code);
         }
@@ -108,12 +115,25 @@ int main(int argc, char **argv)
            "stiffness=%g%s, compliance=%g\n",
            scene->name, w->n, def.dt, def.iterations, def.substeps, pbd_method_name(def.method),
            sp.stiffness, def.linearize_stiffness ? " (linearized)" : "", sp.compliance);
-    if (!quiet) printf("# step  time_s  max_abs_C  l2_C\n");
+    if (!quiet) { /* max |C| per constraint set, each in its type's unit */
+        printf("# step  time_s");
+        for (int k = 0; k < w->n_sets; k++)
+            printf("  max|C|:%s[%s]", w->sets[k].type->name, w->sets[k].type->unit);
+        printf("\n");
+    }
     pbd_status st = PBD_OK;
     for (int s = 1; s <= steps && st == PBD_OK; s++) {
         if ((st = pbd_step(w)) != PBD_OK) break;
-        if ((!quiet && s % every == 0) || s == steps)
-            printf("%6d %8.4f %.6e %.6e\n", s, w->time, w->stats.max_c, w->stats.l2_c);
+        if ((!quiet && s % every == 0) || s == steps) {
+            printf("%6d %8.4f", s, w->time);
+            for (int k = 0; k < w->n_sets; k++) { /* "-" when the step was not measured */
+                if (w->sets[k].stats.step == w->step_count)
+                    printf(" %.6e", w->sets[k].stats.max_c);
+                else
+                    printf(" -");
+            }
+            printf("\n");
+        }
         if (log) st = pbd_h5log_step(log, w);
     }
     fflush(stdout);
@@ -125,6 +145,7 @@ int main(int argc, char **argv)
         pbd_h5log_stop(log, st);
     }
     if (st != PBD_OK) fprintf(stderr, "pbd-run: %s\n", pbd_last_error());
+    pbd_scene_cells_free(&cells);
     pbd_world_free(w);
     return pbd_exit_status(st);
 }

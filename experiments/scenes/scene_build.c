@@ -4,6 +4,52 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* the cells pbd_scene_build asked for (one build at a time per thread) */
+static _Thread_local pbd_scene_cells *keep;
+
+static int32_t *copy_ints(const int32_t *a, size_t n)
+{
+    int32_t *b = malloc((n ? n : 1) * sizeof *b);
+    if (b && n) memcpy(b, a, n * sizeof *b);
+    return b;
+}
+
+void scene_keep_triangles(const int32_t *tri, int n)
+{
+    if (!keep || n <= 0) return;
+    free(keep->triangles);
+    keep->triangles = copy_ints(tri, 3 * (size_t)n);
+    keep->n_triangles = keep->triangles ? n : 0;
+}
+
+void scene_keep_tets(const int32_t *tet, int n)
+{
+    if (!keep || n <= 0) return;
+    free(keep->tets);
+    keep->tets = copy_ints(tet, 4 * (size_t)n);
+    keep->n_tets = keep->tets ? n : 0;
+}
+
+pbd_world *pbd_scene_build(const pbd_scene_entry *e, const pbd_scene_params *sp,
+                           pbd_scene_cells *cells)
+{
+    if (cells) memset(cells, 0, sizeof *cells);
+    keep = cells;
+    pbd_world *w = e->build(sp);
+    keep = NULL;
+    if (!w && cells) pbd_scene_cells_free(cells);
+    return w;
+}
+
+void pbd_scene_cells_free(pbd_scene_cells *cells)
+{
+    if (!cells) return;
+    free(cells->triangles);
+    free(cells->tets);
+    memset(cells, 0, sizeof *cells);
+}
 
 pbd_status scene_inputs(const pbd_scene_params *sp, const char *scene, int takes_mesh,
                         int takes_tet)

@@ -73,6 +73,7 @@ pbd_world *pbd_scene_tear(const pbd_scene_params *sp)
 {
     pbd_trimesh m;
     pbd_status st = scene_inputs(sp, "tear", 1, 0);
+    if (st == PBD_OK) st = scene_material_inputs(sp, "tear", 0, 0); /* it tears distances */
     if (st == PBD_OK && sp->mesh_path) {
         st = pbd_trimesh_load_obj(sp->mesh_path, PBD_MESH_CLOTH, &m);
     } else if (st == PBD_OK) {
@@ -91,6 +92,7 @@ pbd_world *pbd_scene_tear(const pbd_scene_params *sp)
     int nh = sp->k_bend > 0.0 ? pbd_trimesh_hinges(&m, &hinges) : 0;
     if (ne < 0 || nh < 0) goto fail;
     w = scene_world(m.n_vertices, m.x, NULL, sp->total_mass);
+    if (w) scene_keep_triangles(m.tri, m.n_triangles);
     int dist = w ? scene_add_edges(w, ne, edges, sp->stiffness, sp->compliance) : -1;
     if (dist < 0) goto fail;
     int bend = -1;

@@ -64,6 +64,9 @@ pbd_tearing *pbd_world_tearing(const pbd_world *w);
 /* The current mesh: triangles in particle indices, n_vertices = the particles it knows
  * (duplicates included), x = rest positions (the world holds the current ones). */
 pbd_tear_mesh pbd_tearing_mesh(const pbd_tearing *t);
+/* The particle that particle i was split off from (a duplicate made by a split or a
+ * repair: it took i's position, velocity and part of its mass), or -1 (not made by tearing). */
+int pbd_tearing_parent(const pbd_tearing *t, int i);
 /* Splits by the threshold rule since creation, and by the manifold repair. */
 long pbd_tearing_splits(const pbd_tearing *t);
 long pbd_tearing_repairs(const pbd_tearing *t);

@@ -19,6 +19,7 @@ struct pbd_tearing {
     int32_t *head;         /* per vertex: its first corner, -1 when it has no triangle */
     int32_t *next;         /* per corner: the next corner of the same vertex, -1 */
     int32_t *mark;         /* per vertex: the pass that split or created it */
+    int32_t *parent;       /* per vertex: the vertex it was split off (duplicated) from, or -1 */
     int pass;
     long splits, repairs;
     /* scratch, sized by the (fixed) triangle count nt: a fan has at most nt triangles */

@@ -31,6 +31,7 @@ static pbd_status tear_sync_vertices(const pbd_world *w, pbd_tearing *t)
         memcpy(t->mesh.x + 3 * (size_t)i, w->x + 3 * (size_t)i, 3 * sizeof(double));
         t->head[i] = -1;
         t->mark[i] = 0;
+        t->parent[i] = -1;
     }
     if (w->n > t->mesh.n_vertices) t->mesh.n_vertices = w->n;
     return PBD_OK;
@@ -226,6 +227,7 @@ pbd_tearing *pbd_tearing_create(const pbd_world *w, const pbd_tear_mesh *m, int 
     for (int i = 0; i < m->n_vertices; i++) {
         t->head[i] = -1;
         t->mark[i] = 0;
+        t->parent[i] = -1;
     }
     t->mesh.n_vertices = m->n_vertices;
     if (tear_sync_vertices(w, t) != PBD_OK) {
@@ -259,6 +261,7 @@ void pbd_tearing_free(pbd_tearing *t)
     free(t->head);
     free(t->next);
     free(t->mark);
+    free(t->parent);
     free(t->fan);
     free(t->fan2);
     free(t->loc);
@@ -308,6 +311,10 @@ pbd_tear_mesh pbd_tearing_mesh(const pbd_tearing *t)
 {
     pbd_tear_mesh m = {t->mesh.n_vertices, t->mesh.x, t->mesh.n_triangles, t->mesh.tri, NULL};
     return m;
+}
+int pbd_tearing_parent(const pbd_tearing *t, int i)
+{
+    return i >= 0 && i < t->mesh.n_vertices ? t->parent[i] : -1;
 }
 long pbd_tearing_splits(const pbd_tearing *t) { return t->splits; }
 long pbd_tearing_repairs(const pbd_tearing *t) { return t->repairs; }

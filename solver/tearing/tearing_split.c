@@ -23,7 +23,9 @@ pbd_status tear_reserve_vertices(pbd_tearing *t, int n)
     if (h) t->head = h;
     int32_t *mk = realloc(t->mark, (size_t)cap * sizeof *mk);
     if (mk) t->mark = mk;
-    if (!x || !h || !mk) return pbd_error(PBD_ENOMEM, "tearing: out of memory for %d vertices", n);
+    int32_t *pa = realloc(t->parent, (size_t)cap * sizeof *pa);
+    if (pa) t->parent = pa;
+    if (!x || !h || !mk || !pa) return pbd_error(PBD_ENOMEM, "tearing: out of memory for %d vertices", n);
     t->vert_cap = cap;
     return PBD_OK;
 }
@@ -242,6 +244,7 @@ int tear_split_off(pbd_world *w, pbd_tearing *t, int32_t v, int k)
     memcpy(t->mesh.x + 3 * (size_t)d, t->mesh.x + 3 * (size_t)v, 3 * sizeof(double));
     t->head[d] = -1;
     t->mark[d] = t->pass;
+    t->parent[d] = v;
     t->mesh.n_vertices = d + 1;
     if (update_edges(w, t, v, d, k) != PBD_OK || update_hinges(w, t, v, d, k) != PBD_OK)
         return -1;
