@@ -21,9 +21,10 @@
 /* A rest element whose |det D_m| is below this fraction of (longest edge)^dim is a sliver:
  * its rest data are stored as zeros and eval reports it degenerate. */
 #define FEM_SLIVER_REL 1e-12
-/* 2ΨV below this (J) makes the energy constraint C = √(2ΨV) degenerate: at rest (Ψ = 0) the
- * square root has no gradient. Far below anything a real strain produces (1e-16 strain of a
- * 1 mm³ tet of 1 kPa gives 1e-44). */
+/* 2ΨV below this (J) is the energy constraint's minimum C = √(2ΨV) = 0, where the square root
+ * has no gradient: C = 0 and ∇C = 0 there (0 is its subgradient at the minimum: nothing to
+ * project, and the projections skip it as their Σ w|∇C|² = 0). Far below anything a real
+ * strain produces (1e-16 strain of a 1 mm³ tet of 1 kPa gives 1e-44). */
 #define FEM_MIN_ENERGY 1e-290
 
 /* ---- 3×3 matrices, row-major: A[3r + c] -------------------------------------------------- */
@@ -202,15 +203,17 @@ static inline void fem_tri_grad(const double *G, const double *dm_inv, double *g
  * the wrong units for a compliance; the square root fixes that). With P = ∂Ψ/∂F (n entries,
  * overwritten), ∂C/∂F = ∂(2ΨV)/∂F / (2C):
  *   ∂C/∂F = V P / C.
- * Returns PBD_EVAL_DEGENERATE (C = 0, G = 0) where 2ΨV <= FEM_MIN_ENERGY: at rest the square
- * root has no gradient, and nothing is to be done. */
+ * Where 2ΨV <= FEM_MIN_ENERGY (at rest): C = 0, G = 0, PBD_EVAL_OK (see FEM_MIN_ENERGY);
+ * PBD_EVAL_DEGENERATE for V = 0 (a sliver at rest) and a non-finite energy. */
 static inline int fem_energy_constraint(double V, double psi, double *PG, int n, double *C)
 {
     double e2 = 2.0 * psi * V;
     if (!(e2 > FEM_MIN_ENERGY) || !isfinite(e2)) {
         *C = 0.0;
         for (int k = 0; k < n; k++) PG[k] = 0.0;
-        return PBD_EVAL_DEGENERATE;
+        /* at rest: the minimum (∇C = 0 is its subgradient); a sliver at rest (V = 0), a
+         * non-finite or negative energy: degenerate */
+        return isfinite(e2) && e2 >= 0.0 && V > 0.0 ? PBD_EVAL_OK : PBD_EVAL_DEGENERATE;
     }
     *C = sqrt(e2);
     double s = V / *C;

@@ -25,7 +25,7 @@ static int corot_eval(const pbd_eval_input *in, double *C, double *grad)
         P[k] = 2.0 * mu * D[k] + lambda * (J - 1.0) * cof[k];
     }
     double psi = mu * m_dot(D, D, 9) + 0.5 * lambda * (J - 1.0) * (J - 1.0);
-    if (st != PBD_EVAL_OK || !(r[9] > 0.0)) psi = 0.0; /* non-finite F, or a sliver at rest */
+    if (st != PBD_EVAL_OK) psi = NAN; /* non-finite F: degenerate (a sliver at rest: V = 0) */
     st = fem_energy_constraint(r[9], psi, P, 9, C);
     if (grad) fem_tet_grad(P, r, grad);
     return st;

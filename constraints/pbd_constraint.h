@@ -128,7 +128,18 @@ typedef struct pbd_constraint_type {
     int max_arity;  /* variable arity (arity 0): the largest a set may choose; 0 = no limit */
     int n_components;          /* materials: scalar constraints per element; 0 otherwise */
     pbd_material_fn material; /* NULL unless a material (above) */
+    /* Coupled components (0 or 1: none): the set's rows come in blocks of `block` consecutive
+     * rows on the same particles (an element's components, added together: rows b·k ..
+     * b·k + b − 1), and the solver projects each block at once, solving the small system
+     *   (J W Jᵀ + α̃) Δλ = −C − α̃λ,   Δx = W Jᵀ Δλ   (PBD: α̃ = 0 and Δx scaled by k)
+     * instead of the rows one after the other (the coupled solve of Macklin & Müller 2021;
+     * XPBD Eq. 18 for a block). For fixed arity <= 4 and block <= PBD_MAX_BLOCK. XPBD
+     * constraint damping (β) is not applied to blocks. The Newton reference, residuals and
+     * the checker see the rows one by one. */
+    int block;
 } pbd_constraint_type;
+
+#define PBD_MAX_BLOCK 6
 
 /* The registry (constraints/registry.c). */
 int pbd_constraint_type_count(void);
