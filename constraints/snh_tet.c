@@ -10,11 +10,21 @@
  * point (F = 0) is degenerate.
  *
  * The two rows of a tet are one block (pbd_constraint_type.block): the solver projects them
- * together, the coupled solve of the paper. One after the other they fail at ordinary time
- * steps: C_D's target is F = 0, and when its α̃_D = 1/(μ V Δt²) is small against w|∇C_D|²
- * (a wave crossing the element in less than a step), its projection alone moves the tet most
- * of the way to a point before C_H can answer — a single free tet of E = 10⁵ Pa, 0.01 kg, edge
- * 0.1 m at Δt = 1/60 s collapses to a point in one step (tests/test_materials.c).
+ * together, the coupled solve of the paper. One after the other they fail: C_D's target is
+ * F = 0, and when α̃_D = 1/(μ V h²) is small against w|∇C_D|² (a shear wave crosses the element
+ * in less than a substep h), C_D's projection alone moves the tet most of the way to a point
+ * before C_H answers. Both constraints also carry a rest-state multiplier (C_D = √3 at rest)
+ * whose geometric stiffness λ∇²C XPBD's update leaves out, so even the coupled solve needs
+ * small substeps. Measured on one free tet (E = 10⁵ Pa, ν = 0.3, edge 0.1 m, 0.04 kg, one
+ * vertex pushed 1 mm, 1 iteration per substep, 2 s at 60 Hz), the largest edge strain:
+ *   substeps        1          4      8       16       64
+ *   coupled      1e5 (blows up) 0.46   0.055   0.0009   0.0025
+ *   one by one   1 (a point)    1      0.34    0.13     0.012
+ * so the coupled block holds the tet from a substep h with c h/l ≈ 0.13 (16 substeps here;
+ * l the edge, c = √(μ/ρ) the shear wave speed), where one-by-one projection still crushes it
+ * (tests/test_materials.c). The same multipliers bias XPBD's settled state: it is not quite
+ * the static equilibrium (g ≠ 0 at XPBD's fixed point, XPBD Sec. 3.5), here by a few % at 25
+ * substeps of 1/60 s, less with more (the material_beam and poisson experiments).
  *
  * Lamé parameters (material()): matching Ψ to linear elasticity at small strain. With
  * F = I + ε, I_C = 3 + 2 tr ε + tr ε², J = 1 + tr ε + ½(tr²ε − tr ε²) + O(ε³), so
