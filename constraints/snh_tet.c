@@ -23,8 +23,8 @@
  * so the coupled block holds the tet from a substep h with c h/l ≈ 0.13 (16 substeps here;
  * l the edge, c = √(μ/ρ) the shear wave speed), where one-by-one projection still crushes it
  * (tests/test_materials.c). The same multipliers bias XPBD's settled state: it is not quite
- * the static equilibrium (g ≠ 0 at XPBD's fixed point, XPBD Sec. 3.5), here by a few % at 25
- * substeps of 1/60 s, less with more (the material_beam and poisson experiments).
+ * the static equilibrium (XPBD's update assumes g = 0, which its iterates do not keep), by a
+ * few % at 25 substeps of 1/60 s, less with more (the material_beam and poisson experiments).
  *
  * Lamé parameters (material()): matching Ψ to linear elasticity at small strain. With
  * F = I + ε, I_C = 3 + 2 tr ε + tr ε², J = 1 + tr ε + ½(tr²ε − tr ε²) + O(ε³), so
