@@ -29,17 +29,20 @@ ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
 endif
 
 .PHONY: soak fuzz all test asan experiments gradcheck plots report bench clean deps help install \
-  check-paraview \
+  check-paraview test-plots test-slurm \
   uninstall test-install
 .DEFAULT_GOAL := all
 .SECONDARY:
 
 help:
 	@echo "make experiments   run the experiment suite and build the report (QUICK=1: reduced)"
+	@echo "                   SCHEDULER=slurm [SLURM_ARGS=...]: as Slurm job arrays; RESULTS=DIR"
 	@echo "make test          build and run the CUnit tests"
 	@echo "make asan          the tests under AddressSanitizer + UBSan"
 	@echo "make gradcheck     check every constraint's gradient against finite differences"
-	@echo "make plots|report  regenerate figures and data/results/report.html from results"
+	@echo "make plots|report  regenerate figures and RESULTS/report.html (default data/results)"
+	@echo "make test-plots    every figure script on every run alone and on narrowed sweeps"
+	@echo "make test-slurm    make experiments SCHEDULER=slurm on a local one-node Slurm vs local"
 	@echo "make bench         performance table (data/results/bench.csv)"
 	@echo "make fuzz          libFuzzer on the CLI parser and the OBJ/TetGen loaders (clang)"
 	@echo "make soak          every standard scene for 10^5 steps: finite and bounded"
@@ -106,17 +109,39 @@ gradcheck: $(BUILD)/pbd-gradcheck
 	@mkdir -p data/results
 	$(BUILD)/pbd-gradcheck
 
+# The suite into RESULTS: on this machine (SCHEDULER=local) or as Slurm job arrays with a
+# dependent merge/report job (SCHEDULER=slurm; SLURM_ARGS e.g. "--partition=cpu --account=x").
+RESULTS   ?= data/results
+SCHEDULER ?= local
+SLURM_ARGS ?=
 experiments: $(BINS)
-	@mkdir -p data/results
-	sh experiments/drivers/run_all.sh $(BUILD) $(QUICK)
-	@$(MAKE) --no-print-directory report
+ifeq ($(SCHEDULER),local)
+	@mkdir -p $(RESULTS)
+	sh experiments/drivers/run_all.sh $(BUILD) $(QUICK) $(RESULTS)
+	@$(MAKE) --no-print-directory report RESULTS=$(RESULTS)
+else ifeq ($(SCHEDULER),slurm)
+	sh experiments/drivers/slurm.sh submit $(BUILD) $(QUICK) $(RESULTS) $(SLURM_ARGS)
+else
+	@echo "make experiments: SCHEDULER: expected local or slurm, found '$(SCHEDULER)'" >&2; exit 2
+endif
 
-# Figures and report from whatever results exist (analysis/make_plots.sh, pbd-report).
+# Figures and report from whatever results exist in RESULTS (analysis/make_plots.sh, pbd-report).
 plots: $(BINS)
-	sh analysis/make_plots.sh $(BUILD) data/results
+	sh analysis/make_plots.sh $(BUILD) $(RESULTS)
 
 report: plots
-	$(BUILD)/pbd-report data/results
+	$(BUILD)/pbd-report $(RESULTS)
+
+# Every figure script draws any subset of its sweep: each run alone, the whole sweep, narrowed
+# sweeps (analysis/test_plot_subsets.sh; ~1 min).
+test-plots: $(BINS)
+	sh analysis/test_plot_subsets.sh $(BUILD)
+
+# make experiments SCHEDULER=slurm against a real single-node Slurm on loopback (scripts/
+# slurm-local.sh, scripts/test-slurm.sh): the same files as a local QUICK run, and a cancelled
+# task resubmitted alone. Installs Debian's slurmctld, slurmd, slurm-client, munge, hdf5-tools.
+test-slurm: $(BINS)
+	sh scripts/slurm-local.sh run $(BUILD)/slurm-local -- sh scripts/test-slurm.sh $(BUILD)
 
 # The performance table (experiments/programs/README.md "Performance"): pbd-bench built with
 # BENCH_OPT in its own build directory (the default build stays portable); BENCH_ARGS e.g.

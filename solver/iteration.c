@@ -32,7 +32,7 @@ static int gauss_seidel(pbd_world *w, double h)
 {
     pbd_workspace ws = pbd_world_workspace(w);
     int skipped = 0;
-    for (int s = 0; s < w->n_sets; s++) {
+    for (int s = 0; s < w->n_sets && !pbd_stop_requested(); s++) {
         pbd_constraint_set *set = &w->sets[s];
         pbd_batch_fn kernel = pbd_set_kernel(w, set, 0);
         if (kernel) { /* the type's batched kernel: the same projections, in the same order */
@@ -65,6 +65,12 @@ static int coloured_sweeps(pbd_world *w, double h, int iterations)
     long total = 0;
     for (int s = 0; s < w->n_sets; s++) total += w->sets[s].count;
     if (total < (long)PBD_COLOURED_MIN_PER_THREAD * threads) threads = 1;
+    /* A stop request (pbd_stop_requested) ends the sweeps between two iterations. All threads
+     * must take the same decision (else some would wait at a barrier the others never
+     * reach), so one thread reads the flag into stop[it % 2] and the others read that copy
+     * after the single's barrier; alternating two slots keeps the next iteration's write from
+     * racing with a slow thread still reading this one's. No return leaves the region. */
+    volatile int stop[2] = {0, 0};
     int used = 1;
 #pragma omp parallel num_threads(threads) reduction(+ : skipped)
     {
@@ -73,6 +79,11 @@ static int coloured_sweeps(pbd_world *w, double h, int iterations)
         if (t == 0) used = nt;
         int mine = 0; /* this thread's skips in the current sweep */
         for (int it = 0; it < iterations; it++) {
+            if (it > 0) { /* the first sweep always runs (its caller checked) */
+#pragma omp single
+                stop[it % 2] = pbd_stop_requested();
+                if (stop[it % 2]) break;
+            }
             mine = 0;
             for (int s = 0; s < w->n_sets; s++) {
                 pbd_constraint_set *set = &w->sets[s];
@@ -111,7 +122,8 @@ int pbd_project_iterations(pbd_world *w, double h, int iterations)
 {
     if (w->def.scheme == PBD_SCHEME_COLORED_GS) return coloured_sweeps(w, h, iterations);
     int skipped = 0;
-    for (int it = 0; it < iterations; it++) skipped = pbd_project_iteration(w, h);
+    for (int it = 0; it < iterations && !pbd_stop_requested(); it++)
+        skipped = pbd_project_iteration(w, h);
     return skipped;
 }
 

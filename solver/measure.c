@@ -16,7 +16,7 @@ static void set_residuals(pbd_world *w, const pbd_constraint_set *set, const dou
                           double alpha_scale, int energy, pbd_set_stats *out)
 {
     double mx = 0.0, sum = 0.0, sum_x = 0.0, elastic = 0.0;
-    int active = 0;
+    int active = 0, at = -1;
     for (int c = 0; set->type->eval && c < set->count; c++) { /* no scalar C: no residual */
         pbd_eval_input in;
         pbd_gather(w, set, c, pos, &in);
@@ -31,7 +31,10 @@ static void set_residuals(pbd_world *w, const pbd_constraint_set *set, const dou
         if (set->type->inequality && lambda == 0.0) r = C;
         sum_x += r * r;
         double a = fabs(C);
-        if (a > mx) mx = a;
+        if (a > mx) {
+            mx = a;
+            at = c;
+        }
         sum += C * C;
         active++;
         if (energy && alpha > 0.0) elastic += C * C / (2.0 * alpha);
@@ -41,6 +44,7 @@ static void set_residuals(pbd_world *w, const pbd_constraint_set *set, const dou
     out->xpbd_residual = sqrt(sum_x);
     out->elastic_energy = energy ? elastic : NAN;
     out->active = active;
+    out->max_at = at;
 }
 
 void pbd_world_residuals_per_set(pbd_world *w, const double *pos, double alpha_scale,

@@ -318,6 +318,9 @@ static pbd_status solve(pbd_world *w, int max_iter, double tol, double *residual
     if (residuals) residuals[0] = norm;
     int it = 0;
     while (norm > tol && it < max_iter) {
+        if (pbd_stop_requested())
+            return pbd_error(PBD_EINTR, "newton: step %ld abandoned at iteration %d on a stop "
+                             "request", w->step_count + 1, it);
         if ((st = jacobian(w, nw)) != PBD_OK) return st;
         for (int k = 0; k < nw->N; k++) gsl_vector_set(nw->rhs, k, -nw->r[k]);
         int signum;

@@ -3,6 +3,7 @@
 #ifndef PBD_H
 #define PBD_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,14 +19,27 @@ typedef enum pbd_status {
     PBD_EINPUT = 1,  /* missing or malformed input file: exit status 1 */
     PBD_EIO = 3,     /* cannot write output */
     PBD_ENOMEM = 4,
-    PBD_ENUMERIC = 5, /* the step produced a non-finite value */
-    PBD_EINTR = 6     /* stopped by SIGINT/SIGTERM between steps: exit status 128 + signal */
+    PBD_ENUMERIC = 5, /* the step produced a non-finite value or diverged (the watchdog) */
+    PBD_EINTR = 6     /* stopped on request (SIGINT/SIGTERM): exit status 128 + signal */
 } pbd_status;
 
 /* Record one clear line (file, place, expected, found) and return status. */
 pbd_status pbd_error(pbd_status status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 const char *pbd_last_error(void);
+/* The status that pbd_last_error() was recorded with (a builder that returns NULL says
+ * through it whether the input was bad, PBD_EINVAL/PBD_EINPUT, or memory ran out). */
+pbd_status pbd_last_status(void);
+
+/* ---- being asked to stop (SIGINT/SIGTERM) ------------------------------------------- */
+
+/* Register the flag a signal handler sets (NULL: none). The projection loops check it once
+ * per iteration (and per set in Gauss–Seidel, per Newton iteration), so that pbd_step and
+ * pbd_newton_step return PBD_EINTR within one iteration of a request, abandoning the step
+ * in flight: the world is then mid-step and must not be logged or stepped again. */
+void pbd_set_stop_flag(const volatile sig_atomic_t *flag);
+/* 1 when the registered flag is set. */
+int pbd_stop_requested(void);
 
 /* ---- solver definition ------------------------------------------------------------- */
 
@@ -63,6 +77,12 @@ typedef struct pbd_solver_def {
                                * indices then change (set->origin maps back) */
     int measure_every;        /* measure stage (residuals, momenta, energy) after every N-th
                                * step, 0 = never (stats then keep their last values) */
+    /* divergence watchdog (solver/step.c), beside the non-finite one; 0 = off */
+    double watch_position;    /* a particle farther than this × max(L, 1 m) + |v0| t + |g| t²/2
+                               * from the scene's initial centre stops the run (L: the initial
+                               * bounding box's diagonal, v0 the fastest initial speed) */
+    double watch_residual;    /* a set's max |C| above this, in the set's units (m, rad, m³ …),
+                               * stops the run (checked on the steps that measure) */
 } pbd_solver_def;
 
 pbd_solver_def pbd_solver_def_default(void);
@@ -81,6 +101,7 @@ typedef struct pbd_set_stats {
     double elastic_energy; /* J: Σ C²/(2α) over the same with α > 0 (XPBD Eq. 4); NaN for PBD,
                             * whose stiffness k defines no energy */
     int active;            /* constraints counted in max_c and l2_c */
+    int max_at;            /* the row of max_c (-1: none counted), named by the watchdog */
     long step;             /* w->step_count when measured (0: never) */
 } pbd_set_stats;
 
@@ -200,6 +221,10 @@ typedef struct pbd_world {
     void (*post_step_free)(void *user);
     /* NULL, or after pbd_world_reorder: the index particle i had before (solver/reorder.c) */
     int32_t *particle_origin;
+    /* the divergence watchdog's reference, taken at the world's first step (solver/step.c):
+     * the initial bounding box's centre and diagonal, the fastest initial speed and time */
+    int watch_ready;
+    double watch_centre[3], watch_extent, watch_speed, watch_time0;
 } pbd_world;
 
 pbd_world *pbd_world_create(int n_particles);
@@ -248,13 +273,18 @@ int pbd_world_attach(pbd_world *w, int i);
 
 /* ---- the step ---------------------------------------------------------------------- */
 
-/* One time step of def.dt (PBD Algorithm 1). Returns PBD_OK or PBD_ENUMERIC. */
+/* One time step of def.dt (PBD Algorithm 1). Returns PBD_OK, PBD_ENUMERIC (a non-finite
+ * value, or the divergence watchdog: def.watch_position, def.watch_residual), PBD_EINTR (a
+ * stop request, pbd_set_stop_flag) or PBD_ENOMEM. */
 pbd_status pbd_step(pbd_world *w);
 /* TEST HOOK, never set by a normal run (`--test-fault-step=N` of pbd-run): when > 0, step
  * number N of every world (w->step_count + 1 == N) starts by giving its first free
  * particle a NaN velocity, so that the step's watchdog stops the run with PBD_ENUMERIC as
  * a user's extreme parameters would (tests of the partial result file). */
 extern long pbd_test_fault_step;
+/* TEST HOOK with pbd_test_fault_step (`--test-fault=oom`): that step fails with PBD_ENOMEM
+ * instead, as an allocation inside it would. */
+extern int pbd_test_fault_oom;
 
 /* ---- single projections: one constraint, no world (solver/project.c) --------------
  *

@@ -22,6 +22,8 @@ pbd_solver_def pbd_solver_def_default(void)
         .kernels = 1,
         .sort_by_colour = 0,
         .measure_every = 1,
+        .watch_position = 1e6,
+        .watch_residual = 1e6,
     };
     return d;
 }
@@ -36,9 +38,19 @@ pbd_status pbd_solver_def_validate(const pbd_solver_def *d)
     if (d->substeps < 1)
         return pbd_error(PBD_EINVAL, "substeps: expected an integer >= 1, found %d", d->substeps);
     for (int i = 0; i < 3; i++)
-        if (!isfinite(d->gravity[i]))
-            return pbd_error(PBD_EINVAL, "gravity: expected finite components, found %g",
-                             d->gravity[i]);
+        if (!(isfinite(d->gravity[i]) && fabs(d->gravity[i]) <= 1e100))
+            return pbd_error(PBD_EINVAL, "gravity: expected components of at most 1e100 m/s^2, "
+                             "found %g", d->gravity[i]);
+    /* what a step cannot run: the XPBD α̃ = α/h² and the PBD velocity (p - x)/h need 1/h²
+     * finite, and one (sub)step's free fall h²|g| must leave room for squared distances */
+    double h = d->dt / d->substeps;
+    if (!isfinite(1.0 / (h * h)) || d->dt > 1e6)
+        return pbd_error(PBD_EINVAL, "dt: expected a time step in [1e-150, 1e6] s per substep "
+                         "(1/dt^2 finite), found dt = %g s over %d substeps", d->dt, d->substeps);
+    double g = fabs(d->gravity[0]) + fabs(d->gravity[1]) + fabs(d->gravity[2]);
+    if (h * h * g > 1e100)
+        return pbd_error(PBD_EINVAL, "dt, gravity: expected a free fall per substep dt^2 |g| of "
+                         "at most 1e100 m, found %g m (dt %g s, |g| %g m/s^2)", h * h * g, h, g);
     if (!(isfinite(d->sor_omega) && d->sor_omega > 0.0 && d->sor_omega <= 2.0))
         return pbd_error(PBD_EINVAL, "sor-omega: expected a number in (0, 2], found %g",
                          d->sor_omega);
@@ -62,9 +74,19 @@ pbd_status pbd_solver_def_validate(const pbd_solver_def *d)
     if (d->sort_by_colour != 0 && d->sort_by_colour != 1)
         return pbd_error(PBD_EINVAL, "sort-by-colour: expected 0 or 1, found %d",
                          d->sort_by_colour);
+    if (d->record_iterations && (long long)d->iterations * d->substeps > 100000000LL)
+        return pbd_error(PBD_EINVAL, "record-iterations: expected iterations x substeps of at "
+                         "most 1e8 (a residual per iteration of a step), found %d x %d",
+                         d->iterations, d->substeps);
     if (d->measure_every < 0)
         return pbd_error(PBD_EINVAL, "measure-every: expected an integer >= 0, found %d",
                          d->measure_every);
+    if (!(isfinite(d->watch_position) && d->watch_position >= 0.0))
+        return pbd_error(PBD_EINVAL, "watch-position: expected a finite number >= 0, found %g",
+                         d->watch_position);
+    if (!(isfinite(d->watch_residual) && d->watch_residual >= 0.0))
+        return pbd_error(PBD_EINVAL, "watch-residual: expected a finite number >= 0, found %g",
+                         d->watch_residual);
     if (d->threads < 0)
         return pbd_error(PBD_EINVAL, "threads: expected an integer >= 0, found %d", d->threads);
     return PBD_OK;

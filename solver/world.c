@@ -11,7 +11,10 @@ pbd_world *pbd_world_create(int n)
 {
     if (n < 0) return NULL;
     pbd_world *w = calloc(1, sizeof *w);
-    if (!w) return NULL;
+    if (!w) {
+        pbd_error(PBD_ENOMEM, "out of memory for a world of %d particles", n);
+        return NULL;
+    }
     size_t m = n > 0 ? (size_t)n : 1;
     w->n = n;
     w->x = calloc(3 * m, sizeof(double));
@@ -21,6 +24,7 @@ pbd_world *pbd_world_create(int n)
     w->def = pbd_solver_def_default();
     if (!w->x || !w->p || !w->v || !w->w) {
         pbd_world_free(w);
+        pbd_error(PBD_ENOMEM, "out of memory for a world of %d particles", n);
         return NULL;
     }
     for (int i = 0; i < n; i++) w->w[i] = 1.0;

@@ -86,6 +86,23 @@ static void test_quick_run_writes_files(void)
     CU_ASSERT_EQUAL(test_run(cmd), 0);
 }
 
+/* A results directory without any experiment's summary is an error, not an empty report
+ * (make report RESULTS=DIR with DIR mistyped, or before make plots). */
+static void test_report_needs_results(void)
+{
+    char dir[512], cmd[4096], html[600];
+    snprintf(dir, sizeof dir, "%s/no-results", tmpdir);
+    CU_ASSERT_EQUAL_FATAL(mkdir(dir, 0755), 0);
+    snprintf(cmd, sizeof cmd, "%s/pbd-report %s >/dev/null 2>%s/err.txt", test_bin_dir(), dir,
+             dir);
+    CU_ASSERT_EQUAL(test_run(cmd), 1);
+    snprintf(cmd, sizeof cmd, "test $(wc -l < %s/err.txt) = 1 && grep -q '%s: expected the merged "
+             "results of at least one experiment' %s/err.txt", dir, dir, dir);
+    CU_ASSERT_EQUAL(test_run(cmd), 0);
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    CU_ASSERT(!exists(html));
+}
+
 static void test_bad_flags(void)
 {
     CU_ASSERT_EQUAL(pbd_run("spring_oscillator --no-such-flag"), 2);
@@ -122,9 +139,14 @@ static void test_list_and_only(void)
     snprintf(args, sizeof args, "spring_oscillator --quick --only=xpbd_it5_hz240 --quiet --out %s",
              out);
     CU_ASSERT_EQUAL_FATAL(pbd_run(args), 0);
-    snprintf(args, sizeof args, "spring_oscillator --summarize --quiet --out %s", out);
-    CU_ASSERT_EQUAL_FATAL(pbd_run(args), 0);
+    /* 10 runs missing: an error (issue 12), unless --allow-missing merges the two */
     snprintf(path, sizeof path, "%s/spring_oscillator/summary.h5", out);
+    snprintf(args, sizeof args, "spring_oscillator --summarize --quiet --out %s", out);
+    CU_ASSERT_EQUAL(pbd_run(args), 1);
+    CU_ASSERT(!exists(path));
+    snprintf(args, sizeof args, "spring_oscillator --summarize --allow-missing --quiet --out %s",
+             out);
+    CU_ASSERT_EQUAL_FATAL(pbd_run(args), 0);
     double merged = 0, missing = 0;
     CU_ASSERT_EQUAL(pbd_h5_read_attr_double(path, "n_runs_merged", &merged), 0);
     CU_ASSERT_EQUAL(pbd_h5_read_attr_double(path, "n_runs_missing", &missing), 0);
@@ -137,5 +159,6 @@ void register_experiments_tests(void)
     CU_pSuite s = CU_add_suite("experiments", suite_init, suite_clean);
     CU_add_test(s, "quick_run_writes_files", test_quick_run_writes_files);
     CU_add_test(s, "bad_flags", test_bad_flags);
+    CU_add_test(s, "report_needs_results", test_report_needs_results);
     CU_add_test(s, "list_and_only", test_list_and_only);
 }

@@ -3,11 +3,16 @@
 #include "tests.h"
 
 #include <CUnit/Basic.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 pbd_world *test_two_particles(const double p1[3], const double p2[3], double m1, double m2)
 {
@@ -43,6 +48,46 @@ const char *test_bin_dir(void)
 {
     const char *b = getenv("PBD_BIN");
     return b && *b ? b : "build";
+}
+
+int test_exists(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0;
+}
+
+int test_count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+pid_t test_spawn(const char *prog, const char *const *args, const char *err_path,
+                 long fsize_limit)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", test_bin_dir(), prog);
+    char *argv[32];
+    int n = 0;
+    argv[n++] = path;
+    for (int i = 0; args[i] && n < 31; i++) argv[n++] = (char *)args[i];
+    argv[n] = NULL;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid != 0) return pid;
+    int out = open("/dev/null", O_WRONLY), err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out < 0 || err < 0) _exit(126);
+    dup2(out, 1);
+    dup2(err, 2);
+    if (fsize_limit > 0) {
+        struct rlimit rl = {(rlim_t)fsize_limit, (rlim_t)fsize_limit};
+        signal(SIGXFSZ, SIG_IGN);
+        if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(126);
+    }
+    execv(path, argv);
+    _exit(127);
 }
 
 /* Remove the tests whose "suite/test" name does not contain the filter. */

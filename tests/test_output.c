@@ -35,19 +35,6 @@ static int suite_clean(void)
     return test_remove_dir(tmpdir) == 0 ? 0 : 1;
 }
 
-static int exists(const char *path)
-{
-    struct stat sb;
-    return stat(path, &sb) == 0;
-}
-
-static int count_lines(const char *s)
-{
-    int n = 0;
-    for (; *s; s++) n += *s == '\n';
-    return n;
-}
-
 static void read_stderr(void)
 {
     err_text[0] = '\0';
@@ -58,33 +45,10 @@ static void read_stderr(void)
     fclose(f);
 }
 
-/* Start PBD_BIN/<prog> with args (NULL-terminated), stdout to /dev/null, stderr to err_path.
- * file_limit > 0: RLIMIT_FSIZE in bytes with SIGXFSZ ignored, so that writes beyond it fail
- * with EFBIG as on a full disk. */
+/* Start PBD_BIN/<prog> (test_spawn): file_limit > 0 is a full disk at that size. */
 static pid_t start(const char *prog, const char *const *args, long file_limit)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", test_bin_dir(), prog);
-    char *argv[32];
-    int n = 0;
-    argv[n++] = path;
-    for (int i = 0; args[i] && n < 31; i++) argv[n++] = (char *)args[i];
-    argv[n] = NULL;
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid != 0) return pid;
-    int out = open("/dev/null", O_WRONLY), err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (out < 0 || err < 0) _exit(126);
-    dup2(out, 1);
-    dup2(err, 2);
-    if (file_limit > 0) {
-        struct rlimit rl = {(rlim_t)file_limit, (rlim_t)file_limit};
-        signal(SIGXFSZ, SIG_IGN);
-        if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(126);
-    }
-    execv(path, argv);
-    _exit(127);
+    return test_spawn(prog, args, err_path, file_limit);
 }
 
 /* Exit status (128 + signal when killed by one), stderr in err_text. */
@@ -161,13 +125,13 @@ static void test_watchdog_keeps_steps(void)
     const char *args[] = {"spring_oscillator", "--quick", "--only=xpbd_it5_hz60", "--quiet", out,
                           "--test-fault-step=30", NULL};
     CU_ASSERT_EQUAL(run("pbd-run", args, 0), 5);
-    CU_ASSERT_EQUAL(count_lines(err_text), 1);
+    CU_ASSERT_EQUAL(test_count_lines(err_text), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "step 30: constraint distance #0"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "kept steps 1-29 in "));
     snprintf(partial, sizeof partial, "%s/wd/spring_oscillator/xpbd_it5_hz60.partial.h5", tmpdir);
     snprintf(final, sizeof final, "%s/wd/spring_oscillator/xpbd_it5_hz60.h5", tmpdir);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, partial));
-    CU_ASSERT(!exists(final));
+    CU_ASSERT(!test_exists(final));
     char dir[600];
     snprintf(dir, sizeof dir, "%s/wd/spring_oscillator", tmpdir);
     CU_ASSERT(!temporaries(dir));
@@ -197,8 +161,8 @@ static void test_watchdog_keeps_steps(void)
     }
 }
 
-/* The scene runner too, with /frames; and an absurd time step (no hook) blows up the first
- * step: the watchdog names it, and the file keeps the scene and parameters. */
+/* The scene runner too, with /frames; an absurd time step is refused before the run, and a
+ * first step that blows up leaves a file with the scene and parameters. */
 static void test_watchdog_scene_runner(void)
 {
     char out[512], partial[700];
@@ -206,7 +170,7 @@ static void test_watchdog_scene_runner(void)
     const char *args[] = {"chain", "--steps=500", "--quiet", out, "--frames=10",
                           "--test-fault-step=75", NULL};
     CU_ASSERT_EQUAL(run("pbd-run", args, 0), 5);
-    CU_ASSERT_EQUAL(count_lines(err_text), 1);
+    CU_ASSERT_EQUAL(test_count_lines(err_text), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "step 75: constraint distance #"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "kept steps 1-74 in "));
     snprintf(partial, sizeof partial, "%s/wds/chain/run.partial.h5", tmpdir);
@@ -226,15 +190,24 @@ static void test_watchdog_scene_runner(void)
     }
     CU_ASSERT(finite);
 
+    /* an absurd time step cannot run: refused up front (issue 12), nothing written */
     const char *absurd[] = {"chain", "--dt=1e300", "--steps=5", "--quiet", out, "--run=absurd", NULL};
-    CU_ASSERT_EQUAL(run("pbd-run", absurd, 0), 5);
-    CU_ASSERT_EQUAL(count_lines(err_text), 1);
+    CU_ASSERT_EQUAL(run("pbd-run", absurd, 0), 2);
+    CU_ASSERT_EQUAL(test_count_lines(err_text), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "--dt"));
+    snprintf(partial, sizeof partial, "%s/wds/chain/absurd.partial.h5", tmpdir);
+    CU_ASSERT(!test_exists(partial));
+    /* the first step blows up: the file keeps the scene and parameters */
+    const char *first[] = {"chain", "--steps=5", "--quiet", out, "--run=first",
+                           "--test-fault-step=1", NULL};
+    CU_ASSERT_EQUAL(run("pbd-run", first, 0), 5);
+    CU_ASSERT_EQUAL(test_count_lines(err_text), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "step 1: "));
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "non-finite"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "no step completed"));
-    snprintf(partial, sizeof partial, "%s/wds/chain/absurd.partial.h5", tmpdir);
-    CU_ASSERT_EQUAL(series_rows(partial, 1e300), 0);
-    CU_ASSERT_EQUAL(attr(partial, "solver.dt"), 1e300);
+    snprintf(partial, sizeof partial, "%s/wds/chain/first.partial.h5", tmpdir);
+    CU_ASSERT_EQUAL(series_rows(partial, 1.0 / 60.0), 0);
+    CU_ASSERT_EQUAL(attr(partial, "solver.dt"), 1.0 / 60.0);
 }
 
 /* ---- interruption ----------------------------------------------------------------------- */
@@ -266,13 +239,13 @@ static void interrupt_case(int sig, const char *prog_dir, const char *const *arg
     kill(pid, sig);
     int status = finish(pid);
     CU_ASSERT_EQUAL(status, 128 + sig);
-    CU_ASSERT_EQUAL(count_lines(err_text), 1);
+    CU_ASSERT_EQUAL(test_count_lines(err_text), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, sig == SIGINT ? "interrupted by SIGINT after step "
                                                           : "interrupted by SIGTERM after step "));
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, partial));
-    CU_ASSERT(!exists(final));
+    CU_ASSERT(!test_exists(final));
     CU_ASSERT(!temporaries(prog_dir));
-    CU_ASSERT_FATAL(exists(partial));
+    CU_ASSERT_FATAL(test_exists(partial));
     long rows = series_rows(partial, dt);
     CU_ASSERT(rows >= 1);
     CU_ASSERT_EQUAL(attr(partial, "steps"), (double)rows);
@@ -324,12 +297,12 @@ static void test_unwritable_directory(void)
     snprintf(path, sizeof path, "%s/sub", file);
     const char *exp_args[] = {"spring_oscillator", "--quick", "--only=xpbd_it5_hz60", out, NULL};
     CU_ASSERT_EQUAL(run("pbd-run", exp_args, 0), 3);
-    CU_ASSERT_EQUAL(count_lines(err_text), 1);
+    CU_ASSERT_EQUAL(test_count_lines(err_text), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, path));
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "Not a directory"));
     const char *scene_args[] = {"chain", "--steps=3", out, NULL};
     CU_ASSERT_EQUAL(run("pbd-run", scene_args, 0), 3);
-    CU_ASSERT_EQUAL(count_lines(err_text), 1);
+    CU_ASSERT_EQUAL(test_count_lines(err_text), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, path));
     /* the other writers */
     char o2[700];
@@ -340,12 +313,20 @@ static void test_unwritable_directory(void)
     snprintf(o2, sizeof o2, "--out=%s/sub/grid.obj", file);
     const char *mesh_args[] = {"grid", "--resolution=3", o2, NULL};
     CU_ASSERT_EQUAL(run("pbd-meshgen", mesh_args, 0), 3);
-    CU_ASSERT_EQUAL(count_lines(err_text), 1);
+    CU_ASSERT_EQUAL(test_count_lines(err_text), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, path));
     snprintf(o2, sizeof o2, "--output=%s/sub/report.html", file);
-    const char *report_args[] = {tmpdir, o2, NULL};
+    char results[600], summary[700]; /* results to report on (the output is what fails) */
+    snprintf(results, sizeof results, "%s/results/spring_oscillator", tmpdir);
+    CU_ASSERT_EQUAL_FATAL(pbd_mkdirs(results), 0);
+    snprintf(summary, sizeof summary, "%s/summary.h5", results);
+    f = fopen(summary, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fclose(f);
+    snprintf(results, sizeof results, "%s/results", tmpdir);
+    const char *report_args[] = {results, o2, NULL};
     CU_ASSERT_EQUAL(run("pbd-report", report_args, 0), 3);
-    CU_ASSERT_EQUAL(count_lines(err_text), 1);
+    CU_ASSERT_EQUAL(test_count_lines(err_text), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, path));
     if (geteuid() != 0) { /* a read-only directory, when modes apply */
         char ro[500];
@@ -370,10 +351,10 @@ static void test_full_disk(void)
     snprintf(final, sizeof final, "%s/run.h5", dir);
     const char *args[] = {"cloth", "--steps=100000000", "--quiet", out, "--frames=20", NULL};
     CU_ASSERT_EQUAL(run("pbd-run", args, 800000), 3);
-    CU_ASSERT_EQUAL(count_lines(err_text), 1);
+    CU_ASSERT_EQUAL(test_count_lines(err_text), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, dir));
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "File too large"));
-    CU_ASSERT(!exists(final));
+    CU_ASSERT(!test_exists(final));
     CU_ASSERT(!temporaries(dir));
     long rows = series_rows(partial, 1.0 / 60.0);
     CU_ASSERT(rows >= 64); /* at least one flushed block */
@@ -390,7 +371,7 @@ static void test_full_disk(void)
     snprintf(dir, sizeof dir, "%s/tiny/cloth", tmpdir);
     const char *tiny[] = {"cloth", "--steps=100", "--quiet", out, NULL};
     CU_ASSERT_EQUAL(run("pbd-run", tiny, 8192), 3);
-    CU_ASSERT_EQUAL(count_lines(err_text), 1);
+    CU_ASSERT_EQUAL(test_count_lines(err_text), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "File too large"));
     char cmd[800];
     snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s')\"", dir);
@@ -403,7 +384,7 @@ static void test_full_disk(void)
     const char *exp_args[] = {"spring_oscillator", "--only=xpbd_it5_hz60", "--rates=60",
                               "--duration=1e6", "--quiet", out, NULL};
     CU_ASSERT_EQUAL(run("pbd-run", exp_args, 700000), 3);
-    CU_ASSERT_EQUAL(count_lines(err_text), 1);
+    CU_ASSERT_EQUAL(test_count_lines(err_text), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "File too large"));
     rows = series_rows(partial, 1.0 / 60.0);
     CU_ASSERT(rows >= 64);

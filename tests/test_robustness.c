@@ -109,7 +109,8 @@ static void test_determinism(void)
 }
 
 /* The watchdog stops a step that produced a non-finite value and names the step, the
- * constraint type and its index. An absurd time step overflows the velocity to Inf. */
+ * constraint type and its index. An absurd velocity overflows the squared distance. (An
+ * absurd time step is refused by pbd_solver_def_validate before it can run.) */
 static void test_watchdog(void)
 {
     pbd_scene_params sp = pbd_scene_params_default();
@@ -117,6 +118,10 @@ static void test_watchdog(void)
     pbd_world *w = pbd_scene_chain(&sp);
     CU_ASSERT_EQUAL(pbd_step(w), PBD_OK);
     w->def.dt = 1e306;
+    CU_ASSERT_EQUAL(pbd_step(w), PBD_EINVAL);
+    w->def.dt = 1.0 / 60.0;
+    for (int i = 0; i < w->n; i++)
+        if (w->w[i] > 0.0) w->v[3 * i] = 1e306;
     CU_ASSERT_EQUAL(pbd_step(w), PBD_ENUMERIC);
     const char *msg = pbd_last_error();
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "step 2"));

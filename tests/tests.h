@@ -3,6 +3,7 @@
 #define PBD_TESTS_H
 
 #include <CUnit/CUnit.h>
+#include <sys/types.h>
 
 #include "experiments/pbd_experiments.h"
 #include "solver/pbd.h"
@@ -15,7 +16,8 @@
     X(fd) X(variants) X(newton) X(damping) X(mesh) X(mesh_scenes) X(collision)            \
     X(collision_self) X(spatial_hash) X(balloon) X(tearing) X(tearing_scene) X(rigid)     \
     X(h5log) X(experiments) X(fastpath) X(fastpath_layout) X(robustness) X(bending)       \
-    X(bending_isometric) X(output) X(recompute) X(truth) X(materials)
+    X(bending_isometric) X(output) X(recompute) X(truth) X(faults) X(faults_files)         \
+    X(materials)
 #define PBD_DECLARE_SUITE(area) void register_##area##_tests(void) __attribute__((weak));
 PBD_TEST_SUITES(PBD_DECLARE_SUITE)
 
@@ -29,5 +31,15 @@ int test_remove_dir(const char *dir);
 int test_run(const char *cmd);
 /* The directory that holds the programs (PBD_BIN, default "build"). */
 const char *test_bin_dir(void);
+/* 1 when path exists (stat succeeds). */
+int test_exists(const char *path);
+/* The newlines in s (the lines of a program's stderr). */
+int test_count_lines(const char *s);
+/* Start test_bin_dir()/<prog> with args (NULL-terminated) in a child process: stdout to
+ * /dev/null, stderr to err_path. fsize_limit > 0: RLIMIT_FSIZE in bytes with SIGXFSZ
+ * ignored, so that writes beyond it fail with EFBIG as on a full disk. Returns the child's
+ * pid (-1 when fork failed). */
+pid_t test_spawn(const char *prog, const char *const *args, const char *err_path,
+                 long fsize_limit);
 
 #endif

@@ -1,6 +1,6 @@
 # balloon_pressure: enclosed volume and skin stretch vs k_pressure, one line per skin stiffness.
 load 'analysis/plots/common.gp'
-skins = system(sprintf("%s/pbd-h5extract %s /tables/volume | awk 'NR>1 {print $1}' | sort -g | uniq | tr '\\n' ' '", bin, summary))
+skins = values('/tables/volume', 1)
 
 do for [fmt in 'png svg'] {
     call 'analysis/plots/output.gp' fmt 'balloon_pressure_volume'
@@ -8,12 +8,12 @@ do for [fmt in 'png svg'] {
     set xlabel 'overpressure factor k_{pressure}'
     set ylabel 'enclosed volume V / V_0'
     plot x title 'V = k_{pressure} V_0' dt 2 lc rgb 'gray50', \
-         for [k in skins] h5(summary, '/tables/volume') using 2:($1 == real(k) ? $3 : NaN) \
+         for [k in skins] h5(summary, '/tables/volume') using 2:($1 == num(k) ? $3 : NaN) \
              title 'skin stiffness k = '.k
 
     call 'analysis/plots/output.gp' fmt 'balloon_pressure_stretch'
     set title 'Skin stretch needed to hold the volume'
     set ylabel 'mean edge stretch (|d| - d_0)/d_0 (%)'
-    plot for [k in skins] h5(summary, '/tables/volume') using 2:($1 == real(k) ? 100 * $4 : NaN) \
+    plot for [k in skins] h5(summary, '/tables/volume') using 2:($1 == num(k) ? 100 * $4 : NaN) \
              title 'skin stiffness k = '.k
 }

@@ -1,6 +1,6 @@
 # chain_forces: the top particle's force over time, and its error vs iterations (with the paper's).
 load 'analysis/plots/common.gp'
-its = system(sprintf("%s/pbd-h5extract %s /tables/errors | awk 'NR>1 {print $1}' | tr '\\n' ' '", bin, summary))
+its = values('/tables/errors', 1)
 first = dir.'/xpbd_it'.word(its, 1).'.h5'
 $paper << EOD
 50 6

@@ -1,10 +1,24 @@
 # Shared by the figure scripts. Called by analysis/make_plots.sh with
 #   bin='build'  dir='data/results/<experiment>'  fig='data/results/figures'
+# Every script draws any subset of its sweep (a narrowed sweep, or runs missing): the lists it
+# iterates over come from the merged summary (column values, runs_merged), never from the
+# default sweep (make test-plots: analysis/test_plot_subsets.sh).
 # h5(file, datasets): a gnuplot data source that extracts HDF5 datasets as columns.
 h5(f, d) = sprintf("< %s/pbd-h5extract '%s' %s", bin, f, d)
 attr(f, a) = system(sprintf("%s/pbd-h5extract '%s' --attr %s 2>/dev/null", bin, f, a))
 file_exists(f) = int(system(sprintf("test -f '%s' && echo 1 || echo 0", f)))
 summary = dir.'/summary.h5'
+# values(table, c): the distinct values of column c (1-based) of a summary table, as words,
+# in increasing order ('' when the table has no rows)
+values(t, c) = system(sprintf("%s/pbd-h5extract '%s' %s 2>/dev/null | awk 'NR > 1 { print $%d }' | sort -g | uniq | tr '\\n' ' '", bin, summary, t, c))
+# num(word): a word as a number. gnuplot evaluates a `plot for [w in LIST]` clause's title
+# once even when LIST is empty, with w = '': num('') is 0 where real('') stops the script.
+num(w) = (w eq '' ? 0 : real(w))
+# has(list, word): 1 when the word is in the list
+has(l, w) = strstrt(' '.l.' ', ' '.w.' ') > 0
+# nodata(what): the command that draws an empty frame saying what is missing, for a figure
+# none of whose runs is in this subset of the sweep:  eval nodata('no tet runs')
+nodata(what) = sprintf("set label 99 '%s' at graph 0.5, graph 0.5 center noenhanced; set key off; plot [1:10][1:10] NaN notitle; unset label 99; set key on", what)
 set grid
 set key outside right top box opaque
 set style data linespoints

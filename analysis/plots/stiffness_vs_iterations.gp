@@ -1,9 +1,12 @@
 # stiffness_vs_iterations: sag, stretch and ms/step vs iterations per variant.
 load 'analysis/plots/common.gp'
-variants = 'pbd pbd_linearized xpbd'
 label(v) = v eq 'pbd' ? 'PBD (raw k)' : v eq 'xpbd' ? 'XPBD (matching {/Symbol a})' : 'PBD (linearized k)'
-k = attr(dir.'/xpbd_it20.h5', 'param.stiffness')
-r = attr(dir.'/xpbd_it20.h5', 'param.resolution')
+# the variants merged (a table with rows); the cloth's parameters from the first merged run
+variants = ''
+do for [v in 'pbd pbd_linearized xpbd'] { if (values('/tables/'.v, 1) ne '') { variants = variants.' '.v } }
+first = dir.'/'.word(attr(summary, 'runs_merged'), 1).'.h5'
+k = attr(first, 'param.stiffness')
+r = attr(first, 'param.resolution')
 
 do for [fmt in 'png svg'] {
     set logscale x 2

@@ -2,6 +2,7 @@
  * clear error line (flag, value, allowed range) with exit status 2. */
 #include "pbd_cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -16,12 +17,17 @@ static void print_range(FILE *out, const cli_option *o)
     }
     const char *what = o->kind == CLI_INT ? "an integer" : "a number";
     int has_lo = isfinite(o->lo), has_hi = isfinite(o->hi);
+    /* integers' limits as integers (1000000000, not 1e+09) */
+    const char *f = o->kind == CLI_INT ? "%.0f" : "%g";
+    char lo[64], hi[64];
+    snprintf(lo, sizeof lo, f, o->lo);
+    snprintf(hi, sizeof hi, f, o->hi);
     if (has_lo && has_hi)
-        fprintf(out, "%s in %s%g, %g]", what, o->lo_open ? "(" : "[", o->lo, o->hi);
+        fprintf(out, "%s in %s%s, %s]", what, o->lo_open ? "(" : "[", lo, hi);
     else if (has_lo)
-        fprintf(out, "%s %s %g", what, o->lo_open ? ">" : ">=", o->lo);
+        fprintf(out, "%s %s %s", what, o->lo_open ? ">" : ">=", lo);
     else if (has_hi)
-        fprintf(out, "%s <= %g", what, o->hi);
+        fprintf(out, "%s <= %s", what, hi);
     else
         fprintf(out, "a finite %s", o->kind == CLI_INT ? "integer" : "number");
 }
@@ -68,21 +74,33 @@ static int in_range(const cli_option *o, double v)
     return 1;
 }
 
-static int set_value(const char *prog, const cli_option *o, const char *value)
+/* A number is the whole of the text: no space before or after it (strtod would skip a
+ * leading one). A subnormal (1e-320) is a number: strtod's ERANGE is only an error when
+ * the value overflowed. */
+static int parse_number(const char *value, double *v)
 {
     char *end = NULL;
+    if (!*value || isspace((unsigned char)value[0])) return -1;
     errno = 0;
+    *v = strtod(value, &end);
+    if (end == value || *end) return -1;
+    if (errno == ERANGE && (isinf(*v) || fabs(*v) >= 1.0)) return -1;
+    return 0;
+}
+
+static int set_value(const char *prog, const cli_option *o, const char *value)
+{
     switch (o->kind) {
     case CLI_DOUBLE: {
-        double v = strtod(value, &end);
-        if (end == value || *end || errno || !in_range(o, v)) return reject(prog, o, value);
+        double v;
+        if (parse_number(value, &v) != 0 || !in_range(o, v)) return reject(prog, o, value);
         *(double *)o->value = v;
         return CLI_OK;
     }
-    case CLI_INT: {
-        long v = strtol(value, &end, 10);
-        if (end == value || *end || errno || v < -2147483647L || v > 2147483647L ||
-            !in_range(o, (double)v))
+    case CLI_INT: { /* 1000, or a whole number written 1e3 */
+        double v;
+        if (parse_number(value, &v) != 0 || v != floor(v) || v < -2147483647.0 ||
+            v > 2147483647.0 || !in_range(o, v))
             return reject(prog, o, value);
         *(int *)o->value = (int)v;
         return CLI_OK;

@@ -15,7 +15,7 @@ const char *pbd_damping_name(int d) { return damping_names[d]; }
 int pbd_solver_options(pbd_solver_def *d, cli_option *out)
 {
     const cli_option rows[] = {
-        {"dt", CLI_DOUBLE, &d->dt, 0, INFINITY, 1, "time step in s", NULL},
+        {"dt", CLI_DOUBLE, &d->dt, 0, 1e6, 1, "time step in s", NULL},
         {"iterations", CLI_INT, &d->iterations, 1, 1e6, 0, "solver iterations per (sub)step", NULL},
         {"substeps", CLI_INT, &d->substeps, 1, 1e6, 0, "substeps per step (Small Steps)", NULL},
         {"method", CLI_CHOICE, &d->method, 0, 0, 0, "solver", method_names},
@@ -29,7 +29,7 @@ int pbd_solver_options(pbd_solver_def *d, cli_option *out)
         {"k-damping", CLI_DOUBLE, &d->k_damping, 0, 1, 0, "damping coefficient", NULL},
         {"xpbd-damping", CLI_DOUBLE, &d->xpbd_beta, 0, INFINITY, 0,
          "XPBD constraint damping beta (XPBD Eq. 26: gamma = alpha beta / dt; 0: off)", NULL},
-        {"gravity", CLI_DOUBLE, &d->gravity[1], -INFINITY, INFINITY, 0,
+        {"gravity", CLI_DOUBLE, &d->gravity[1], -1e100, 1e100, 0,
          "vertical gravity component in m/s^2", NULL},
         {"kernels", CLI_INT, &d->kernels, 0, 1, 0,
          "1: the constraint types' batched kernels; 0: the generic projection (reference)", NULL},
@@ -37,6 +37,12 @@ int pbd_solver_options(pbd_solver_def *d, cli_option *out)
          "coloured GS: keep each set's constraints sorted by colour (indices change)", NULL},
         {"measure-every", CLI_INT, &d->measure_every, 0, 1e9, 0,
          "measure residuals/momenta/energy after every N-th step (0: never)", NULL},
+        {"watch-position", CLI_DOUBLE, &d->watch_position, 0, 1e100, 0,
+         "divergence watchdog: stop (exit 5) when a particle is farther than this x the scene's "
+         "initial extent (+ free fall) from its initial centre (0: off)", NULL},
+        {"watch-residual", CLI_DOUBLE, &d->watch_residual, 0, 1e100, 0,
+         "divergence watchdog: stop (exit 5) when a constraint set's max |C| exceeds this, in "
+         "the set's units (0: off)", NULL},
     };
     int n = (int)(sizeof rows / sizeof rows[0]);
     for (int i = 0; i < n; i++) out[i] = rows[i];
@@ -48,7 +54,7 @@ int pbd_scene_options(pbd_scene_params *sp, cli_option *out)
     const cli_option rows[] = {
         {"stiffness", CLI_DOUBLE, &sp->stiffness, 0, 1, 0, "PBD stiffness k of every constraint",
          NULL},
-        {"compliance", CLI_DOUBLE, &sp->compliance, 0, INFINITY, 0,
+        {"compliance", CLI_DOUBLE, &sp->compliance, 0, 1e100, 0,
          "XPBD compliance alpha of every constraint", NULL},
         {"resolution", CLI_INT, &sp->resolution, 0, 1e5, 0,
          "chain particles, cloth side, bag/beam cubes, balloon level (0: scene default)", NULL},
@@ -58,7 +64,7 @@ int pbd_scene_options(pbd_scene_params *sp, cli_option *out)
          "diagonals of the generated cloth grid and bag", pbd_diagonal_names},
         {"k-bend", CLI_DOUBLE, &sp->k_bend, 0, 1, 0,
          "PBD stiffness of the bending constraints (0: none)", NULL},
-        {"bend-compliance", CLI_DOUBLE, &sp->bend_compliance, 0, INFINITY, 0,
+        {"bend-compliance", CLI_DOUBLE, &sp->bend_compliance, 0, 1e100, 0,
          "XPBD compliance of the bending constraints", NULL},
         {"k-pressure", CLI_DOUBLE, &sp->k_pressure, 0, 100, 1,
          "balloon overpressure factor (target volume k_pressure V0)", NULL},

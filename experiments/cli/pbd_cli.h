@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "experiments/mesh/pbd_mesh.h"
 #include "experiments/scenes/pbd_scenes.h"
 #include "solver/pbd.h"
 
@@ -55,9 +56,14 @@ int pbd_mkdir_parents(const char *file_path);
 
 /* ---- interruption and exit statuses (interrupt.c; experiments/README.md "Robustness") */
 
-/* SIGINT and SIGTERM set a flag (async-signal-safe) that pbd_h5log_step checks between
- * steps; a second signal gets the default action. */
+/* SIGINT and SIGTERM set a flag (async-signal-safe) that the solver core checks once per
+ * iteration (pbd_set_stop_flag: the step returns PBD_EINTR, abandoning the step in flight)
+ * and pbd_h5log_step between steps; a second signal removes the temporary files
+ * (pbd_atomic_unlink_all) and gets the default action. */
 void pbd_interrupt_install(void);
+/* For programs that only write files: SIGINT/SIGTERM remove the temporary files being
+ * written and end the program with the signal's default action (exit status 128 + signal). */
+void pbd_interrupt_install_cleanup(void);
 /* The signal received since pbd_interrupt_install, or 0. */
 int pbd_interrupt_signal(void);
 const char *pbd_signal_name(int sig);

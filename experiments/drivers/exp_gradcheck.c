@@ -61,7 +61,9 @@ static int run(pbd_exp_ctx *ctx)
         if (f < 0 || H5LTset_attribute_long(f, "/", "quick", &quick, 1) < 0 ||
             H5LTset_attribute_string(f, "/", "command", ctx->command) < 0 ||
             H5LTset_attribute_string(f, "/", "experiment", "gradcheck") < 0 ||
-            pbd_h5_write_provenance(f) != 0)
+            pbd_h5_write_provenance(f) != 0 ||
+            /* last: a file cut short before this line reads as incomplete */
+            H5LTset_attribute_long(f, "/", "complete", &(long){1}, 1) < 0)
             st = pbd_error(PBD_EIO, "%s: cannot add the suite's attributes", path);
         if (f >= 0) H5Fclose(f);
     }

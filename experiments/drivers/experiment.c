@@ -193,6 +193,7 @@ struct pbd_exp_summary {
     pbd_exp_ctx *ctx;
     hid_t file;
     char path[4096], partial[4200];
+    pbd_atomic_file atomic; /* summary.h5.partial-<pid>, removed on a second signal */
 };
 
 pbd_exp_summary *pbd_exp_summary_open(pbd_exp_ctx *ctx)
@@ -204,10 +205,15 @@ pbd_exp_summary *pbd_exp_summary_open(pbd_exp_ctx *ctx)
     char dir[3800];
     snprintf(dir, sizeof dir, "%s/%s", ctx->out_dir, ctx->exp->name);
     snprintf(s->path, sizeof s->path, "%s/summary.h5", dir);
-    snprintf(s->partial, sizeof s->partial, "%s.partial-%ld", s->path, (long)getpid());
-    if (pbd_mkdirs(dir) != 0 ||
-        (s->file = H5Fcreate(s->partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
+    if (pbd_mkdirs(dir) != 0 || pbd_atomic_begin(&s->atomic, s->path) != PBD_OK) {
+        pbd_error(PBD_EIO, "%s: cannot create the summary file", s->path);
+        free(s);
+        return NULL;
+    }
+    snprintf(s->partial, sizeof s->partial, "%s", s->atomic.tmp);
+    if ((s->file = H5Fcreate(s->partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
         pbd_error(PBD_EIO, "%s: cannot create the summary file", s->partial);
+        pbd_atomic_abort(&s->atomic);
         free(s);
         return NULL;
     }
@@ -220,29 +226,22 @@ pbd_exp_summary *pbd_exp_summary_open(pbd_exp_ctx *ctx)
     H5LTset_attribute_string(s->file, "/", "paper", ctx->exp->paper);
     long quick = ctx->quick;
     H5LTset_attribute_long(s->file, "/", "quick", &quick, 1);
-    /* which of the sweep's runs were merged, and which were missing */
+    /* which of the sweep's runs were merged (those the validation kept in ctx->runs), and
+     * which were left out (missing or bad, with --allow-missing) */
     size_t len = 1;
     for (int i = 0; i < ctx->n_runs; i++) len += strlen(ctx->runs[i]) + 1;
-    char *merged = calloc(len, 1), *missing = calloc(len, 1);
-    long n_merged = 0, n_missing = 0;
-    for (int i = 0; merged && missing && i < ctx->n_runs; i++) {
-        char path[4096];
-        struct stat sb;
-        pbd_exp_run_path(ctx, ctx->runs[i], path, sizeof path);
-        char *dst = stat(path, &sb) == 0 ? merged : missing;
-        if (dst == merged) n_merged++; else n_missing++;
-        if (*dst) strcat(dst, " ");
-        strcat(dst, ctx->runs[i]);
+    char *merged = calloc(len, 1);
+    for (int i = 0; merged && i < ctx->n_runs; i++) {
+        if (*merged) strcat(merged, " ");
+        strcat(merged, ctx->runs[i]);
     }
+    long n_merged = ctx->n_runs, n_missing = ctx->n_missing;
     H5LTset_attribute_string(s->file, "/", "runs_merged", merged ? merged : "");
-    H5LTset_attribute_string(s->file, "/", "runs_missing", missing ? missing : "");
+    H5LTset_attribute_string(s->file, "/", "runs_missing",
+                             ctx->runs_missing ? ctx->runs_missing : "");
     H5LTset_attribute_long(s->file, "/", "n_runs_merged", &n_merged, 1);
     H5LTset_attribute_long(s->file, "/", "n_runs_missing", &n_missing, 1);
-    if (n_missing > 0 && !ctx->quiet)
-        fprintf(stderr, "pbd-run %s --summarize: %ld of %d runs missing: %s\n", ctx->exp->name,
-                n_missing, ctx->n_runs, missing);
     free(merged);
-    free(missing);
     return s;
 }
 
@@ -290,8 +289,8 @@ pbd_status pbd_exp_summary_finish(pbd_exp_summary *s, const char *fmt, ...)
     int bad = H5LTset_attribute_string(s->file, "/", "headline", headline) < 0;
     bad |= H5Fclose(s->file) < 0;
     pbd_status st = PBD_OK;
-    if (bad || rename(s->partial, s->path) != 0) {
-        remove(s->partial);
+    if (bad) pbd_atomic_abort(&s->atomic);
+    if (bad || pbd_atomic_commit(&s->atomic) != PBD_OK) {
         st = pbd_error(PBD_EIO, "%s: cannot write the summary", s->path);
     } else if (!s->ctx->quiet) {
         printf("%s: %s\n    paper: %s\n", s->ctx->exp->name, headline, s->ctx->exp->paper);
@@ -337,6 +336,93 @@ static int count_full_runs(const pbd_exp_ctx *ctx)
     return n;
 }
 
+/* Why a run's file cannot be merged ("" when it can): it must open as HDF5, say complete = 1
+ * and experiment = this one, and (a run of steps) hold as many /series/time rows as its
+ * attribute steps. */
+static void run_problem(const pbd_exp_ctx *ctx, const char *run, char *why, size_t size)
+{
+    char path[4096], text[256];
+    struct stat sb;
+    double v = 0.0;
+    why[0] = '\0';
+    pbd_exp_run_path(ctx, run, path, sizeof path);
+    if (stat(path, &sb) != 0) {
+        char partial[4200];
+        snprintf(partial, sizeof partial, "%s/%s/%s.partial.h5", ctx->out_dir, ctx->exp->name, run);
+        snprintf(why, size, stat(partial, &sb) == 0 ? "missing; stopped early, see %s" : "missing",
+                 partial);
+        return;
+    }
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) {
+        snprintf(why, size, "%s is not a readable HDF5 file", path);
+        return;
+    }
+    H5Fclose(f);
+    if (pbd_h5_read_attr_double(path, "complete", &v) != 0 || v != 1.0) {
+        snprintf(why, size, "%s: expected the attribute complete = 1, found %s", path,
+                 pbd_h5_read_attr_double(path, "complete", &v) != 0 ? "none" : "0");
+        return;
+    }
+    if (pbd_h5_read_attr_string(path, "experiment", text, sizeof text) != 0 ||
+        strcmp(text, ctx->exp->name) != 0) {
+        snprintf(why, size, "%s: expected the attribute experiment = %s", path, ctx->exp->name);
+        return;
+    }
+    double *t = NULL;
+    long rows = 0, cols = 0;
+    if (pbd_h5_read_attr_double(path, "steps", &v) != 0) return; /* no steps (gradcheck) */
+    if (pbd_h5_read_dataset(path, "/series/time", &t, &rows, &cols) != 0 || (double)rows != v)
+        snprintf(why, size, "%s: expected /series/time with as many rows as the attribute "
+                 "steps, found %ld rows", path, rows);
+    free(t);
+}
+
+/* --summarize: check every run's file before merging. Bad or missing runs are an error
+ * (one line naming them) unless --allow-missing, which merges the others; zero runs to
+ * merge is always an error. The good runs stay in ctx->runs; the others go to
+ * ctx->runs_missing. */
+static pbd_status validate_runs(pbd_exp_ctx *ctx, const char *prog)
+{
+    size_t cap = 256, used = 0;
+    char *list = calloc(cap, 1);
+    if (!list) return pbd_error(PBD_ENOMEM, "%s --summarize: out of memory", prog);
+    int kept = 0;
+    ctx->n_missing = 0;
+    for (int i = 0; i < ctx->n_runs; i++) {
+        char why[4600];
+        run_problem(ctx, ctx->runs[i], why, sizeof why);
+        if (!*why) {
+            ctx->runs[kept++] = ctx->runs[i];
+            continue;
+        }
+        size_t need = strlen(ctx->runs[i]) + strlen(why) + 8;
+        if (used + need >= cap) {
+            char *l = realloc(list, cap = 2 * (used + need));
+            if (!l) break;
+            list = l;
+        }
+        used += (size_t)sprintf(list + used, "%s%s (%s)", used ? "; " : "", ctx->runs[i], why);
+        ctx->n_missing++;
+        free(ctx->runs[i]);
+    }
+    int total = ctx->n_runs;
+    ctx->n_runs = kept;
+    ctx->runs_missing = list;
+    if (ctx->n_missing == 0) return PBD_OK;
+    if (kept == 0)
+        return pbd_error(PBD_EINPUT, "--summarize: no run to merge: all %d runs are bad or "
+                         "missing: %s", total, list);
+    if (!ctx->allow_missing)
+        return pbd_error(PBD_EINPUT, "--summarize: %d of %d runs bad or missing: %s (run "
+                         "them again, or merge the others with --allow-missing)",
+                         ctx->n_missing, total, list);
+    if (!ctx->quiet)
+        fprintf(stderr, "%s --summarize: merging %d of %d runs; left out: %s\n", prog, kept,
+                total, list);
+    return PBD_OK;
+}
+
 /* A signal that arrived outside a logged step (between runs, in a summary): no run was cut,
  * but the program stops and says so. */
 static int check_interrupted(int status)
@@ -355,7 +441,7 @@ int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv)
     cli_option opts[PBD_MAX_OPTIONS + 16];
     int n_params = e->options(opts, quick);
     const char *out_dir = "data/results", *only = NULL;
-    int quiet = 0, list = 0, summarize = 0, frames = 0, fault_step = 0;
+    int quiet = 0, list = 0, summarize = 0, frames = 0, fault_step = 0, allow_missing = 0;
     const cli_option common[] = {
         {"quick", CLI_FLAG, &quick, 0, 0, 0, "reduced sizes and steps (the CI suite)", NULL},
         {"quiet", CLI_FLAG, &quiet, 0, 0, 0, "print only errors (no per-run lines, no progress)",
@@ -365,7 +451,10 @@ int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv)
         {"only", CLI_STRING, &only, 0, 0, 0, "run only the run named TEXT (see --list)", NULL},
         {"list", CLI_FLAG, &list, 0, 0, 0, "print the sweep's run names and exit", NULL},
         {"summarize", CLI_FLAG, &summarize, 0, 0, 0,
-         "merge the runs' files into summary.h5 and print the headline", NULL},
+         "merge the runs' files into summary.h5 and print the headline (every run's file is "
+         "checked first: a bad or missing run is an error, exit 1)", NULL},
+        {"allow-missing", CLI_FLAG, &allow_missing, 0, 0, 0,
+         "with --summarize: merge the good runs of a partial sweep, naming the others", NULL},
         {"frames", CLI_INT, &frames, 0, 1e9, 0, "write /frames every N steps (0: default)", NULL},
         {"test-fault-step", CLI_INT, &fault_step, 0, 1e9, 0,
          "TEST ONLY: step N of each run gets a NaN velocity, so that the watchdog stops it "
@@ -394,6 +483,7 @@ int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv)
         .exp = e, .out_dir = out_dir, .quick = quick, .quiet = quiet, .list = list || summarize,
         .summarize = summarize, .only = only, .frames_every = frames,
         .command = command ? command : "", .params = opts, .n_params = n_params,
+        .allow_missing = allow_missing,
     };
     int status = e->run(&ctx);
     if (status == PBD_OK && summarize && !quick && count_full_runs(&ctx) == 0) {
@@ -421,11 +511,13 @@ int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv)
             ctx.list = ctx.summarize = 1;
             status = e->run(&ctx);
         }
+        if (status == PBD_OK && e->run != NULL) status = validate_runs(&ctx, prog);
         if (status == PBD_OK) status = e->summarize(&ctx);
     }
     status = check_interrupted(status);
     if (status != PBD_OK && !ctx.error_reported) fprintf(stderr, "%s: %s\n", prog, pbd_last_error());
     free_runs(&ctx);
+    free(ctx.runs_missing);
     free(command);
     return pbd_exit_status(status);
 }

@@ -28,6 +28,9 @@ typedef struct pbd_exp_ctx {
     const cli_option *params; /* the experiment's option rows, written as param.* */
     int n_params;
     int error_reported;       /* an error line was printed already */
+    int allow_missing;        /* --allow-missing: merge the good runs of a partial sweep */
+    char *runs_missing;       /* --summarize: the runs left out (missing or bad), and why */
+    int n_missing;
     char as_run[512];         /* summarize: what the runs really were (e.g. "24x24 cloth,
                                * 3218 constraints"), appended to summary.h5's description */
 } pbd_exp_ctx;

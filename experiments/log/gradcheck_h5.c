@@ -101,13 +101,11 @@ static int write_root(hid_t file, const pbd_gradcheck_options *o, const pbd_grad
 pbd_status pbd_gradcheck_write_h5(const char *path, const pbd_gradcheck_options *opt,
                                   const pbd_gradcheck_result *results, int n)
 {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid()) >= (int)sizeof tmp)
-        return pbd_error(PBD_EIO, "%s: output path: expected at most %zu characters, found more",
-                         path, sizeof tmp - 32);
     if (pbd_mkdir_parents(path) != 0)
         return pbd_error(PBD_EIO, "%s: output directory: expected to create it, found %s", path,
                          strerror(errno));
+    pbd_atomic_file a; /* NAME.partial-<pid>, removed on SIGINT/SIGTERM */
+    if (pbd_atomic_begin(&a, path) != PBD_OK) return PBD_EIO;
     /* HDF5 1.10 crashes at exit after an H5Fclose that failed (a full disk); this file is
      * closed explicitly, so its atexit handler is not needed (no effect once initialised) */
     H5dont_atexit();
@@ -116,21 +114,22 @@ pbd_status pbd_gradcheck_write_h5(const char *path, const pbd_gradcheck_options 
     H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures reach the user as one pbd_error line */
     pbd_status st = PBD_OK;
-    hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t file = H5Fcreate(a.tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (file < 0) {
         st = pbd_error(PBD_EIO, "%s: expected a writable file, found that HDF5 cannot create it",
-                       tmp);
+                       a.tmp);
+        pbd_atomic_abort(&a);
     } else {
         int err = write_root(file, opt, results, n);
         for (int i = 0; i < n && !err; i++) err = write_type(file, &results[i]);
         err |= H5Fclose(file) < 0;
-        if (err)
+        if (err) {
             st = pbd_error(PBD_EIO, "%s: expected to write the gradient check, found an HDF5 "
-                           "write error", tmp);
-        else if (rename(tmp, path) != 0)
-            st = pbd_error(PBD_EIO, "%s: expected to rename %s to it, found %s", path, tmp,
-                           strerror(errno));
-        if (st != PBD_OK) remove(tmp);
+                           "write error", a.tmp);
+            pbd_atomic_abort(&a);
+        } else {
+            st = pbd_atomic_commit(&a);
+        }
     }
     H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
     return st;

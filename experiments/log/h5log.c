@@ -3,10 +3,13 @@
  *
  * The file is written as <run>.h5.partial-<pid>; every `block` steps the buffered /series
  * and /iterations rows are appended to extendible, chunked datasets and the file is flushed,
- * so an interrupted run keeps valid data under the temporary name. pbd_h5log_finish writes
- * the XDMF sidecar and renames the file: a truncated file never carries the final name.
- * A run stopped early (watchdog, SIGINT/SIGTERM, write error) is closed cleanly by
- * pbd_h5log_finish_partial and renamed to <run>.partial.h5 instead. */
+ * so an interrupted run keeps valid data under the temporary name. pbd_h5log_finish renames
+ * the file, then writes the XDMF sidecar: a truncated file never carries the final name,
+ * and a file that holds finished steps is never deleted (a failed rename keeps it as
+ * <run>.partial.h5 with complete = 1 and the reason; a failed sidecar leaves the data file
+ * alone). A run stopped early (watchdog, SIGINT/SIGTERM, write error) is closed cleanly by
+ * pbd_h5log_finish_partial and renamed to <run>.partial.h5 instead. Every file carries
+ * complete, steps, frames and stopped from its creation on (log_write_progress). */
 #include "log_private.h"
 
 #include <errno.h>
@@ -51,7 +54,7 @@ void log_free(pbd_h5log *log)
 
 int log_valid_name(const char *s)
 {
-    if (!s || !*s || strlen(s) > 200) return 0;
+    if (!s || !*s || strlen(s) > 200 || *s == '.') return 0; /* no hidden files, no . or .. */
     for (; *s; s++)
         if (*s == '/' || *s == ' ' || (unsigned char)*s < 32) return 0;
     return 1;
@@ -63,7 +66,7 @@ pbd_h5log *pbd_h5log_open(const char *out_dir, const char *experiment, const cha
     log_quiet_hdf5();
     if (!log_valid_name(experiment) || !log_valid_name(run)) {
         pbd_error(PBD_EINVAL, "h5log: run name: expected a non-empty name without '/' or "
-                  "spaces, found '%s/%s'", experiment ? experiment : "", run ? run : "");
+                  "spaces, not starting with '.', found '%s/%s'", experiment ? experiment : "", run ? run : "");
         return NULL;
     }
     pbd_h5log *log = calloc(1, sizeof *log);
@@ -84,6 +87,19 @@ pbd_h5log *pbd_h5log_open(const char *out_dir, const char *experiment, const cha
     snprintf(log->path, sizeof log->path, "%s/%s.h5", log->dir, run);
     snprintf(log->partial, sizeof log->partial, "%s.partial-%ld", log->path, (long)getpid());
     snprintf(log->stopped, sizeof log->stopped, "%s/%s.partial.h5", log->dir, run);
+    /* the names the run will take must be free for a file: found now, not after the run */
+    char xdmf[3400];
+    snprintf(xdmf, sizeof xdmf, "%s/%s.xdmf", log->dir, run);
+    const char *names[] = {log->path, log->stopped, xdmf};
+    for (int k = 0; k < 3; k++) {
+        struct stat sb;
+        if (stat(names[k], &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            pbd_error(PBD_EIO, "%s: expected a file name for the run's results, found a "
+                      "directory", names[k]);
+            free(log);
+            return NULL;
+        }
+    }
     if (pbd_mkdirs(log->dir) != 0) {
         pbd_error(PBD_EIO, "%s: cannot create the results directory: %s", log->dir,
                   strerror(errno));
@@ -102,10 +118,12 @@ pbd_h5log *pbd_h5log_open(const char *out_dir, const char *experiment, const cha
     if (log_write_provenance(log, experiment, run) != PBD_OK ||
         log_write_solver_def(log, &w->def) != PBD_OK || log_write_scene(log, w, opt) != 0 ||
         log_make_series(log, w) != 0 || log_make_iterations(log, w) != 0 || log_make_frames(log, w) != 0 ||
+        (log->frames_flushed = log->n_frames, log_write_progress(log, 0, LOG_RUNNING)) != 0 ||
+        log_write_machine(log, 0) != 0 ||
         H5Fflush(log->file, H5F_SCOPE_GLOBAL) < 0) {
         int err = errno;
-        pbd_error(PBD_EIO, "%s: cannot write the file's header datasets: %s", log->partial,
-                  log_io_reason(err));
+        pbd_error(err == ENOMEM ? PBD_ENOMEM : PBD_EIO, "%s: cannot write the file's header "
+                  "datasets: %s", log->partial, err == ENOMEM ? "out of memory" : log_io_reason(err));
         pbd_h5log_discard(log);
         return NULL;
     }
@@ -114,33 +132,52 @@ pbd_h5log *pbd_h5log_open(const char *out_dir, const char *experiment, const cha
     for (int i = 0; i < log->n_cols; i++) row += (hsize_t)log->cols[i].width;
     row += (hsize_t)log->n_its * (hsize_t)log->iter_width;
     log->reserve = 8 * (hsize_t)log->block * row + (256u << 10);
-    log_write_machine(log, 0);
     return log;
 }
 
 const char *pbd_h5log_path(const pbd_h5log *log) { return log->path; }
 const char *pbd_h5log_partial_path(const pbd_h5log *log) { return log->partial; }
 
+/* After the file is closed: set the attribute stopped of a closed file (a failed rename). */
+static void mark_closed_file(const char *path, const char *why)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    if (f < 0) return;
+    log_attr_reason(f, why);
+    H5Fclose(f);
+}
+
 pbd_status pbd_h5log_finish(pbd_h5log *log)
 {
     pbd_status st = log_flush_block(log);
-    if (st == PBD_OK) {
-        long frames = (long)log->n_frames;
-        log_write_machine(log, 1);
-        if (H5LTset_attribute_long(log->file, "/", "frames", &frames, 1) < 0 ||
-            H5LTset_attribute_long(log->file, "/", "complete", &(long){1}, 1) < 0)
-            st = pbd_error(PBD_EIO, "%s: cannot write the closing attributes", log->partial);
-    }
+    if (st == PBD_OK && (log_write_machine(log, 1) != 0 || log_write_progress(log, 1, "") != 0))
+        st = pbd_error(PBD_EIO, "%s: cannot write the closing attributes", log->partial);
+    if (st != PBD_OK) return pbd_h5log_stop(log, st); /* the steps so far, as partial */
     log_close_handles(log);
-    if (st == PBD_OK && log_check_and_trim(log->partial) < 0)
-        st = pbd_error(PBD_EIO, "%s: expected a readable HDF5 file after closing, found none",
-                       log->partial);
-    if (st == PBD_OK) st = log_write_xdmf(log);
-    if (st == PBD_OK && rename(log->partial, log->path) != 0)
-        st = pbd_error(PBD_EIO, "%s: cannot rename to %s: %s", log->partial, log->path,
-                       strerror(errno));
-    if (st != PBD_OK) remove(log->partial);
-    else remove(log->stopped); /* a partial file of an earlier, stopped attempt */
+    if (log_check_and_trim(log->partial) < 0) {
+        /* not readable: kept all the same (never deleted), under the partial name */
+        st = pbd_error(PBD_EIO, "%s: expected a readable HDF5 file after closing, found none; "
+                       "the file is kept", log->partial);
+        log_free(log);
+        return st;
+    }
+    if (rename(log->partial, log->path) != 0) {
+        /* the data are complete: keep them as <run>.partial.h5 (complete = 1, and why) */
+        int err = errno;
+        char why[300];
+        snprintf(why, sizeof why, "complete, but it could not be renamed to its final name: %s",
+                 strerror(err));
+        mark_closed_file(log->partial, why);
+        const char *kept = rename(log->partial, log->stopped) == 0 ? log->stopped : log->partial;
+        st = pbd_error(PBD_EIO, "%s: cannot rename to %s: %s; the complete run is kept in %s",
+                       log->partial, log->path, strerror(err), kept);
+        log_free(log);
+        return st;
+    }
+    remove(log->stopped); /* a partial file of an earlier, stopped attempt */
+    st = log_write_xdmf(log);
+    if (st != PBD_OK) /* the data file stays as it is: complete, under its final name */
+        st = pbd_error(st, "%s; the run's data are complete in %s", pbd_last_error(), log->path);
     log_free(log);
     return st;
 }
@@ -150,25 +187,27 @@ pbd_status pbd_h5log_finish_partial(pbd_h5log *log, const char *reason, char *ke
 {
     if (kept && kept_size) kept[0] = '\0';
     if (steps_kept) *steps_kept = -1;
-    /* after a failed write nothing more is written: the file stays as its last flush */
+    /* after a failed write nothing more is appended: the file stays as its last flush */
     pbd_status st = log->write_failed ? PBD_EIO : log_flush_block(log);
     char why[1024] = "";
     if (st != PBD_OK) snprintf(why, sizeof why, "%s", pbd_last_error());
-    if (!log->write_failed && log_reserve_space(log, 0, "the closing attributes") == PBD_OK) {
-        /* the attributes say the file is partial and why */
-        long frames = (long)log->n_frames, rows = (long)log->rows;
-        log_write_machine(log, 1);
-        H5LTset_attribute_long(log->file, "/", "frames", &frames, 1);
-        H5LTset_attribute_long(log->file, "/", "steps", &rows, 1);
-        H5LTset_attribute_long(log->file, "/", "complete", &(long){0}, 1);
-        H5LTset_attribute_string(log->file, "/", "stopped", reason ? reason : "");
-    }
+    /* /frames of steps that never reached /series go (metadata only), and the attributes
+     * say what the file holds and why it stopped: overwritten in place, no new space */
+    log_trim_frames(log);
+    log_write_machine(log, 1);
+    char reason_line[2200]; /* cut to the attribute's 1024 bytes */
+    snprintf(reason_line, sizeof reason_line, "%s%s%s", reason ? reason : "stopped",
+             *why && (!reason || !strstr(reason, why)) ? "; then: " : "",
+             *why && (!reason || !strstr(reason, why)) ? why : "");
+    log_write_progress(log, 0, reason_line);
     log_close_handles(log);
     if (rename(log->partial, log->stopped) != 0) {
-        int err = errno;
-        remove(log->partial);
+        int err = errno; /* kept under the temporary name: never deleted */
         st = pbd_error(PBD_EIO, "%s: cannot rename to %s: %s", log->partial, log->stopped,
                        strerror(err));
+        long n = log_check_and_trim(log->partial);
+        if (steps_kept) *steps_kept = n;
+        if (n >= 0 && kept && kept_size) snprintf(kept, kept_size, "%s", log->partial);
         log_free(log);
         return st;
     }
@@ -189,7 +228,12 @@ pbd_status pbd_h5log_finish_partial(pbd_h5log *log, const char *reason, char *ke
 pbd_status pbd_h5log_stop(pbd_h5log *log, pbd_status st)
 {
     char reason[1024], kept[4096], why[1024];
-    snprintf(reason, sizeof reason, "%s", pbd_last_error());
+    int sig = pbd_interrupt_signal();
+    if (st == PBD_EINTR && sig && strncmp(pbd_last_error(), "interrupted", 11) != 0)
+        snprintf(reason, sizeof reason, "interrupted by %s after step %ld (%s)",
+                 pbd_signal_name(sig), log->steps, pbd_last_error());
+    else
+        snprintf(reason, sizeof reason, "%s", pbd_last_error());
     long steps = -1;
     pbd_h5log_finish_partial(log, reason, kept, sizeof kept, &steps);
     snprintf(why, sizeof why, "%s", pbd_last_error());

@@ -167,16 +167,15 @@ int pbd_h5_write_provenance(long long file)
     return bad ? -1 : 0;
 }
 
-/* At the end of a run: the load average then (1, 5, 15 min; with the one at the start it
- * tells whether the machine was busy while the run was timed) and the threads used. */
-void log_write_machine(pbd_h5log *log, int at_end)
+/* machine.loadavg_end: made NaN when the file is created (at_end = 0) and overwritten in
+ * place when the run closes, complete or partial (at_end = 1): the load average then (1, 5,
+ * 15 min; with the one at the start it tells whether the machine was busy while the run was
+ * timed). NaN in a file whose run was killed. threads_used goes with the progress below. */
+int log_write_machine(pbd_h5log *log, int at_end)
 {
-    if (!at_end) return; /* the start's are part of the provenance */
     double load[3] = {NAN, NAN, NAN};
-    if (getloadavg(load, 3) != 3) load[0] = load[1] = load[2] = NAN;
-    H5LTset_attribute_double(log->file, "/", "machine.loadavg_end", load, 3);
-    long used = log->threads_used;
-    H5LTset_attribute_long(log->file, "/", "threads_used", &used, 1);
+    if (at_end && getloadavg(load, 3) != 3) load[0] = load[1] = load[2] = NAN;
+    return log_attr_doubles_in_place(log->file, "machine.loadavg_end", load, 3);
 }
 
 pbd_status log_write_provenance(pbd_h5log *log, const char *experiment, const char *run)
@@ -187,4 +186,70 @@ pbd_status log_write_provenance(pbd_h5log *log, const char *experiment, const ch
         st = pbd_error(PBD_EIO, "%s: cannot write the provenance attributes", log->partial);
     if (st == PBD_OK) st = pbd_h5log_attr_int(log, "seed", 0); /* overwritten by the scene's */
     return st;
+}
+
+/* ---- the attributes that say how far a run got ------------------------------------------ */
+
+/* complete, steps, frames, threads_used, stopped and machine.loadavg_end are made when the
+ * file is created and later only overwritten in place (H5Awrite on the same type and size:
+ * no new space in the file), so that a file closed after a failed write (a full disk) still
+ * says what it holds and why it stopped. stopped is a fixed-size string of LOG_REASON_BYTES. */
+#define LOG_REASON_BYTES 1024
+
+/* A vector attribute of n values of `type` on the root, created when missing (H5LT would
+ * delete and remake an existing one: new space). */
+static int attr_in_place(hid_t file, const char *name, hid_t type, const void *v, hsize_t n)
+{
+    hid_t a = H5Aexists(file, name) > 0 ? H5Aopen(file, name, H5P_DEFAULT) : -1;
+    if (a < 0) {
+        hid_t space = H5Screate_simple(1, &n, NULL);
+        a = space < 0 ? -1 : H5Acreate2(file, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+        if (space >= 0) H5Sclose(space);
+        if (a < 0) return -1;
+    }
+    herr_t st = H5Awrite(a, type, v);
+    H5Aclose(a);
+    return st < 0 ? -1 : 0;
+}
+
+int log_attr_long_in_place(hid_t file, const char *name, long v)
+{
+    return attr_in_place(file, name, H5T_NATIVE_LONG, &v, 1);
+}
+
+int log_attr_doubles_in_place(hid_t file, const char *name, const double *v, int n)
+{
+    return attr_in_place(file, name, H5T_NATIVE_DOUBLE, v, (hsize_t)n);
+}
+
+int log_attr_reason(hid_t file, const char *text)
+{
+    char buf[LOG_REASON_BYTES];
+    memset(buf, 0, sizeof buf);
+    snprintf(buf, sizeof buf, "%s", text ? text : "");
+    hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, LOG_REASON_BYTES);
+    H5Tset_strpad(type, H5T_STR_NULLTERM);
+    hid_t a = -1;
+    if (H5Aexists(file, "stopped") > 0) {
+        a = H5Aopen(file, "stopped", H5P_DEFAULT);
+    } else {
+        hid_t space = H5Screate(H5S_SCALAR);
+        a = H5Acreate2(file, "stopped", type, space, H5P_DEFAULT, H5P_DEFAULT);
+        H5Sclose(space);
+    }
+    herr_t st = a < 0 ? -1 : H5Awrite(a, type, buf);
+    if (a >= 0) H5Aclose(a);
+    H5Tclose(type);
+    return st < 0 ? -1 : 0;
+}
+
+int log_write_progress(pbd_h5log *log, long complete, const char *stopped)
+{
+    int bad = log_attr_long_in_place(log->file, "steps", (long)log->rows) != 0;
+    bad |= log_attr_long_in_place(log->file, "frames", (long)log->frames_flushed) != 0;
+    bad |= log_attr_long_in_place(log->file, "complete", complete) != 0;
+    bad |= log_attr_long_in_place(log->file, "threads_used", (long)log->threads_used) != 0;
+    if (stopped) bad |= log_attr_reason(log->file, stopped) != 0;
+    return bad ? -1 : 0;
 }

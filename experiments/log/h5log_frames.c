@@ -437,3 +437,26 @@ void log_free_frames(pbd_h5log *log)
     log->set_names = NULL;
     log->c_set = NULL;
 }
+
+void log_trim_frames(pbd_h5log *log)
+{
+    if (log->fr_time < 0 || log->file < 0) return; /* no /frames */
+    hsize_t keep = log->frames_flushed;
+    hid_t cols[] = {log->fr_time, log->fr_step, log->fr_n, log->fr_topo};
+    for (unsigned i = 0; i < sizeof cols / sizeof cols[0]; i++) /* also a half-appended row */
+        if (cols[i] >= 0) H5Dset_extent(cols[i], &keep);
+    char name[96];
+    for (hsize_t k = keep; k <= log->n_frames; k++) { /* n_frames: a half-written frame */
+        snprintf(name, sizeof name, "/frames/%06ld", (long)k);
+        if (H5Lexists(log->file, name, H5P_DEFAULT) > 0) H5Ldelete(log->file, name, H5P_DEFAULT);
+    }
+    /* the versions only the dropped frames used (and one half written) */
+    int kept_version = keep > 0 && keep <= log->n_frames ? log->frames[keep - 1].version : 0;
+    for (int v = kept_version + 1; v <= log->topo.version + 1; v++) {
+        snprintf(name, sizeof name, "/frames/topology/%d", v);
+        if (H5Lexists(log->file, "/frames/topology", H5P_DEFAULT) > 0 &&
+            H5Lexists(log->file, name, H5P_DEFAULT) > 0)
+            H5Ldelete(log->file, name, H5P_DEFAULT);
+    }
+    if (keep < log->n_frames) log->n_frames = keep;
+}

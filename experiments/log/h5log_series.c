@@ -172,6 +172,7 @@ static const char *const iter_descriptions[3] = {
 int log_make_iterations(pbd_h5log *log, const pbd_world *w)
 {
     if (!w->def.record_iterations) return 0;
+    if ((long long)w->def.iterations * w->def.substeps > 100000000LL) return -1; /* validated */
     log->iter_width = w->def.iterations * w->def.substeps;
     hid_t g = H5Gcreate2(log->file, "iterations", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0) return -1;
@@ -265,12 +266,14 @@ pbd_status log_flush_block(pbd_h5log *log)
         bad |= log_append_rows(log->its[i].dset, log->rows, n, log->its[i].buf) < 0;
     log->rows += n;
     log->buffered = 0;
-    long rows = (long)log->rows;
-    bad |= H5LTset_attribute_long(log->file, "/", "steps", &rows, 1) < 0;
+    hsize_t frames_before = log->frames_flushed;
+    log->frames_flushed = log->n_frames;
+    bad |= log_write_progress(log, 0, NULL) != 0;
     bad |= H5Fflush(log->file, H5F_SCOPE_GLOBAL) < 0;
     if (!bad) return PBD_OK;
     int err = errno;
     log->rows -= n; /* not known to be in the file */
+    log->frames_flushed = frames_before;
     log->write_failed = 1;
     return pbd_error(PBD_EIO, "%s: cannot append %s: %s", log->partial, what, log_io_reason(err));
 }
@@ -338,8 +341,8 @@ pbd_status pbd_h5log_step(pbd_h5log *log, const pbd_world *w)
         c->set = 0;
     }
     if (log->iter_width > 0) {
-        int have = w->def.iterations * w->def.substeps;
-        if (have > w->iter_capacity) have = w->iter_capacity;
+        long long have_ll = (long long)w->def.iterations * w->def.substeps;
+        int have = have_ll > w->iter_capacity ? w->iter_capacity : (int)have_ll;
         const double *overall[3] = {w->iter_max_c, w->iter_l2_c, w->iter_xpbd};
         for (int i = 0; i < log->n_its; i++) {
             const log_iter *it = &log->its[i];

@@ -78,6 +78,7 @@ struct pbd_h5log {
     int frames_every, frame_velocities;
     hid_t fr_time, fr_step, fr_n, fr_topo;
     hsize_t n_frames;
+    hsize_t frames_flushed; /* frames of the steps flushed so far (rows) */
     log_frame *frames; /* for the XDMF sidecar */
     size_t frame_cap;
     log_topology topo;
@@ -118,8 +119,22 @@ hid_t log_create_frame_column(hid_t g, const char *name, hid_t type, const char 
                               const char *description);
 herr_t log_append_value(hid_t d, hsize_t at, hid_t mem_type, const void *v);
 pbd_status log_write_xdmf(pbd_h5log *log);
+/* complete / steps / frames / threads_used / stopped, created at open and overwritten in
+ * place after (h5log_attrs.c): what a file holds and why it stopped, even after a failed
+ * write. */
+#define LOG_RUNNING "not finished: the run was killed, or stopped by a write error before it " \
+                    "could say why"
+int log_attr_long_in_place(hid_t file, const char *name, long v);
+int log_attr_doubles_in_place(hid_t file, const char *name, const double *v, int n);
+int log_attr_reason(hid_t file, const char *text);
+int log_write_progress(pbd_h5log *log, long complete, const char *stopped);
 void log_free(pbd_h5log *log);
-/* Machine and load attributes (h5log_attrs.c): at the start of a run and at its end. */
-void log_write_machine(pbd_h5log *log, int at_end);
+/* machine.loadavg_end (h5log_attrs.c): NaN when the file is made (at_end = 0), the load
+ * average when the run closes (at_end = 1), overwritten in place; the start's is part of the
+ * provenance. */
+int log_write_machine(pbd_h5log *log, int at_end);
+/* A stopped run's /frames cut to the frames of the steps flushed to /series (h5log_frames.c):
+ * the frame groups and topology versions past them unlinked, the frame columns shrunk. */
+void log_trim_frames(pbd_h5log *log);
 
 #endif

@@ -12,6 +12,23 @@
 #include <string.h>
 #include <unistd.h>
 
+/* text with XML's five special characters escaped (a run name such as a"b<c>&) */
+static void xml_escape(char *out, size_t size, const char *s)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (; *s && n + 7 < size; s++) {
+        const char *e = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;"
+                        : *s == '"' ? "&quot;" : *s == '\'' ? "&apos;" : NULL;
+        if (e) {
+            n += (size_t)snprintf(out + n, size - n, "%s", e);
+        } else {
+            out[n++] = *s;
+            out[n] = '\0';
+        }
+    }
+}
+
 /* The group holding frame f's topology: /scene or /frames/topology/<v>. */
 static void topology_group(const log_frame *f, char *buf, size_t size)
 {
@@ -58,16 +75,19 @@ static void write_topology(FILE *f, const pbd_h5log *log, const log_frame *fr, c
 pbd_status log_write_xdmf(pbd_h5log *log)
 {
     if (log->n_frames == 0) return PBD_OK;
-    char path[3300], tmp[3400];
+    char path[3300];
     snprintf(path, sizeof path, "%s/%s.xdmf", log->dir, log->run);
-    snprintf(tmp, sizeof tmp, "%s.partial-%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) return pbd_error(PBD_EIO, "%s: cannot write the XDMF sidecar: %s", tmp, strerror(errno));
-    const char *h5 = strrchr(log->path, '/') ? strrchr(log->path, '/') + 1 : log->path;
+    pbd_atomic_file atomic; /* <run>.xdmf.partial-<pid>, removed on SIGINT/SIGTERM */
+    FILE *f = pbd_atomic_fopen(&atomic, path);
+    if (!f) return pbd_error(PBD_EIO, "%s: cannot write the XDMF sidecar (%s)", path,
+                             pbd_last_error());
+    char h5[1600], run[1600];
+    xml_escape(h5, sizeof h5, strrchr(log->path, '/') ? strrchr(log->path, '/') + 1 : log->path);
+    xml_escape(run, sizeof run, log->run);
     fprintf(f, "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
                "<Xdmf Version=\"3.0\">\n <Domain>\n"
                "  <Grid Name=\"%s\" GridType=\"Collection\" CollectionType=\"Temporal\">\n",
-            log->run);
+            run);
     for (hsize_t k = 0; k < log->n_frames; k++) {
         const log_frame *fr = &log->frames[k];
         fprintf(f, "   <Grid Name=\"frame %ld\" GridType=\"Uniform\">\n", (long)k);
@@ -87,9 +107,8 @@ pbd_status log_write_xdmf(pbd_h5log *log)
         fprintf(f, "   </Grid>\n");
     }
     fprintf(f, "  </Grid>\n </Domain>\n</Xdmf>\n");
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        remove(tmp);
-        return pbd_error(PBD_EIO, "%s: cannot write the XDMF sidecar", path);
-    }
+    if (pbd_atomic_fclose(&atomic, f, 0) != PBD_OK)
+        return pbd_error(PBD_EIO, "%s: cannot write the XDMF sidecar (%s)", path,
+                         pbd_last_error());
     return PBD_OK;
 }

@@ -29,9 +29,9 @@ static void split_quad(int32_t a, int32_t b, int32_t c, int32_t d, int main, int
 pbd_status pbd_mesh_grid(int nx, int ny, double sx, double sy, pbd_diagonal d, pbd_trimesh *out)
 {
     memset(out, 0, sizeof *out);
-    if (nx < 2 || ny < 2 || nx > 46340 || ny > 46340 || (double)nx * ny > 1e8)
-        return pbd_error(PBD_EINVAL, "grid: expected 2..46340 vertices per side, found %d x %d",
-                         nx, ny);
+    if (nx < 2 || ny < 2 || (double)nx * ny > 1e8)
+        return pbd_error(PBD_EINVAL, "grid: expected at least 2 vertices per side and at most "
+                         "100000000 in all (10000 x 10000), found %d x %d", nx, ny);
     if (!(sx > 0.0 && sy > 0.0 && isfinite(sx) && isfinite(sy)))
         return pbd_error(PBD_EINVAL, "grid: expected finite sides > 0, found %g x %g", sx, sy);
     if ((int)d < 0 || d > PBD_DIAGONAL_UNION_JACK)

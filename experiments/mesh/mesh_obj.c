@@ -186,22 +186,14 @@ pbd_status pbd_trimesh_load_obj(const char *path, int require, pbd_trimesh *out)
 
 pbd_status pbd_trimesh_save_obj(const pbd_trimesh *m, const char *path, const char *comment)
 {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return pbd_error(PBD_EIO, "%s: expected a shorter path, found %zu characters", path,
-                         strlen(path));
-    FILE *f = fopen(tmp, "w");
-    if (!f) return pbd_error(PBD_EIO, "%s: cannot write", tmp);
+    pbd_atomic_file a;
+    FILE *f = pbd_atomic_fopen(&a, path);
+    if (!f) return PBD_EIO;
     fprintf(f, "# %s\n# %d vertices, %d triangles (pbdlab)\n", comment ? comment : "pbdlab mesh",
             m->n_vertices, m->n_triangles);
     for (int i = 0; i < m->n_vertices; i++)
         fprintf(f, "v %.17g %.17g %.17g\n", m->x[3 * i], m->x[3 * i + 1], m->x[3 * i + 2]);
     for (int t = 0; t < m->n_triangles; t++)
         fprintf(f, "f %d %d %d\n", m->tri[3 * t] + 1, m->tri[3 * t + 1] + 1, m->tri[3 * t + 2] + 1);
-    int failed = ferror(f);
-    if (fclose(f) != 0 || failed || rename(tmp, path) != 0) {
-        remove(tmp);
-        return pbd_error(PBD_EIO, "%s: cannot write", path);
-    }
-    return PBD_OK;
+    return pbd_atomic_fclose(&a, f, 0);
 }

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,14 @@ pbd_status mesh_reader_open(mesh_reader *r, const char *path, const char *expect
     if (!r->f)
         return pbd_error(PBD_EINPUT, "%s: expected %s, found: %s", path, expected,
                          strerror(errno));
+    /* a device (/dev/zero) or a directory is refused before anything is read */
+    struct stat sb;
+    if (fstat(fileno(r->f), &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISFIFO(sb.st_mode)) {
+        fclose(r->f);
+        r->f = NULL;
+        return pbd_error(PBD_EINPUT, "%s: expected %s in a regular file, found a %s", path,
+                         expected, S_ISDIR(sb.st_mode) ? "directory" : "device or special file");
+    }
     return PBD_OK;
 }
 
@@ -79,6 +88,13 @@ int mesh_reader_next(mesh_reader *r)
             if (!started) r->line = r->next_line;
             started = 1;
             r->next_line++;
+            const char *nul = memchr(r->raw, '\0', (size_t)len);
+            if (nul) { /* text with a NUL byte would be cut short silently */
+                r->error = pbd_error(PBD_EINPUT, "%s:%d: expected text, found a NUL byte at "
+                                     "column %ld", r->path, r->next_line - 1,
+                                     (long)(nul - r->raw) + 1);
+                return -1;
+            }
             char *hash = memchr(r->raw, '#', (size_t)len);
             if (hash) len = hash - r->raw;
             while (len > 0 && (r->raw[len - 1] == '\n' || r->raw[len - 1] == '\r')) len--;

@@ -230,15 +230,19 @@ pbd_status pbd_tetmesh_save_tetgen(const pbd_tetmesh *m, const char *path, const
 {
     size_t len = strlen(path);
     size_t stem = len >= 5 && strcmp(path + len - 5, ".node") == 0 ? len - 5 : len;
-    char name[2][4096], tmp[4096];
-    if (stem + 10 > sizeof tmp)
+    char name[2][4096];
+    if (stem + 10 > sizeof name[0])
         return pbd_error(PBD_EIO, "%s: expected a shorter path, found %zu characters", path, len);
     snprintf(name[0], sizeof name[0], "%.*s.node", (int)stem, path);
     snprintf(name[1], sizeof name[1], "%.*s.ele", (int)stem, path);
+    /* both files are written before either is renamed: the pair changes together */
+    pbd_atomic_file a[2];
     for (int file = 0; file < 2; file++) {
-        snprintf(tmp, sizeof tmp, "%s.tmp", name[file]);
-        FILE *f = fopen(tmp, "w");
-        if (!f) return pbd_error(PBD_EIO, "%s: cannot write", tmp);
+        FILE *f = pbd_atomic_fopen(&a[file], name[file]);
+        if (!f) {
+            if (file == 1) pbd_atomic_abort(&a[0]);
+            return PBD_EIO;
+        }
         fprintf(f, "# %s (pbdlab)\n", comment ? comment : "pbdlab tet mesh");
         if (file == 0) {
             fprintf(f, "%d 3 0 0\n", m->n_vertices);
@@ -252,10 +256,14 @@ pbd_status pbd_tetmesh_save_tetgen(const pbd_tetmesh *m, const char *path, const
                         m->tet[4 * t + 2] + 1, m->tet[4 * t + 3] + 1);
         }
         int failed = ferror(f);
-        if (fclose(f) != 0 || failed || rename(tmp, name[file]) != 0) {
-            remove(tmp);
+        if (fclose(f) != 0 || failed) {
+            if (file == 1) pbd_atomic_abort(&a[0]);
+            pbd_atomic_abort(&a[file]);
             return pbd_error(PBD_EIO, "%s: cannot write", name[file]);
         }
     }
-    return PBD_OK;
+    pbd_status st = pbd_atomic_commit(&a[0]);
+    if (st == PBD_OK) st = pbd_atomic_commit(&a[1]);
+    else pbd_atomic_abort(&a[1]);
+    return st;
 }

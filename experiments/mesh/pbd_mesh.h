@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include <stdio.h>
+
 #include "solver/pbd.h"
 
 /* ---- meshes (experiments/mesh*.c) ------------------------------------------------- */
@@ -86,6 +88,29 @@ pbd_status pbd_trimesh_require(const pbd_trimesh *m, int require);
 void pbd_trimesh_orient_outward(pbd_trimesh *m);
 /* Flip tets of negative volume (swap the last two vertices). Returns how many. */
 int pbd_tetmesh_orient(pbd_tetmesh *m);
+
+/* ---- files written under a temporary name (experiments/mesh/atomic_file.c) ---------- */
+
+/* NAME is written as NAME.partial-<pid> and renamed when complete: a reader never sees a
+ * half-written file under NAME, concurrent writers never mix (the last rename wins whole),
+ * and pbd_atomic_unlink_all (SIGINT/SIGTERM) removes what is being written. */
+typedef struct pbd_atomic_file {
+    char path[4096], tmp[4200];
+    int slot; /* in the registry of temporary names, or -1 */
+} pbd_atomic_file;
+/* Name the temporary file and register it (PBD_EIO when path is a directory or too long). */
+pbd_status pbd_atomic_begin(pbd_atomic_file *a, const char *path);
+/* pbd_atomic_begin + fopen(tmp, "w"); NULL with pbd_last_error() set. */
+FILE *pbd_atomic_fopen(pbd_atomic_file *a, const char *path);
+/* Rename the temporary file to its final name (removed when that fails). */
+pbd_status pbd_atomic_commit(pbd_atomic_file *a);
+/* Close a stream from pbd_atomic_fopen and commit, unless failed or a write error: then
+ * remove it. PBD_OK or PBD_EIO. */
+pbd_status pbd_atomic_fclose(pbd_atomic_file *a, FILE *f, int failed);
+/* Remove the temporary file. */
+void pbd_atomic_abort(pbd_atomic_file *a);
+/* Unlink every registered temporary file: async-signal-safe (the programs' signal handler). */
+void pbd_atomic_unlink_all(void);
 
 /* Wavefront OBJ (experiments/mesh_obj.c): `v x y z [w]`, `f` with i, i/t, i//n, i/t/n
  * (negative i counts back from the last vertex defined so far), polygons fan-triangulated,

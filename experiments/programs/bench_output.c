@@ -15,40 +15,36 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static pbd_status temp_name(const char *path, char *tmp, size_t size)
+/* NAME.partial-<pid>, renamed when complete (pbd_atomic_*: removed on SIGINT/SIGTERM). */
+static pbd_status temp_name(const char *path, pbd_atomic_file *a)
 {
-    if (snprintf(tmp, size, "%s.%ld.tmp", path, (long)getpid()) >= (int)size)
-        return pbd_error(PBD_EIO, "%s: output path: expected at most %zu characters, found more",
-                         path, size - 32);
     if (pbd_mkdir_parents(path) != 0)
         return pbd_error(PBD_EIO, "%s: output directory: expected to create it, found %s", path,
                          strerror(errno));
-    return PBD_OK;
+    return pbd_atomic_begin(a, path);
 }
 
-static pbd_status finish(const char *tmp, const char *path, int failed)
+static pbd_status finish(pbd_atomic_file *a, int failed)
 {
     if (failed) {
-        remove(tmp);
+        pbd_atomic_abort(a);
         return pbd_error(PBD_EIO, "%s: expected to write the bench table, found a write error",
-                         tmp);
+                         a->tmp);
     }
-    if (rename(tmp, path) != 0) {
-        remove(tmp);
-        return pbd_error(PBD_EIO, "%s: expected to rename %s to it, found %s", path, tmp,
-                         strerror(errno));
-    }
-    return PBD_OK;
+    return pbd_atomic_commit(a);
 }
 
 pbd_status bench_write_csv(const char *path, const bench_row *rows, int n,
                            const bench_machine *m)
 {
-    char tmp[4096];
-    pbd_status st = temp_name(path, tmp, sizeof tmp);
+    pbd_atomic_file a;
+    pbd_status st = temp_name(path, &a);
     if (st != PBD_OK) return st;
-    FILE *f = fopen(tmp, "w");
-    if (!f) return pbd_error(PBD_EIO, "%s: expected a writable file, found %s", tmp, strerror(errno));
+    FILE *f = fopen(a.tmp, "w");
+    if (!f) {
+        pbd_atomic_abort(&a);
+        return pbd_error(PBD_EIO, "%s: expected a writable file, found %s", a.tmp, strerror(errno));
+    }
     fprintf(f, "# pbd-bench %s; %s, %d cores; %s; flags %s; revision %s; %d repetitions%s\n",
             m->date, m->cpu, m->cores, m->compiler, m->flags, m->revision, m->reps,
             m->quick ? "; quick" : "");
@@ -68,7 +64,7 @@ pbd_status bench_write_csv(const char *path, const bench_row *rows, int n,
     }
     int failed = ferror(f) != 0;
     failed |= fclose(f) != 0;
-    return finish(tmp, path, failed);
+    return finish(&a, failed);
 }
 
 /* One column: the field at byte offset `off` of every row, as double or int. */
@@ -110,18 +106,19 @@ static int strings(hid_t g, const char *name, const bench_row *rows, int n, size
 pbd_status bench_write_h5(const char *path, const bench_row *rows, int n, const bench_machine *m,
                           const char *const *targets, int n_targets)
 {
-    char tmp[4096];
-    pbd_status st = temp_name(path, tmp, sizeof tmp);
+    pbd_atomic_file a;
+    pbd_status st = temp_name(path, &a);
     if (st != PBD_OK) return st;
     H5E_auto2_t old_func;
     void *old_data;
     H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures reach the user as one pbd_error line */
-    hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t file = H5Fcreate(a.tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (file < 0) {
         H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
+        pbd_atomic_abort(&a);
         return pbd_error(PBD_EIO, "%s: expected a writable file, found that HDF5 cannot create it",
-                         tmp);
+                         a.tmp);
     }
     int err = 0;
     err |= H5LTset_attribute_string(file, "/", "program", "pbd-bench") < 0;
@@ -184,5 +181,5 @@ pbd_status bench_write_h5(const char *path, const bench_row *rows, int n, const 
     }
     err |= H5Fclose(file) < 0;
     H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
-    return finish(tmp, path, err);
+    return finish(&a, err);
 }

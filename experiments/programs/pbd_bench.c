@@ -444,6 +444,7 @@ int main(int argc, char **argv)
                        (int)(sizeof opts / sizeof opts[0]), NULL, 0, &np);
     if (rc == CLI_EXIT_OK) return 0;
     if (rc != CLI_OK) return 2;
+    pbd_interrupt_install_cleanup(); /* SIGINT/SIGTERM: no OUTPUT.partial-<pid> left behind */
     if (reps == 0) reps = quick ? 2 : 7;
     const scene_spec *scenes = quick ? quick_scenes : full_scenes;
     int n_scenes = quick ? (int)(sizeof quick_scenes / sizeof *quick_scenes)

@@ -46,6 +46,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (rc != CLI_OK) return 2;
+    pbd_interrupt_install_cleanup(); /* SIGINT/SIGTERM: no OUTPUT.partial-<pid> left behind */
     const pbd_constraint_type *only = NULL;
     if (constraint) {
         only = pbd_constraint_type_find(constraint);

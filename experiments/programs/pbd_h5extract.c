@@ -124,6 +124,15 @@ int main(int argc, char **argv)
             return 1;
         }
     }
+    for (int i = 0; has_row && i < nd; i++) {
+        long r = row < 0 ? rows[i] + row : row;
+        if (r < 0 || r >= rows[i]) {
+            fprintf(stderr, "pbd-h5extract: --row: expected a row of %s in [%ld, %ld], found %d\n",
+                    pos[i + 1], -rows[i], rows[i] - 1, row);
+            for (int j = 0; j < nd; j++) free(data[j]);
+            return 2;
+        }
+    }
     if (has_row) {
         /* one column per dataset: row K's entries, with the inner index in front */
         printf("# index");

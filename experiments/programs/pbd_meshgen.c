@@ -44,6 +44,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "pbd-meshgen: --out: expected an output file, found nothing\n");
         return 2;
     }
+    pbd_interrupt_install_cleanup(); /* SIGINT/SIGTERM: no FILE.partial-<pid> left behind */
     char comment[256];
     pbd_status st;
     if (kind == 3) {

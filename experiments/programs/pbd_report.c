@@ -2,7 +2,8 @@
  * headline beside the paper's number, its figures, the parameters the runs were made with
  * and the runs that were merged; then the gradient checker's table (gradcheck.h5).
  * The per-experiment merge (summary.h5) is made by `pbd-run <experiment> --summarize`,
- * which analysis/make_plots.sh runs first (`make report` depends on `make plots`). */
+ * which analysis/make_plots.sh runs first (`make report` depends on `make plots`).
+ * A RESULTS_DIR without any experiment's summary.h5 is an error (exit status 1). */
 #include "experiments/pbd_experiments.h"
 
 #include <dirent.h>
@@ -370,18 +371,35 @@ int main(int argc, char **argv)
                 "(%s)\n", results, stat(results, &rs) != 0 ? strerror(errno) : "not a directory");
         return 1;
     }
-    char out_path[4096], tmp_path[4200];
+    char out_path[4096];
     snprintf(out_path, sizeof out_path, "%s/report.html", results);
     if (output) snprintf(out_path, sizeof out_path, "%s", output);
-    snprintf(tmp_path, sizeof tmp_path, "%s.tmp", out_path);
-    FILE *out = fopen(tmp_path, "w");
-    FILE *rows = tmpfile(), *body = tmpfile();
-    if (!out || !rows || !body) {
-        fprintf(stderr, "pbd-report: %s: cannot write the report: %s\n", tmp_path,
-                strerror(errno));
+    int n_suite = (int)(sizeof suite / sizeof suite[0]), n_found = 0;
+    for (int k = 0; k < n_suite; k++) {
+        char sum_path[4096];
+        snprintf(sum_path, sizeof sum_path, "%s/%s/summary.h5", results, suite[k].name);
+        n_found += file_exists(sum_path);
+    }
+    if (n_found == 0) { /* a report of nothing is a wrong directory, not a report */
+        fprintf(stderr, "pbd-report: %s: expected the merged results of at least one experiment "
+                "(<experiment>/summary.h5, made by make plots RESULTS=%s), found none\n", results,
+                results);
+        return 1;
+    }
+    pbd_interrupt_install_cleanup(); /* SIGINT/SIGTERM: no report.html.partial-<pid> left */
+    pbd_atomic_file atomic;
+    FILE *out = pbd_atomic_fopen(&atomic, out_path);
+    if (!out) {
+        fprintf(stderr, "pbd-report: %s\n", pbd_last_error());
         return 3;
     }
-    int n_suite = (int)(sizeof suite / sizeof suite[0]);
+    FILE *rows = tmpfile(), *body = tmpfile();
+    if (!rows || !body) {
+        fprintf(stderr, "pbd-report: %s: cannot write the report: %s\n", atomic.tmp,
+                strerror(errno));
+        pbd_atomic_abort(&atomic);
+        return 3;
+    }
     for (int k = 0; k < n_suite; k++) {
         print_experiment(body, results, k, rows);
         if (strcmp(suite[k].name, "gradcheck") == 0) print_gradcheck(body, results);
@@ -416,9 +434,8 @@ int main(int argc, char **argv)
     fputs("</body></html>\n", out);
     fclose(rows);
     fclose(body);
-    if (fclose(out) != 0 || rename(tmp_path, out_path) != 0) {
-        fprintf(stderr, "pbd-report: %s: cannot write the report\n", out_path);
-        remove(tmp_path);
+    if (pbd_atomic_fclose(&atomic, out, 0) != PBD_OK) {
+        fprintf(stderr, "pbd-report: %s\n", pbd_last_error());
         return 3;
     }
     printf("pbd: report in %s\n", out_path);

@@ -15,7 +15,8 @@ int main(int argc, char **argv)
     pbd_solver_def def = pbd_solver_def_default();
     pbd_scene_params sp = pbd_scene_params_default();
     int steps = 100, every = 1, quiet = 0, list_experiments = 0, frames = 0, fault_step = 0,
-        frame_velocities = 0;
+        frame_velocities = 0, fault_kind = 0;
+    static const char *const fault_kinds[] = {"nan", "oom", NULL};
     const char *out_dir = NULL, *run = "run";
     cli_option opts[PBD_MAX_OPTIONS];
     int n_opts = 0;
@@ -37,6 +38,8 @@ int main(int argc, char **argv)
         {"test-fault-step", CLI_INT, &fault_step, 0, 1e9, 0,
          "TEST ONLY: step N gets a NaN velocity, so that the watchdog stops the run (0: off)",
          NULL},
+        {"test-fault", CLI_CHOICE, &fault_kind, 0, 0, 0,
+         "TEST ONLY: what --test-fault-step does (oom: the step runs out of memory)", fault_kinds},
     };
     for (unsigned i = 0; i < sizeof own / sizeof own[0]; i++) opts[n_opts++] = own[i];
     n_opts += pbd_solver_options(&def, opts + n_opts);
@@ -81,19 +84,28 @@ int main(int argc, char **argv)
         fprintf(stderr, "pbd-run: --out: expected a directory, found ''\n");
         return 2;
     }
-    if (!*run || strlen(run) > 200 || strpbrk(run, "/ \t\n")) {
-        fprintf(stderr, "pbd-run: --run: expected a file name without '/' or spaces (at most "
-                "200 bytes), found '%s'\n", run);
+    if (!*run || strlen(run) > 200 || strpbrk(run, "/ \t\n") || run[0] == '.') {
+        fprintf(stderr, "pbd-run: --run: expected a file name without '/' or spaces, not "
+                "starting with '.' (at most 200 bytes), found '%s'\n", run);
         return 2;
     }
+    pbd_error(PBD_EINPUT, "no reason given");
     pbd_scene_cells cells;
     pbd_world *w = pbd_scene_build(scene, &sp, &cells);
-    if (!w) {
+    if (!w) { /* bad input (1), a parameter out of range (2) or out of memory (4) */
+        pbd_status why = pbd_last_status();
         fprintf(stderr, "pbd-run: cannot build scene %s: %s\n", scene->name, pbd_last_error());
-        return pbd_exit_status(PBD_EINPUT);
+        return pbd_exit_status(why == PBD_EINVAL || why == PBD_ENOMEM ? why : PBD_EINPUT);
     }
     w->def = def;
+    if (pbd_solver_def_validate(&w->def) != PBD_OK) { /* what cannot run: before the run */
+        fprintf(stderr, "pbd-run: --%s\n", pbd_last_error());
+        pbd_scene_cells_free(&cells);
+        pbd_world_free(w);
+        return 2;
+    }
     pbd_test_fault_step = fault_step;
+    pbd_test_fault_oom = fault_kind == 1;
     pbd_h5log *log = NULL;
     if (out_dir) {
         pbd_h5log_options o = {.frames_every = frames, .frame_velocities = frame_velocities,

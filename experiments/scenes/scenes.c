@@ -4,6 +4,7 @@
  * the generated geometry. */
 #include "scene_private.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -247,6 +248,15 @@ pbd_world *pbd_scene_balloon(const pbd_scene_params *sp)
         ok = set >= 0 && pbd_set_aux(w, set, m.tri, 3 * m.n_triangles) == PBD_OK &&
              pbd_set_add(w, set, all, NULL, 1.0, 0.0) == 0; /* hard: k_pressure sets it */
         if (ok) w->sets[set].rest[1] = sp->k_pressure; /* rest {V0, k_pressure} */
+        /* a surface that encloses nothing (a triangle and its reverse) has no volume to keep */
+        double V0 = ok ? w->sets[set].rest[0] : 0.0;
+        if (ok && !(fabs(V0) > 0.0)) {
+            pbd_error(PBD_EINPUT, "%s: balloon: expected a closed surface enclosing a volume > 0, "
+                      "found %g m^3", sp->mesh_path ? sp->mesh_path : "icosphere", V0);
+            ok = 0;
+        } else if (!ok && !all) {
+            pbd_error(PBD_ENOMEM, "balloon: out of memory");
+        }
     }
     if (!ok) {
         if (!all) pbd_error(PBD_ENOMEM, "balloon: out of memory");
