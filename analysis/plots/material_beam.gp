@@ -7,6 +7,7 @@ smats = system(sprintf("%s/pbd-h5extract %s /tables/static | awk 'NR>1 {print $1
 # the Timoshenko / Euler-Bernoulli ratio of the beam (the same for every run)
 eb_t = real(system(sprintf("%s/pbd-h5extract %s /tables/static | awk 'NR==2 {print $5/$4}'", bin, summary)))
 sel(m, x) = (column(1) == m && column(2) == x) ? 1 : NaN
+pbd_mats = system(sprintf("%s/pbd-h5extract %s /tables/dynamic | awk 'NR>1 && $2 == 0 {print $1}' | sort -un | tr '\\n' ' '", bin, summary))
 
 do for [fmt in 'png svg'] {
     call 'analysis/plots/output.gp' fmt 'material_beam_iterations'
@@ -14,11 +15,17 @@ do for [fmt in 'png svg'] {
     set xlabel 'iterations per substep'
     set ylabel 'tip deflection / static equilibrium'
     set logscale xy
-    plot 1 title 'static equilibrium (Newton)' lw 2 lc rgb 'black' dt 2, \
-         for [m in mats] h5(summary, '/tables/dynamic') using 3:($6 * sel(m, 1)) \
-             title 'XPBD '.word(names, m + 1) pt 7 ps 1.2, \
-         for [m in mats] h5(summary, '/tables/dynamic') using 3:($6 * sel(m, 0)) \
-             title 'PBD (stiffness k) '.word(names, m + 1) pt 6 ps 1.2 dt 3
+    if (words(pbd_mats) > 0) {
+        plot 1 title 'static equilibrium (Newton)' lw 2 lc rgb 'black' dt 2, \
+             for [m in mats] h5(summary, '/tables/dynamic') using 3:($6 * sel(m, 1)) \
+                 title 'XPBD '.word(names, m + 1) pt 7 ps 1.2, \
+             for [m in pbd_mats] h5(summary, '/tables/dynamic') using 3:($6 * sel(m, 0)) \
+                 title 'PBD (stiffness k) '.word(names, m + 1) pt 6 ps 1.2 dt 3
+    } else { # no PBD runs (QUICK)
+        plot 1 title 'static equilibrium (Newton)' lw 2 lc rgb 'black' dt 2, \
+             for [m in mats] h5(summary, '/tables/dynamic') using 3:($6 * sel(m, 1)) \
+                 title 'XPBD '.word(names, m + 1) pt 7 ps 1.2
+    }
     unset logscale
 
     call 'analysis/plots/output.gp' fmt 'material_beam_mesh'
