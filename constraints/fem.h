@@ -232,7 +232,8 @@ static inline int fem_lame(double E, double nu, double *mu, double *lambda)
 }
 
 /* A random element for a material type's `sample` (constraints/element_sample.c): n = 4 (tet)
- * or 3 (triangle) particles into x, rest values from material() at a well-shaped rest shape
+ * or 3 (triangle) particles into x, rest values from material() at a rest shape of good
+ * quality (6|V| >= 0.35 L³, triangles |e1×e2| >= 0.5 L², L the longest edge)
  * with E in [0.5, 2], ν in [0, nu_max] and a random component; the current shape a rotated
  * random stretch and shear of the rest one (inverted one time in four), kept where every
  * type is smooth and well conditioned: singular values of F in [0.6, 1.6], a strain of at
