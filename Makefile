@@ -24,8 +24,22 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 BINS     := $(patsubst %.c,$(BUILD)/%,$(subst _,-,$(notdir $(PROGRAMS))))
 
 NO_DEPS_GOALS := clean help deps uninstall
+# Every make that builds first runs scripts/deps.sh: a cheap check (as root it installs what
+# is missing). If something is still missing, deps.sh's last line says what to run and make
+# stops right there, quietly: question mode (-q) runs no recipe, prints nothing, exits 1.
+# build/config.mk is regenerated whenever what deps.sh found (build/deps.found) changes.
+# make deps is that check and nothing else; make fresh-box needs nothing on this machine.
+NO_DEPS_GOALS := $(filter-out deps,$(NO_DEPS_GOALS)) fresh-box
 ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
--include build/config.mk
+ifeq ($(shell CC='$(CC)' sh scripts/deps.sh >&2; echo $$?),0)
+include build/config.mk
+else
+MAKEFLAGS += -q
+$(or $(MAKECMDGOALS),all): pbd-deps-missing
+pbd-deps-missing: ; @:
+build/deps.found: ;
+.PHONY: pbd-deps-missing
+endif
 endif
 
 .PHONY: soak fuzz all test asan experiments gradcheck plots report bench clean deps help install \
@@ -50,15 +64,19 @@ help:
 	@echo "make install       libpbd.a, headers, programs, pbdlab.pc into PREFIX (/usr/local; DESTDIR)"
 	@echo "make uninstall     remove what make install put there (same PREFIX, DESTDIR)"
 	@echo "make test-install  install into build/test-install, build and check an example against it"
+	@echo "make fresh-box     as root: the README's make test on a bare Debian 12 (debootstrap, chroot)"
 
-# Installing what is missing happens here: make builds this file, then restarts with it.
-build/config.mk: scripts/deps.sh scripts/configure.sh
-	@mkdir -p build
-	@sh scripts/deps.sh
+# The dependencies' flags (scripts/configure.sh); make includes this file, then restarts.
+build/config.mk: build/deps.found scripts/deps.sh scripts/configure.sh
 	@sh scripts/configure.sh > $@.tmp && mv $@.tmp $@
 
 deps:
-	@sh scripts/deps.sh && echo "pbdlab: GSL, HDF5, CUnit and gnuplot are installed"
+	@echo "pbdlab: everything the build needs is installed (scripts/deps.sh; flags: build/config.mk)"
+
+# The README's set-up on a bare Debian 12 in a chroot, as root and as a user (needs root).
+.PHONY: fresh-box
+fresh-box:
+	@bash scripts/fresh-box.sh
 
 all: $(BUILD)/libpbd.a $(BINS) $(BUILD)/pbd-tests
 
