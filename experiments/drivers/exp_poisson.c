@@ -238,6 +238,16 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int material, double nu, 
     return st;
 }
 
+/* 1 when the material has rest values for ν (its material() does not return NaN). */
+static int takes_ratio(int material, double nu)
+{
+    const pbd_constraint_type *t = pbd_scene_material_type(material);
+    if (!t) return 0;
+    double x[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1}, rest[16];
+    pbd_eval_input in = {x, t->arity, NULL, NULL, 0};
+    return !isnan(t->material(&in, P.youngs, nu, 0, rest));
+}
+
 static int run(pbd_exp_ctx *ctx)
 {
     int mats[8], lames[2];
@@ -253,11 +263,12 @@ static int run(pbd_exp_ctx *ctx)
     for (int k = 0; k < n_m; k++)
         for (int l = 0; l < n_l; l++) {
             int raw = lames[l] == 1;
-            if (raw && mats[k] != 1) continue; /* the reparametrisation is Neo-Hookean's */
+            if (raw && pbd_scene_material_type(mats[k]) != &pbd_snh_tet_type)
+                continue; /* the reparametrisation is of the SNH energy */
             for (int i = 0; i < n_n; i++) {
                 double E2, nu2;
                 if (raw && !raw_parameters(P.youngs, nus[i], &E2, &nu2)) continue;
-                if (mats[k] != 1 && !(nus[i] < 0.5)) continue; /* no incompressible limit */
+                if (!takes_ratio(mats[k], nus[i])) continue; /* e.g. 0.5 without the limit */
                 char name[96];
                 snprintf(name, sizeof name, "%s_%s_nu%g", pbd_material_names[mats[k]],
                          lame_words[raw], nus[i]);
