@@ -248,6 +248,13 @@ static inline int fem_lame(double E, double nu, double *mu, double *lambda)
 int fem_strain_eval(const double *F, int cols, int i, int j, int normalize, double *C,
                     double *G);
 
+/* Analytic Hessians (constraints/fem_hessian.c), the `hessian` of the types they name. */
+int fem_snh_hessian(const pbd_eval_input *in, double *H);
+int fem_stvk_hessian(const pbd_eval_input *in, double *H);
+int fem_triangle_hessian(const pbd_eval_input *in, double *H);
+int fem_strain_tet_hessian(const pbd_eval_input *in, double *H);
+int fem_strain_triangle_hessian(const pbd_eval_input *in, double *H);
+
 int fem_sample_element(pbd_rng *r, int degenerate, int n, pbd_material_fn material,
                        int n_components, double nu_max, double *x, double *rest);
 

@@ -80,4 +80,5 @@ const pbd_constraint_type pbd_fem_tet_stvk_type = {
     .sample = stvk_sample,
     .n_components = 1,
     .material = stvk_material,
+    .hessian = fem_stvk_hessian,
 };

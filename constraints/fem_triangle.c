@@ -80,4 +80,5 @@ const pbd_constraint_type pbd_fem_triangle_type = {
     .sample = tri_sample,
     .n_components = 1,
     .material = tri_material,
+    .hessian = fem_triangle_hessian,
 };

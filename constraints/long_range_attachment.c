@@ -31,6 +31,24 @@ static int lra_eval(const pbd_eval_input *in, double *C, double *grad)
     return PBD_EVAL_OK;
 }
 
+/* ∇²C = −(I − n nᵀ)/|d| ⊗ [[1, −1], [−1, 1]], n = d/|d|, d = p − a (C = ℓ − |d|). */
+static int lra_hessian(const pbd_eval_input *in, double *H)
+{
+    double C, d[3];
+    for (int k = 0; k < 36; k++) H[k] = 0.0;
+    int st = lra_eval(in, &C, NULL);
+    if (st != PBD_EVAL_OK) return st;
+    v3_sub(d, in->x, in->x + 3);
+    double len = v3_norm(d);
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+            double v = -((a == b) - d[a] * d[b] / (len * len)) / len;
+            H[6 * a + b] = H[6 * (3 + a) + 3 + b] = v;
+            H[6 * a + 3 + b] = H[6 * (3 + a) + b] = -v;
+        }
+    return PBD_EVAL_OK;
+}
+
 static void lra_rest(const pbd_eval_input *in, double *rest)
 {
     double d[3];
@@ -73,4 +91,5 @@ const pbd_constraint_type pbd_long_range_attachment_type = {
     .sample = lra_sample,
     .project_closed_form = NULL,
     .kernels = &lra_kernels,
+    .hessian = lra_hessian,
 };

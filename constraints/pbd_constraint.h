@@ -42,6 +42,13 @@ typedef struct pbd_eval_input {
  * PBD_EVAL_DEGENERATE (then C and grad are unspecified but finite). */
 typedef int (*pbd_eval_fn)(const pbd_eval_input *in, double *C, double *grad);
 
+/* Optional analytic Hessian ∇²C at in->x: H gets (3·arity)² doubles, row-major and symmetric,
+ * H[(3i+a)·3·arity + 3k+b] = ∂²C / ∂x_i^a ∂x_k^b (DESIGN.md "The constraint is the unit").
+ * Returns PBD_EVAL_OK or PBD_EVAL_DEGENERATE (where eval does; H then finite). The gradient
+ * checker holds it to central differences of eval's gradient; a type without one (NULL)
+ * gets exactly those differences from its users (the Newton reference, solver/newton.c). */
+typedef int (*pbd_hessian_fn)(const pbd_eval_input *in, double *H);
+
 /* Rest values from a configuration (e.g. rest length). NULL when the builder sets
  * them (collision constraints get q and n from the collision detection). */
 typedef void (*pbd_rest_fn)(const pbd_eval_input *in, double *rest);
@@ -117,6 +124,7 @@ typedef struct pbd_constraint_type {
     pbd_sample_fn sample;
     pbd_project_fn project_closed_form; /* may be NULL */
     const pbd_kernels *kernels;         /* may be NULL: batched projection (see above) */
+    pbd_hessian_fn hessian;             /* may be NULL: ∇²C by differences of ∇C (above) */
     /* Types without a scalar C (shape matching, Müller et al. 2005): eval is NULL, and
      * project_goal moves the gathered x in place toward the type's goal positions by the
      * fraction k of the way (k = the set's stiffness, linearized or not, under PBD and XPBD

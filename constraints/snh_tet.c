@@ -114,4 +114,5 @@ const pbd_constraint_type pbd_snh_tet_type = {
     .n_components = 2,
     .material = snh_material,
     .block = 2, /* hydrostatic and deviatoric solved together (Macklin & Müller 2021) */
+    .hessian = fem_snh_hessian,
 };

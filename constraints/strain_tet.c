@@ -161,6 +161,7 @@ const pbd_constraint_type pbd_strain_tet_type = {
     .sample = strain_tet_sample,
     .n_components = 6,
     .material = strain_tet_material,
+    .hessian = fem_strain_tet_hessian,
 };
 
 /* Batched kernels: eval inlined into the generic projection (bit for bit the generic path). */

@@ -108,6 +108,7 @@ const pbd_constraint_type pbd_strain_triangle_type = {
     .sample = strain_tri_sample,
     .n_components = 3,
     .material = strain_tri_material,
+    .hessian = fem_strain_triangle_hessian,
 };
 
 /* Batched kernels: eval inlined into the generic projection (bit for bit the generic path). */

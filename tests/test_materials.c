@@ -363,6 +363,56 @@ static void test_static_equilibrium(void)
     pbd_world_free(w);
 }
 
+/* Every analytic Hessian of the registry against central differences of eval's gradient on
+ * the type's regular samples: max |H − H_fd| <= 1e-6 max |H| (step 1e-5 of the sample's size,
+ * FD error ~1e-10). A planted slip (a Hessian entry off by 1e-4) would fail. */
+static void test_hessians(void)
+{
+    static double x[3 * PBD_SAMPLE_MAX_ARITY], rest[3 * PBD_SAMPLE_MAX_ARITY];
+    static double H[144], gp[12], gm[12];
+    static int32_t aux[PBD_SAMPLE_MAX_AUX];
+    int with = 0;
+    for (int t = 0; t < pbd_constraint_type_count(); t++) {
+        const pbd_constraint_type *type = pbd_constraint_type_at(t);
+        if (!type->hessian || type->arity < 1 || type->arity > 4) continue;
+        pbd_rng r;
+        pbd_rng_seed(&r, 5 + (uint64_t)t);
+        double worst = 0.0;
+        int checked = 0;
+        for (int s = 0; s < 200; s++) {
+            int n_aux = 0, n = type->sample(&r, 0, x, rest, aux, &n_aux), N = 3 * n;
+            pbd_eval_input in = {x, n, rest, aux, n_aux};
+            if (type->hessian(&in, H) != PBD_EVAL_OK) continue;
+            double L = 0.0, hmax = 0.0, err = 0.0;
+            for (int i = 1; i < n; i++)
+                for (int k = 0; k < 3; k++) L = fmax(L, fabs(x[3 * i + k] - x[k]));
+            double h = 1e-5 * (L > 0.0 ? L : 1.0), C;
+            int ok = 1;
+            for (int c = 0; c < N && ok; c++) {
+                double keep = x[c];
+                x[c] = keep + h;
+                ok &= type->eval(&in, &C, gp) == PBD_EVAL_OK;
+                x[c] = keep - h;
+                ok &= type->eval(&in, &C, gm) == PBD_EVAL_OK;
+                x[c] = keep;
+                for (int rr = 0; rr < N; rr++) {
+                    err = fmax(err, fabs(H[rr * N + c] - (gp[rr] - gm[rr]) / (2 * h)));
+                    hmax = fmax(hmax, fabs(H[rr * N + c]));
+                }
+            }
+            if (!ok || !(hmax > 0.0)) continue;
+            checked++;
+            worst = fmax(worst, err / hmax);
+        }
+        printf("\n    %-22s Hessian vs FD of the gradient: %.2g (%d samples)", type->name, worst,
+               checked);
+        CU_ASSERT(checked >= 150);
+        CU_ASSERT(worst < 1e-6);
+        with++;
+    }
+    CU_ASSERT(with >= 6); /* snh_tet, fem_tet_stvk, fem_triangle, strain_tet, strain_triangle, LRA */
+}
+
 void register_materials_tests(void)
 {
     CU_pSuite s = CU_add_suite("materials", NULL, NULL);
@@ -374,4 +424,5 @@ void register_materials_tests(void)
     CU_add_test(s, "shape_match_world", test_shape_match_world);
     CU_add_test(s, "goal_checker_fails", test_goal_checker_fails);
     CU_add_test(s, "static_equilibrium", test_static_equilibrium);
+    CU_add_test(s, "hessians", test_hessians);
 }
