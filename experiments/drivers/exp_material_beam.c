@@ -4,8 +4,12 @@
  * constraints, strain-based dynamics). Measured: the tip deflection δ (the mean vertical
  * displacement of the vertices at x = L) against
  *   - the static equilibrium of the same constraints, solved by Newton's method
- *     (pbd_exp_static_equilibrium: the v = 0 fixed point of XPBD Eq. 8–9; the implicit-step
- *     Newton reference, pbd_newton_step, stalls on the energy constraints' kink at rest);
+ *     (pbd_exp_static_equilibrium: the v = 0 fixed point of XPBD Eq. 8–9), and the implicit-
+ *     step Newton reference of issue 14 (pbd_newton_step, dense, at resolutions up to
+ *     --implicit-resolution: time-averaged like XPBD). On the energy constraints √(2ΨV) the
+ *     latter's KKT iteration meets C's kink at rest: it converges only linearly (25–45
+ *     iterations at Δt = 1/60 s) and stalls at larger steps, where the static solver, which
+ *     works with ½C²/α = ΨV, takes 4;
  *   - Euler–Bernoulli theory, δ = qL⁴/(8EI), q = mg/L, I = a⁴/12 (small deflection: δ/L ≈ 4 %),
  *     and Timoshenko's shear term qL²/(2κGA), κ = 5/6, which adds 6.5 % at L/a = 4.
  * Runs:
@@ -32,7 +36,7 @@
 
 static struct {
     const char *materials, *iterations, *resolutions;
-    int resolution, substeps;
+    int resolution, substeps, implicit_resolution;
     double youngs, poisson, duration, rate, pbd_stiffness;
 } P;
 
@@ -43,6 +47,7 @@ static int options(cli_option *out, int quick)
     P.resolutions = quick ? "4" : "4,8,12,16";
     P.resolution = quick ? 4 : 8;
     P.substeps = 25;
+    P.implicit_resolution = quick ? 4 : 8;
     P.youngs = 1e5;
     P.poisson = 0.3;
     P.duration = quick ? 0.5 : 2.0;
@@ -57,6 +62,9 @@ static int options(cli_option *out, int quick)
         {"resolutions", CLI_STRING, &P.resolutions, 0, 0, 0,
          "cubes along the beam for the static mesh-refinement runs (list)", NULL},
         {"substeps", CLI_INT, &P.substeps, 1, 10000, 0, "substeps per 1/rate frame", NULL},
+        {"implicit-resolution", CLI_INT, &P.implicit_resolution, 0, 64, 0,
+         "static runs up to this resolution also run the implicit Newton reference (dense)",
+         NULL},
         {"youngs-modulus", CLI_DOUBLE, &P.youngs, 0, INFINITY, 1, "E in Pa", NULL},
         {"poisson-ratio", CLI_DOUBLE, &P.poisson, -1, 0.5, 1, "nu", NULL},
         {"duration", CLI_DOUBLE, &P.duration, 0, 1e5, 1, "simulated time per XPBD run in s",
@@ -180,6 +188,32 @@ static int run_dynamic(pbd_exp_ctx *ctx, const char *name, int material, int ite
     return st;
 }
 
+/* The implicit-step Newton reference of issue 14 (pbd_newton_step: XPBD Eq. 8–11 solved
+ * exactly, implicit Euler at Δt = 1/rate) for `duration` s from the straight beam, the tip
+ * time-averaged over the second half as for XPBD; NAN when a step does not converge (the
+ * energy constraints' kink at rest makes its KKT iteration linear at best, and it stalls). */
+static double implicit_tip(int material, int r, int *max_iters)
+{
+    pbd_scene_params sp;
+    pbd_world *w = beam(material, r, &sp);
+    if (!w) return NAN;
+    int32_t *tip = malloc(MAX_TIP * sizeof *tip);
+    int nt = tip ? tip_vertices(w, sp.size, tip) : 0, steps = (int)ceil(P.duration * P.rate);
+    double y0 = tip_y(w, tip, nt), sum = 0.0;
+    int n = 0, ok = nt > 0;
+    w->def.dt = 1.0 / P.rate;
+    *max_iters = 0;
+    for (int s = 1; ok && s <= steps; s++) {
+        int it = 0;
+        ok = pbd_newton_step(w, 60, 1e-9, NULL, &it) == PBD_OK;
+        if (it > *max_iters) *max_iters = it;
+        if (ok && 2 * s > steps) sum += y0 - tip_y(w, tip, nt), n++;
+    }
+    free(tip);
+    pbd_world_free(w);
+    return ok && n ? sum / n : NAN;
+}
+
 static int run_static(pbd_exp_ctx *ctx, const char *name, int material, int r)
 {
     pbd_scene_params sp;
@@ -203,10 +237,22 @@ static int run_static(pbd_exp_ctx *ctx, const char *name, int material, int r)
     pbd_h5log_attr_double(log, "result.static_deflection", d);
     pbd_h5log_attr_double(log, "result.ratio_to_euler_bernoulli", d / eb);
     pbd_h5log_attr_double(log, "result.ratio_to_timoshenko", d / ti);
+    int imp_iters = 0;
+    double imp = r <= P.implicit_resolution ? implicit_tip(material, r, &imp_iters) : NAN;
+    pbd_h5log_attr_double(log, "result.implicit_deflection", imp);
+    pbd_h5log_attr_int(log, "result.implicit_max_newton_iterations", imp_iters);
     st = pbd_h5log_step(log, w);
+    char implicit[128] = "";
+    if (r <= P.implicit_resolution && isnan(imp))
+        snprintf(implicit, sizeof implicit, "; implicit Newton steps failed (a step stalled; "
+                 "up to %d iterations per step)", imp_iters);
+    else if (r <= P.implicit_resolution)
+        snprintf(implicit, sizeof implicit, "; implicit Newton steps %.4g m (up to %d "
+                 "iterations per step)", imp, imp_iters);
     if (st == PBD_OK)
         st = pbd_exp_log_finish(ctx, log, "static tip deflection %.4g m: x%.3f of Euler-Bernoulli, "
-                                "x%.3f of Timoshenko (%d Newton iterations)", d, d / eb, d / ti, iters);
+                                "x%.3f of Timoshenko (%d Newton iterations)%s", d, d / eb, d / ti,
+                                iters, implicit);
     else
         pbd_exp_log_abort(ctx, log, st);
     pbd_world_free(w);
@@ -272,9 +318,10 @@ static int cmp_rows(const void *a, const void *b)
 static int summarize(pbd_exp_ctx *ctx)
 {
     /* dynamic: material, method (1 XPBD, 0 PBD), iterations, tip, static, ratio;
-     * static: material, resolution, tip, EB, Timoshenko, ratio EB, ratio Timoshenko */
+     * static: material, resolution, tip, EB, Timoshenko, ratio EB, ratio Timoshenko,
+     * implicit Newton tip (NaN: not run or failed) */
     double *dyn = calloc((size_t)ctx->n_runs * 6 + 6, sizeof *dyn);
-    double *sta = calloc((size_t)ctx->n_runs * 7 + 7, sizeof *sta);
+    double *sta = calloc((size_t)ctx->n_runs * 8 + 8, sizeof *sta);
     if (!dyn || !sta) {
         free(dyn);
         free(sta);
@@ -287,7 +334,7 @@ static int summarize(pbd_exp_ctx *ctx)
         double mat;
         if (pbd_h5_read_attr_double(path, "material_index", &mat)) continue;
         if (!strncmp(ctx->runs[i], "static_", 7)) {
-            double *r = sta + 7 * ns;
+            double *r = sta + 8 * ns;
             r[0] = mat;
             if (pbd_h5_read_attr_double(path, "resolution", &r[1]) ||
                 pbd_h5_read_attr_double(path, "result.static_deflection", &r[2]) ||
@@ -296,6 +343,7 @@ static int summarize(pbd_exp_ctx *ctx)
                 continue;
             r[5] = r[2] / r[3];
             r[6] = r[2] / r[4];
+            if (pbd_h5_read_attr_double(path, "result.implicit_deflection", &r[7])) r[7] = NAN;
             ns++;
         } else {
             double *r = dyn + 6 * nd;
@@ -311,7 +359,7 @@ static int summarize(pbd_exp_ctx *ctx)
         }
     }
     qsort(dyn, (size_t)nd, 6 * sizeof(double), cmp_rows);
-    qsort(sta, (size_t)ns, 7 * sizeof(double), cmp_rows);
+    qsort(sta, (size_t)ns, 8 * sizeof(double), cmp_rows);
     pbd_exp_summary *s = pbd_exp_summary_open(ctx);
     if (!s) {
         free(dyn);
@@ -322,8 +370,9 @@ static int summarize(pbd_exp_ctx *ctx)
                            "ratio_to_static"};
     pbd_exp_summary_table(s, "dynamic", dyn, nd, 6, dcols, "index 1 1 m m 1");
     const char *scols[] = {"material", "resolution", "static_deflection", "euler_bernoulli",
-                           "timoshenko", "ratio_to_euler_bernoulli", "ratio_to_timoshenko"};
-    pbd_exp_summary_table(s, "static", sta, ns, 7, scols, "index 1 m m m 1 1");
+                           "timoshenko", "ratio_to_euler_bernoulli", "ratio_to_timoshenko",
+                           "implicit_newton_deflection"};
+    pbd_exp_summary_table(s, "static", sta, ns, 8, scols, "index 1 m m m 1 1 m");
     /* headline: XPBD/static over the iteration counts per material, and the finest mesh */
     char text[1536] = "XPBD tip deflection / static Newton";
     double worst = 0.0;
@@ -344,19 +393,30 @@ static int summarize(pbd_exp_ctx *ctx)
     }
     pbd_exp_summary_double(s, "headline.xpbd_max_deviation_from_static", worst);
     double best_r = 0.0;
-    for (int i = 0; i < ns; i++) best_r = fmax(best_r, sta[7 * i + 1]);
+    for (int i = 0; i < ns; i++) best_r = fmax(best_r, sta[8 * i + 1]);
     char part[256];
     snprintf(part, sizeof part, ". Static / Euler-Bernoulli at %g cubes:", best_r);
     strncat(text, part, sizeof text - strlen(text) - 1);
     for (int i = 0; i < ns; i++) {
-        if (sta[7 * i + 1] != best_r) continue;
-        snprintf(part, sizeof part, " %s %.3f (Timoshenko %.3f)", pbd_material_names[(int)sta[7 * i]],
-                 sta[7 * i + 5], sta[7 * i + 6]);
+        if (sta[8 * i + 1] != best_r) continue;
+        snprintf(part, sizeof part, " %s %.3f (Timoshenko %.3f)", pbd_material_names[(int)sta[8 * i]],
+                 sta[8 * i + 5], sta[8 * i + 6]);
         strncat(text, part, sizeof text - strlen(text) - 1);
         char key[96];
         snprintf(key, sizeof key, "headline.ratio_to_euler_bernoulli_%s",
-                 pbd_material_names[(int)sta[7 * i]]);
-        pbd_exp_summary_double(s, key, sta[7 * i + 5]);
+                 pbd_material_names[(int)sta[8 * i]]);
+        pbd_exp_summary_double(s, key, sta[8 * i + 5]);
+    }
+    /* the implicit Newton reference against the static solution, where it ran */
+    strncat(text, ". Implicit Newton (issue 14) / static:", sizeof text - strlen(text) - 1);
+    for (int i = 0; i < ns; i++) {
+        if (isnan(sta[8 * i + 7]) && sta[8 * i + 1] > P.implicit_resolution) continue;
+        snprintf(part, sizeof part, " %s r%g %s", pbd_material_names[(int)sta[8 * i]],
+                 sta[8 * i + 1], isnan(sta[8 * i + 7]) ? "failed" : "");
+        if (!isnan(sta[8 * i + 7]))
+            snprintf(part + strlen(part), sizeof part - strlen(part), "%.3f",
+                     sta[8 * i + 7] / sta[8 * i + 2]);
+        strncat(text, part, sizeof text - strlen(text) - 1);
     }
     free(dyn);
     free(sta);
