@@ -52,6 +52,16 @@ static void html(FILE *f, const char *s)
     }
 }
 
+/* One name/value row of a parameters table. */
+static void param_row(FILE *out, const char *name, const char *value)
+{
+    fputs("<tr><th>", out);
+    html(out, name);
+    fputs("</th><td>", out);
+    html(out, value);
+    fputs("</td></tr>\n", out);
+}
+
 static int file_exists(const char *path)
 {
     struct stat sb;
@@ -204,11 +214,7 @@ static void print_parameters(FILE *out, const char *results, const char *exp, co
             "sweep varies what the run names say)</summary>\n<table class=\"params\">\n", exp, first);
     for (int i = 0; i < l.n; i++) {
         if (strncmp(l.names[i], "result.", 7) == 0) continue;
-        fputs("<tr><th>", out);
-        html(out, l.names[i]);
-        fputs("</th><td>", out);
-        html(out, l.values[i]);
-        fputs("</td></tr>\n", out);
+        param_row(out, l.names[i], l.values[i]);
     }
     fputs("</table></details>\n", out);
     free_attrs(&l);
@@ -338,11 +344,7 @@ static void print_gradcheck(FILE *out, const char *results)
     if (read_attrs(path, "/", &l) == 0 && l.n > 0) {
         fputs("<details><summary>Settings of the check</summary><table class=\"params\">\n", out);
         for (int i = 0; i < l.n; i++) {
-            fputs("<tr><th>", out);
-            html(out, l.names[i]);
-            fputs("</th><td>", out);
-            html(out, l.values[i]);
-            fputs("</td></tr>\n", out);
+            param_row(out, l.names[i], l.values[i]);
         }
         fputs("</table></details>\n", out);
         free_attrs(&l);
