@@ -6,7 +6,7 @@
  *      the projection conserve linear and angular momentum (PBD Eq. 1–2, Sec. 3.3);
  *   4. finiteness of C, ∇C and one generic projection step (PBD Eq. 6–9) on regular and
  *      near-degenerate samples. */
-#include "pbd_analysis.h"
+#include "analysis_private.h"
 #include "hessian_check.h"
 
 #include <float.h>
@@ -206,7 +206,7 @@ static int draw(gc_work *g, pbd_rng *rng, int degenerate)
 
 /* FNV-1a of the name: each type's stream depends only on (seed, name), so checking one
  * type with --constraint draws the same samples as checking them all. */
-static uint64_t name_hash(const char *s)
+uint64_t pbd_gradcheck_name_hash(const char *s)
 {
     uint64_t h = 0xcbf29ce484222325ULL;
     for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
@@ -250,6 +250,12 @@ pbd_status pbd_gradcheck_type(const pbd_constraint_type *type, const pbd_gradche
 {
     memset(r, 0, sizeof *r);
     r->type = type;
+    if (type && !type->eval && type->project_goal) /* no scalar C: goalcheck.c */
+        return opt->samples < 1 || opt->degenerate_samples < 0
+                   ? pbd_error(PBD_EINVAL, "analysis/gradcheck.c: pbd_gradcheck_type: expected "
+                               "samples >= 1 and degenerate_samples >= 0, found %d and %d",
+                               opt->samples, opt->degenerate_samples)
+                   : pbd_goalcheck_type(type, opt, r);
     if (!type || !type->eval || !type->sample)
         return pbd_error(PBD_EINVAL, "analysis/gradcheck.c: pbd_gradcheck_type: expected a type "
                          "with eval and sample, found %s without them",
@@ -292,7 +298,7 @@ pbd_status pbd_gradcheck_type(const pbd_constraint_type *type, const pbd_gradche
 
     /* Samples from one stream, directions and masses from another: the samples are
      * exactly what type->sample draws from the seed. */
-    uint64_t h = name_hash(type->name ? type->name : "");
+    uint64_t h = pbd_gradcheck_name_hash(type->name ? type->name : "");
     pbd_rng rs, rd;
     pbd_rng_seed(&rs, opt->seed ^ h);
     pbd_rng_seed(&rd, (opt->seed ^ h) + 0x5bd1e995ULL);
@@ -442,7 +448,10 @@ static void order_text(char *buf, size_t size, double order)
 int pbd_gradcheck_format_line(char *buf, size_t size, const pbd_gradcheck_result *r)
 {
     char order[32], h_order[32], hessian[96] = "";
-    order_text(order, sizeof order, r->taylor_order);
+    if (isnan(r->taylor_order) && r->type && !r->type->eval)
+        snprintf(order, sizeof order, "n/a"); /* no scalar C: no Taylor test (goalcheck.c) */
+    else
+        order_text(order, sizeof order, r->taylor_order);
     if (r->has_hessian) {
         order_text(h_order, sizeof h_order, r->hessian_taylor_order);
         snprintf(hessian, sizeof hessian, " hessian_max_rel_err=%.3g hessian_taylor_order=%s",

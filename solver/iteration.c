@@ -7,6 +7,25 @@
 #include <assert.h>
 #include <omp.h>
 
+/* Project row c of a set, or the block of rows starting at c (pbd_constraint_type.block),
+ * in place on w->p with workspace ws; returns the number of rows skipped as degenerate. */
+static int project_rows(pbd_world *w, pbd_workspace *ws, pbd_constraint_set *set, int c,
+                        double h)
+{
+    int nb = pbd_block_rows(set, c), st;
+    double dl[PBD_MAX_BLOCK];
+    if (set->type->block > 1)
+        st = pbd_project_block_into(w, ws, set, c, nb, h, w->p, dl);
+    else
+        st = pbd_project_into(w, ws, set, c, h, w->p, dl);
+    if (st == PBD_EVAL_OK) {
+        for (int k = 0; k < nb; k++) set->lambda[c + k] += dl[k];
+        pbd_scatter_ws(w, ws, set, c, w->p);
+        return 0;
+    }
+    return st == PBD_EVAL_DEGENERATE ? nb : 0;
+}
+
 /* Gauss–Seidel in a fixed order (PBD Sec. 3.2): sets in order, constraints in order,
  * each projection seeing the positions its predecessors produced. */
 static int gauss_seidel(pbd_world *w, double h)
@@ -21,16 +40,8 @@ static int gauss_seidel(pbd_world *w, double h)
             skipped += kernel(&b, NULL, 0, set->count);
             continue;
         }
-        for (int c = 0; c < set->count; c++) {
-            double dl;
-            int st = pbd_project_into(w, &ws, set, c, h, w->p, &dl);
-            if (st == PBD_EVAL_OK) {
-                set->lambda[c] += dl;
-                pbd_scatter_ws(w, &ws, set, c, w->p);
-            } else if (st == PBD_EVAL_DEGENERATE) {
-                skipped++;
-            }
-        }
+        for (int c = 0; c < set->count; c += pbd_block_rows(set, c))
+            skipped += project_rows(w, &ws, set, c, h);
     }
     return skipped;
 }
@@ -90,19 +101,12 @@ static int coloured_sweeps(pbd_world *w, double h, int iterations)
                     }
                     continue;
                 }
+                /* a block's rows are consecutive in the colour (solver/colouring.c) */
+                const int step = set->type->block > 1 ? set->type->block : 1;
                 for (int k = 0; k < col->n_colours; k++) {
 #pragma omp for schedule(static)
-                    for (int q = col->start[k]; q < col->start[k + 1]; q++) {
-                        int c = col->order[q];
-                        double dl;
-                        int st = pbd_project_into(w, ws, set, c, h, w->p, &dl);
-                        if (st == PBD_EVAL_OK) {
-                            set->lambda[c] += dl;
-                            pbd_scatter_ws(w, ws, set, c, w->p);
-                        } else if (st == PBD_EVAL_DEGENERATE) {
-                            mine++;
-                        }
-                    }
+                    for (int q = col->start[k]; q < col->start[k + 1]; q += step)
+                        mine += project_rows(w, ws, set, col->order[q], h);
                 }
             }
         }

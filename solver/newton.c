@@ -239,6 +239,10 @@ static pbd_status check_world(const pbd_world *w, int max_iter, double tol)
                              "(the dense oracle is for small scenes), found %ld",
                              PBD_NEWTON_DENSE_MAX, unknowns);
     }
+    for (int s = 0; s < w->n_sets; s++)
+        if (!w->sets[s].type->eval && w->sets[s].count > 0)
+            return pbd_error(PBD_EINVAL, "newton: set %d (%s): expected constraints with a "
+                             "scalar C, found a type without one", s, w->sets[s].type->name);
     for (int s = 0; s < w->n_sets; s++) {
         const pbd_constraint_set *set = &w->sets[s];
         if (set->type->inequality && set->count > 0)

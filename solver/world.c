@@ -170,6 +170,11 @@ int pbd_world_add_set(pbd_world *w, const pbd_constraint_type *type, int arity)
 {
     if (!type) return -1;
     if (type->arity > 0) arity = type->arity;
+    if (type->arity == 0 && type->max_arity > 0 && arity > type->max_arity) {
+        pbd_error(PBD_EINVAL, "constraint set %s: expected an arity of at most %d, found %d",
+                  type->name, type->max_arity, arity);
+        return -1;
+    }
     if (arity < 1) {
         pbd_error(PBD_EINVAL, "constraint set %s: arity must be >= 1, found %d", type->name, arity);
         return -1;

@@ -88,6 +88,19 @@ int pbd_scene_options(pbd_scene_params *sp, cli_option *out)
         {"tear-threshold", CLI_DOUBLE, &sp->tear_threshold, 0, INFINITY, 0,
          "tear scene: relative stretch (|x_a - x_b| - L)/L at which an edge tears (0: off)",
          NULL},
+        {"material", CLI_CHOICE, &sp->material, 0, 0, 0,
+         "tet_beam: the solid's constraints (the materials take E and nu; use --method=xpbd)",
+         pbd_material_names},
+        {"youngs-modulus", CLI_DOUBLE, &sp->youngs_modulus, 0, INFINITY, 1,
+         "E of --material (Pa) and of --stretch=fem|strain (E x thickness, N/m)", NULL},
+        {"poisson-ratio", CLI_DOUBLE, &sp->poisson_ratio, -1, 0.5, 1,
+         "nu of the materials, in (-1, 0.5] (0.5: incompressible, neo-hookean only)", NULL},
+        {"stretch", CLI_CHOICE, &sp->stretch, 0, 0, 0,
+         "cloth scenes: distance on every edge, fem (StVK membrane) or strain triangles",
+         pbd_stretch_names},
+        {"long-range-attachments", CLI_FLAG, &sp->long_range_attachments, 0, 0, 0,
+         "cloth scenes: l - |p - a| >= 0 from every attached particle a (Kim et al. 2012)",
+         NULL},
     };
     int n = (int)(sizeof rows / sizeof rows[0]);
     for (int i = 0; i < n; i++) out[i] = rows[i];

@@ -15,6 +15,9 @@ extern const pbd_experiment pbd_exp_chain_forces;
 extern const pbd_experiment pbd_exp_gradcheck;
 extern const pbd_experiment pbd_exp_substeps_vs_iterations;
 extern const pbd_experiment pbd_exp_stiffness_vs_iterations;
+extern const pbd_experiment pbd_exp_material_beam;
+extern const pbd_experiment pbd_exp_poisson;
+extern const pbd_experiment pbd_exp_long_range_attachments;
 
 static const pbd_experiment *const experiments[] = {
     &pbd_exp_stiffness_vs_iterations,
@@ -27,6 +30,9 @@ static const pbd_experiment *const experiments[] = {
     &pbd_exp_stretch_bend_independence,
     &pbd_exp_balloon_pressure,
     &pbd_exp_tet_inversion,
+    &pbd_exp_material_beam,
+    &pbd_exp_poisson,
+    &pbd_exp_long_range_attachments,
     &pbd_exp_scaling,
     &pbd_exp_gradcheck,
 };

@@ -150,4 +150,11 @@ double pbd_exp_xpbd_residual(const pbd_world *w, const char *unit);
 /* Wall time of the step's solver stages (all but the measurement), in s. */
 double pbd_exp_step_seconds(const pbd_world *w);
 
+/* The static equilibrium of w under gravity (experiments/drivers/exp_static.c): the minimum of
+ * Σ C²/(2α) − Σ m g·x over the free particles by Newton's method, from w->x; on success w->x
+ * and w->p hold it and w->v = 0. Every set: equality constraints with a scalar C and α > 0.
+ * Converged when |∇E|∞ <= tol × (the largest particle weight m|g|). PBD_ENUMERIC when it does
+ * not get there within max_iter iterations. */
+pbd_status pbd_exp_static_equilibrium(pbd_world *w, double tol, int max_iter, int *n_iter);
+
 #endif
