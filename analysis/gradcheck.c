@@ -59,20 +59,6 @@ static int eval_at(gc_work *g, const double *x, double *C, double *grad)
     return g->type->eval(&in, C, grad);
 }
 
-static int all_finite(const double *a, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (!isfinite(a[i])) return 0;
-    return 1;
-}
-
-static double norm2(const double *a, int n)
-{
-    double s = 0.0;
-    for (int i = 0; i < n; i++) s += a[i] * a[i];
-    return sqrt(s);
-}
-
 /* L, the sample's length scale (pbd_fd_length_scale); needs g->grad at x. */
 static void measure_sample(gc_work *g, double C0)
 {
