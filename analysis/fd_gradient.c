@@ -2,7 +2,7 @@
  * (analysis/gradcheck.c) and the tests: a generic Jacobian of f: R^n → R^m (m = 1 for C,
  * m = n for ∇C, i.e. a Hessian), and the gradient of a constraint type's C with the
  * checker's step and error metric. */
-#include "pbd_analysis.h"
+#include "analysis_private.h"
 
 #include <float.h>
 #include <math.h>
@@ -11,20 +11,6 @@
 
 /* Allowance for the constants in the FD error estimate (see pbd_fd_gradient). */
 #define FD_ERROR_MARGIN 10.0
-
-static int all_finite(const double *a, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (!isfinite(a[i])) return 0;
-    return 1;
-}
-
-static double norm2(const double *a, int n)
-{
-    double s = 0.0;
-    for (int i = 0; i < n; i++) s += a[i] * a[i];
-    return sqrt(s);
-}
 
 static double norm_inf(const double *a, int n)
 {

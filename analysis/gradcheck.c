@@ -6,7 +6,8 @@
  *      the projection conserve linear and angular momentum (PBD Eq. 1–2, Sec. 3.3);
  *   4. finiteness of C, ∇C and one generic projection step (PBD Eq. 6–9) on regular and
  *      near-degenerate samples. */
-#include "pbd_analysis.h"
+#include "analysis_private.h"
+#include "hessian_check.h"
 
 #include <float.h>
 #include <math.h>
@@ -56,20 +57,6 @@ static int eval_at(gc_work *g, const double *x, double *C, double *grad)
     pbd_eval_input in = {x, g->arity, g->rest, g->aux, g->n_aux};
     *C = NAN;
     return g->type->eval(&in, C, grad);
-}
-
-static int all_finite(const double *a, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (!isfinite(a[i])) return 0;
-    return 1;
-}
-
-static double norm2(const double *a, int n)
-{
-    double s = 0.0;
-    for (int i = 0; i < n; i++) s += a[i] * a[i];
-    return sqrt(s);
 }
 
 /* L, the sample's length scale (pbd_fd_length_scale); needs g->grad at x. */
@@ -205,7 +192,7 @@ static int draw(gc_work *g, pbd_rng *rng, int degenerate)
 
 /* FNV-1a of the name: each type's stream depends only on (seed, name), so checking one
  * type with --constraint draws the same samples as checking them all. */
-static uint64_t name_hash(const char *s)
+uint64_t pbd_gradcheck_name_hash(const char *s)
 {
     uint64_t h = 0xcbf29ce484222325ULL;
     for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
@@ -226,6 +213,8 @@ void pbd_gradcheck_result_free(pbd_gradcheck_result *r)
     free(r->status);
     free(r->degenerate_rel_err);
     free(r->degenerate_status);
+    free(r->hessian_rel_err);
+    free(r->hessian_order);
     memset(r, 0, sizeof *r);
 }
 
@@ -247,6 +236,12 @@ pbd_status pbd_gradcheck_type(const pbd_constraint_type *type, const pbd_gradche
 {
     memset(r, 0, sizeof *r);
     r->type = type;
+    if (type && !type->eval && type->project_goal) /* no scalar C: goalcheck.c */
+        return opt->samples < 1 || opt->degenerate_samples < 0
+                   ? pbd_error(PBD_EINVAL, "analysis/gradcheck.c: pbd_gradcheck_type: expected "
+                               "samples >= 1 and degenerate_samples >= 0, found %d and %d",
+                               opt->samples, opt->degenerate_samples)
+                   : pbd_goalcheck_type(type, opt, r);
     if (!type || !type->eval || !type->sample)
         return pbd_error(PBD_EINVAL, "analysis/gradcheck.c: pbd_gradcheck_type: expected a type "
                          "with eval and sample, found %s without them",
@@ -274,10 +269,12 @@ pbd_status pbd_gradcheck_type(const pbd_constraint_type *type, const pbd_gradche
     r->status = calloc((size_t)N, 1);
     r->degenerate_rel_err = malloc(sizeof(double) * (M ? M : 1));
     r->degenerate_status = calloc(M ? (size_t)M : 1, 1);
+    r->hessian_rel_err = malloc(sizeof(double) * N);
+    r->hessian_order = malloc(sizeof(double) * N);
     double *orders = malloc(sizeof(double) * N);
     if (!g.x || !g.xt || !g.grad || !g.grad_work || !g.rest || !g.aux || !g.w || !g.x_proj || !g.dir ||
         !r->rel_err || !r->order || !r->momentum_errs || !r->status || !r->degenerate_rel_err ||
-        !r->degenerate_status || !orders) {
+        !r->degenerate_status || !r->hessian_rel_err || !r->hessian_order || !orders) {
         work_free(&g);
         free(orders);
         pbd_gradcheck_result_free(r);
@@ -287,16 +284,20 @@ pbd_status pbd_gradcheck_type(const pbd_constraint_type *type, const pbd_gradche
 
     /* Samples from one stream, directions and masses from another: the samples are
      * exactly what type->sample draws from the seed. */
-    uint64_t h = name_hash(type->name ? type->name : "");
+    uint64_t h = pbd_gradcheck_name_hash(type->name ? type->name : "");
     pbd_rng rs, rd;
     pbd_rng_seed(&rs, opt->seed ^ h);
     pbd_rng_seed(&rd, (opt->seed ^ h) + 0x5bd1e995ULL);
+    pbd_rng rh; /* the Hessian's Taylor directions: a stream of their own */
+    pbd_rng_seed(&rh, (opt->seed ^ h) + 0x27d4eb2fULL);
+    r->has_hessian = type->hessian != NULL;
 
     int n_orders = 0;
     r->max_rel_err = 0.0;
     r->momentum = type->internal ? PBD_GC_MOMENTUM_OK : PBD_GC_MOMENTUM_NA;
     for (int s = 0; s < N; s++) {
         r->rel_err[s] = r->order[s] = r->momentum_errs[s] = NAN;
+        r->hessian_rel_err[s] = r->hessian_order[s] = NAN;
         if (!draw(&g, &rs, 0)) {
             r->status[s] = PBD_GC_SAMPLE_INVALID;
             r->invalid++;
@@ -340,6 +341,18 @@ pbd_status pbd_gradcheck_type(const pbd_constraint_type *type, const pbd_gradche
             if (m > r->momentum_err) r->momentum_err = m;
             if (!(m <= opt->momentum_tol)) r->momentum = PBD_GC_MOMENTUM_FAIL;
         }
+        if (type->hessian) {
+            pbd_eval_input in = {g.x, g.arity, g.rest, g.aux, g.n_aux};
+            int hs = pbd_hessian_check_sample(type, &in, g.size, opt->max_rel_err, &rh,
+                                              &r->hessian_rel_err[s], &r->hessian_order[s]);
+            r->hessian_nonfinite += hs == -1;
+            if (hs == PBD_EVAL_OK) {
+                r->hessian_checked++;
+                r->hessian_max_rel_err = fmax(r->hessian_max_rel_err, r->hessian_rel_err[s]);
+            } else {
+                r->hessian_rel_err[s] = r->hessian_order[s] = NAN;
+            }
+        }
     }
     if (r->checked == 0) r->max_rel_err = NAN;
     /* Median order; "exact" samples count as +∞, so the type is "exact" when most are. */
@@ -349,6 +362,13 @@ pbd_status pbd_gradcheck_type(const pbd_constraint_type *type, const pbd_gradche
                                        : 0.5 * (orders[n_orders / 2 - 1] + orders[n_orders / 2]);
     } else {
         r->taylor_order = NAN;
+    }
+    r->hessian_taylor_order = NAN;
+    if (r->hessian_checked == 0) {
+        r->hessian_max_rel_err = NAN;
+    } else {
+        for (int s = 0; s < N; s++) orders[s] = r->hessian_order[s];
+        r->hessian_taylor_order = pbd_hessian_median(orders, N);
     }
 
     /* Near-degenerate samples: finiteness only; their FD errors are kept apart. */
@@ -393,20 +413,38 @@ pbd_status pbd_gradcheck_type(const pbd_constraint_type *type, const pbd_gradche
     r->pass = r->checked > 0 && r->invalid == 0 && r->nonfinite == 0 &&
               r->degenerate_nonfinite == 0 &&
               r->max_rel_err <= opt->max_rel_err &&
-              r->taylor_order >= opt->min_taylor_order && r->momentum != PBD_GC_MOMENTUM_FAIL;
+              r->taylor_order >= opt->min_taylor_order && r->momentum != PBD_GC_MOMENTUM_FAIL &&
+              (!r->has_hessian ||
+               (r->hessian_checked > 0 && r->hessian_nonfinite == 0 &&
+                r->hessian_max_rel_err <= opt->max_rel_err &&
+                r->hessian_taylor_order >= opt->min_taylor_order));
     work_free(&g);
     free(orders);
     return PBD_OK;
 }
 
+static void order_text(char *buf, size_t size, double order)
+{
+    if (isinf(order) && order > 0)
+        snprintf(buf, size, "exact");
+    else
+        snprintf(buf, size, "%.3g", order);
+}
+
 int pbd_gradcheck_format_line(char *buf, size_t size, const pbd_gradcheck_result *r)
 {
-    char order[32];
-    if (isinf(r->taylor_order) && r->taylor_order > 0)
-        snprintf(order, sizeof order, "exact");
+    char order[32], h_order[32], hessian[96] = "";
+    if (isnan(r->taylor_order) && r->type && !r->type->eval)
+        snprintf(order, sizeof order, "n/a"); /* no scalar C: no Taylor test (goalcheck.c) */
     else
-        snprintf(order, sizeof order, "%.3g", r->taylor_order);
-    return snprintf(buf, size, "%s samples=%d max_rel_err=%.3g taylor_order=%s momentum=%s %s",
+        order_text(order, sizeof order, r->taylor_order);
+    if (r->has_hessian) {
+        order_text(h_order, sizeof h_order, r->hessian_taylor_order);
+        snprintf(hessian, sizeof hessian, " hessian_max_rel_err=%.3g hessian_taylor_order=%s",
+                 r->hessian_max_rel_err, h_order);
+    }
+    return snprintf(buf, size, "%s samples=%d max_rel_err=%.3g taylor_order=%s momentum=%s%s %s",
                     r->type && r->type->name ? r->type->name : "?", r->samples, r->max_rel_err,
-                    order, pbd_gradcheck_momentum_name(r->momentum), r->pass ? "PASS" : "FAIL");
+                    order, pbd_gradcheck_momentum_name(r->momentum), hessian,
+                    r->pass ? "PASS" : "FAIL");
 }

@@ -59,6 +59,15 @@ typedef struct pbd_gradcheck_result {
     int degenerate_skipped;   /* eval returned PBD_EVAL_DEGENERATE (expected, fine) */
     int degenerate_nonfinite; /* NaN/Inf anywhere: FAIL */
     double degenerate_max_rel_err; /* FD error where eval said OK; informative only */
+    /* the analytic Hessian (type->hessian; has_hessian = 0 without one) on the regular
+     * samples whose gradient was checked, against central differences of the analytic
+     * gradient (analysis/hessian_check.c): entry-wise max_rel_err and the Taylor order of
+     * the gradient's remainder, with the same thresholds as the gradient */
+    int has_hessian;
+    int hessian_checked;        /* samples where H and every perturbed gradient were defined */
+    int hessian_nonfinite;      /* non-finite H or gradient: FAIL */
+    double hessian_max_rel_err; /* NaN if none checked */
+    double hessian_taylor_order;/* median; INFINITY = "exact" (constant Hessian) */
     int pass;
     /* per sample (owned; pbd_gradcheck_result_free releases them) */
     double *rel_err;      /* [samples] max over coordinates; NaN when not checked */
@@ -67,6 +76,8 @@ typedef struct pbd_gradcheck_result {
     int8_t *status;       /* [samples] PBD_GC_SAMPLE_* */
     double *degenerate_rel_err; /* [degenerate_samples] NaN when not evaluated */
     int8_t *degenerate_status;  /* [degenerate_samples] PBD_GC_SAMPLE_* */
+    double *hessian_rel_err;    /* [samples] NaN when not checked (or no Hessian) */
+    double *hessian_order;      /* [samples] NaN when not checked (or no Hessian) */
 } pbd_gradcheck_result;
 
 /* Check one type. Returns PBD_OK (the verdict is r->pass) or PBD_ENOMEM / PBD_EINVAL
@@ -77,6 +88,8 @@ void pbd_gradcheck_result_free(pbd_gradcheck_result *r);
 
 /* The table line, exactly
  *   <name> samples=<N> max_rel_err=<x> taylor_order=<y|exact> momentum=<ok|n/a|FAIL> PASS|FAIL
+ * and for a type with an analytic Hessian, before the verdict,
+ *   hessian_max_rel_err=<x> hessian_taylor_order=<y|exact>
  * (no newline). Returns what snprintf returns. */
 int pbd_gradcheck_format_line(char *buf, size_t size, const pbd_gradcheck_result *r);
 

@@ -3,6 +3,7 @@
  * PBD stiffness k = 1 it pins p to t like PBD Sec. 3.6's hard attachment (which instead
  * sets w = 0 and moves p itself). Not internal: t is fixed in space. */
 #include "pbd_constraint.h"
+#include "hessian3.h"
 #include "sample_shapes.h"
 
 /* Below this distance the direction to the target is undefined: skip (p is there). */
@@ -21,6 +22,21 @@ static int attachment_eval(const pbd_eval_input *in, double *C, double *grad)
     }
     *C = len;
     if (grad) v3_scale(grad, d, 1.0 / len);
+    return PBD_EVAL_OK;
+}
+
+/* ∇²C = (I - n nᵀ)/|p - t|, n = (p - t)/|p - t| (the distance's B with d = 0). */
+static int attachment_hessian(const pbd_eval_input *in, double *H)
+{
+    double d[3], n[3];
+    v3_sub(d, in->x, in->rest);
+    double len = v3_norm(d);
+    if (!(len >= ATTACHMENT_MIN_LENGTH) || !isfinite(len)) {
+        for (int i = 0; i < 9; i++) H[i] = 0.0;
+        return PBD_EVAL_DEGENERATE;
+    }
+    v3_scale(n, d, 1.0 / len);
+    m3_projector(H, n, 1.0 / len);
     return PBD_EVAL_OK;
 }
 
@@ -55,6 +71,7 @@ const pbd_constraint_type pbd_attachment_type = {
     .inequality = 0,
     .internal = 0,
     .eval = attachment_eval,
+    .hessian = attachment_hessian,
     .rest = attachment_rest,
     .sample = attachment_sample,
     .project_closed_form = NULL,

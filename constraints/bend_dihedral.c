@@ -21,8 +21,8 @@
 #include "pbd_constraint.h"
 #include "batch_generic.h"
 #include "dihedral_simd.h"
+#include "hessian3.h"
 #include "hinge_sample.h"
-#include "vec3.h"
 
 #include <math.h>
 
@@ -139,6 +139,57 @@ static int dihedral_eval(const pbd_eval_input *in, double *C, double *grad)
     return PBD_EVAL_OK;
 }
 
+/* ∇²C, by differentiating the bounded gradient above in (e, a, b) = (p2, p3, p4) - p1 (σ is
+ * constant away from the kink). With m1 = e×a, A1 = |m1|, u1 = m1/A1² (u2, m2, A2 with b),
+ * s_a = a·ê, s_b = b·ê, the gradient reads
+ *   ∇_a C = -σ|e| u1,  ∇_b C = σ|e| u2,  ∇_e C = σ (s_a u1 - s_b u2).
+ * du = P dm with P = (I - 2 n nᵀ)/A² (n = m/A), dm1 = -[a]× de + [e]× da, d|e| = ê·de,
+ * ds_a = (a - s_a ê)·de/|e| + ê·da, hence
+ *   G_aa = -σ|e| P1[e]×,   G_ae = -σ (u1 êᵀ - |e| P1[a]×),   G_ab = 0,
+ *   G_bb =  σ|e| P2[e]×,   G_be =  σ (u2 êᵀ - |e| P2[b]×),
+ *   G_ee =  σ [u1 (a - s_a ê)ᵀ/|e| - s_a P1[a]× - u2 (b - s_b ê)ᵀ/|e| + s_b P2[b]×],
+ * G_ea = G_aeᵀ, G_eb = G_beᵀ; p1's rows and columns follow from the differences
+ * (h3_expand_relative). Degenerate where eval is (zero area, the kink at d = ±1). */
+static int dihedral_hessian(const pbd_eval_input *in, double *H)
+{
+    hinge h;
+    if (hinge_compute(in->x, &h) != HINGE_OK) {
+        for (int i = 0; i < 144; i++) H[i] = 0.0;
+        return PBD_EVAL_DEGENERATE;
+    }
+    double sigma = h.sin_signed > 0.0 ? 1.0 : -1.0, el = h.elen, eh[3];
+    v3_scale(eh, h.e, 1.0 / el);
+    const double *side[2] = {h.a, h.b}, *nrm[2] = {h.n1, h.n2};
+    const double area[2] = {h.c1n, h.c2n};
+    double G[81] = {0};
+    for (int t = 0; t < 2; t++) { /* triangle t: its vertex v = a (t = 0) or b (t = 1) */
+        const double *v = side[t];
+        double sgn = t == 0 ? -1.0 : 1.0; /* ∇_v C = sgn σ|e| u */
+        double u[3], P[9], S[9], PS[9], tmp[9], sv = v3_dot(v, eh), w[3];
+        v3_scale(u, nrm[t], 1.0 / area[t]);
+        for (int i = 0; i < 9; i++) P[i] = 0.0;
+        for (int i = 0; i < 3; i++) P[4 * i] = 1.0;
+        m3_add_outer(P, -2.0, nrm[t], nrm[t]);
+        for (int i = 0; i < 9; i++) P[i] /= area[t] * area[t];
+        m3_skew(S, h.e, 1.0);
+        m3_mul(PS, P, S); /* P[e]× */
+        h3_add_block(G, 9, 1 + t, 1 + t, sgn * sigma * el, PS, 0);
+        m3_skew(S, v, 1.0);
+        m3_mul(PS, P, S); /* P[v]× */
+        for (int i = 0; i < 9; i++) tmp[i] = -el * PS[i];
+        m3_add_outer(tmp, 1.0, u, eh); /* u êᵀ - |e| P[v]× */
+        h3_add_block(G, 9, 1 + t, 0, sgn * sigma, tmp, 1); /* G_ve and G_ev = G_veᵀ */
+        /* G_ee: ∓σ [u (v - s_v ê)ᵀ/|e| - s_v P[v]×] (minus for b: ∇_e C has -s_b u2) */
+        v3_copy(w, v);
+        v3_axpy(w, -sv, eh);
+        for (int i = 0; i < 9; i++) tmp[i] = -sv * PS[i];
+        m3_add_outer(tmp, 1.0 / el, u, w);
+        h3_add_block(G, 9, 0, 0, -sgn * sigma, tmp, 0);
+    }
+    h3_expand_relative(G, H);
+    return PBD_EVAL_OK;
+}
+
 static void dihedral_rest(const pbd_eval_input *in, double *rest)
 {
     hinge h;
@@ -237,6 +288,7 @@ const pbd_constraint_type pbd_bend_dihedral_type = {
     .inequality = 0,
     .internal = 1,
     .eval = dihedral_eval,
+    .hessian = dihedral_hessian,
     .rest = dihedral_rest,
     .sample = dihedral_sample,
     .project_closed_form = dihedral_project,

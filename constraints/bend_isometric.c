@@ -89,6 +89,19 @@ static int isometric_eval(const pbd_eval_input *in, double *C, double *grad)
     return PBD_EVAL_OK;
 }
 
+/* ∇²C = Q ⊗ I₃: ∂²C/∂x_i^a ∂x_k^b = Q_ik δ_ab (E is quadratic; XPBD's isometric bending
+ * has a constant Hessian). Degenerate where eval is. */
+static int isometric_hessian(const pbd_eval_input *in, double *H)
+{
+    double Q[4][4], C;
+    q_unpack(in->rest, Q);
+    int st = isometric_eval(in, &C, NULL);
+    for (int r = 0; r < 12; r++)
+        for (int c = 0; c < 12; c++)
+            H[12 * r + c] = st == PBD_EVAL_OK && r % 3 == c % 3 ? Q[r / 3][c / 3] : 0.0;
+    return st;
+}
+
 /* Q = 3/(A0 + A1) K Kᵀ from the rest configuration, and E0 = E(rest). */
 static void isometric_rest(const pbd_eval_input *in, double *rest)
 {
@@ -159,6 +172,7 @@ const pbd_constraint_type pbd_bend_isometric_type = {
     .inequality = 0,
     .internal = 1,
     .eval = isometric_eval,
+    .hessian = isometric_hessian,
     .rest = isometric_rest,
     .sample = isometric_sample,
     .project_closed_form = NULL,

@@ -1,7 +1,7 @@
 /* distance (stretch): C(p1, p2) = |p1 - p2| - d   (PBD Sec. 3.3, Sec. 4.1) */
 #include "pbd_constraint.h"
 #include "dihedral_simd.h"
-#include "vec3.h"
+#include "hessian3.h"
 
 #include <stddef.h>
 
@@ -23,6 +23,22 @@ static int distance_eval(const pbd_eval_input *in, double *C, double *grad)
         v3_scale(grad, d, 1.0 / len);
         v3_scale(grad + 3, d, -1.0 / len);
     }
+    return PBD_EVAL_OK;
+}
+
+/* ∇²C: with n = d/|d|, dn = (I - n nᵀ) dd/|d| and dd = dp1 - dp2, so
+ *   ∇²C = [B -B; -B B],  B = (I - n nᵀ)/|d|   (the geometric stiffness of a spring). */
+static int distance_hessian(const pbd_eval_input *in, double *H)
+{
+    double d[3], n[3], B[9];
+    v3_sub(d, in->x, in->x + 3);
+    double len = v3_norm(d);
+    for (int i = 0; i < 36; i++) H[i] = 0.0;
+    if (len < DISTANCE_MIN_LENGTH) return PBD_EVAL_DEGENERATE;
+    v3_scale(n, d, 1.0 / len);
+    m3_projector(B, n, 1.0 / len);
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < 2; k++) h3_add_block(H, 6, i, k, i == k ? 1.0 : -1.0, B, 0);
     return PBD_EVAL_OK;
 }
 
@@ -128,6 +144,7 @@ const pbd_constraint_type pbd_distance_type = {
     .inequality = 0,
     .internal = 1,
     .eval = distance_eval,
+    .hessian = distance_hessian,
     .rest = distance_rest,
     .sample = distance_sample,
     .project_closed_form = distance_project,

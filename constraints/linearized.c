@@ -9,6 +9,7 @@
 double pbd_linearized_residual(const pbd_constraint_type *type, const pbd_eval_input *in,
                                const double *dx)
 {
+    if (!type->eval) return -1.0; /* no scalar C */
     double stack[3 * PBD_SAMPLE_MAX_ARITY];
     double *grad = stack;
     if (in->arity > PBD_SAMPLE_MAX_ARITY) {

@@ -42,6 +42,13 @@ typedef struct pbd_eval_input {
  * PBD_EVAL_DEGENERATE (then C and grad are unspecified but finite). */
 typedef int (*pbd_eval_fn)(const pbd_eval_input *in, double *C, double *grad);
 
+/* Optional analytic Hessian ∇²C at in->x: H gets (3·arity)² doubles, row-major and symmetric,
+ * H[(3i+a)·3·arity + 3k+b] = ∂²C / ∂x_i^a ∂x_k^b (DESIGN.md "The constraint is the unit").
+ * Returns PBD_EVAL_OK or PBD_EVAL_DEGENERATE (where eval does; H then finite). The gradient
+ * checker holds it to central differences of eval's gradient; a type without one (NULL)
+ * gets exactly those differences from its users (the Newton reference, solver/newton.c). */
+typedef int (*pbd_hessian_fn)(const pbd_eval_input *in, double *H);
+
 /* Rest values from a configuration (e.g. rest length). NULL when the builder sets
  * them (collision constraints get q and n from the collision detection). */
 typedef void (*pbd_rest_fn)(const pbd_eval_input *in, double *rest);
@@ -95,6 +102,16 @@ typedef struct pbd_kernels {
     int colour_vector_math;
 } pbd_kernels;
 
+/* Materials (the element types: snh_tet, fem_*, strain_*): the rest values of component
+ * `component` (0 <= component < n_components) of the element at in->x for Young's modulus E
+ * and Poisson ratio ν (tets: E in Pa; triangles: the membrane's E·h in N/m), written to rest
+ * (n_rest doubles); returns the XPBD compliance α that gives the constraint that material, or
+ * NaN when (E, ν) is outside the material's range (E > 0, −1 < ν <= 1/2, ν < 1/2 where the
+ * material has no incompressible limit). A builder adds n_components constraints per element,
+ * each with the rest values and compliance this returns. */
+typedef double (*pbd_material_fn)(const pbd_eval_input *in, double youngs_modulus,
+                                  double poisson_ratio, int component, double *rest);
+
 typedef struct pbd_constraint_type {
     const char *name;
     const char *description;
@@ -106,12 +123,35 @@ typedef struct pbd_constraint_type {
     int n_rest;     /* doubles of rest data per constraint */
     int inequality; /* 1: admissible when C >= 0, projected only when C < 0 */
     int internal;   /* invariant to rigid motion, so projection conserves momentum */
-    pbd_eval_fn eval;
+    pbd_eval_fn eval; /* NULL: a type without a scalar C (see project_goal) */
     pbd_rest_fn rest;
     pbd_sample_fn sample;
     pbd_project_fn project_closed_form; /* may be NULL */
     const pbd_kernels *kernels;         /* may be NULL: batched projection (see above) */
+    pbd_hessian_fn hessian;             /* may be NULL: ∇²C by differences of ∇C (above) */
+    /* Types without a scalar C (shape matching, Müller et al. 2005): eval is NULL, and
+     * project_goal moves the gathered x in place toward the type's goal positions by the
+     * fraction k of the way (k = the set's stiffness, linearized or not, under PBD and XPBD
+     * alike; λ stays 0). The gradient checker tests it instead of ∇C: a rigidly moved
+     * configuration is reproduced exactly, the projection conserves linear and angular
+     * momentum, and k moves a fraction k of the way (analysis/goalcheck.c). Residuals,
+     * the Newton reference and per-constraint multipliers do not apply to it. */
+    pbd_project_fn project_goal;
+    int max_arity;  /* variable arity (arity 0): the largest a set may choose; 0 = no limit */
+    int n_components;          /* materials: scalar constraints per element; 0 otherwise */
+    pbd_material_fn material; /* NULL unless a material (above) */
+    /* Coupled components (0 or 1: none): the set's rows come in blocks of `block` consecutive
+     * rows on the same particles (an element's components, added together: rows b·k ..
+     * b·k + b − 1), and the solver projects each block at once, solving the small system
+     *   (J W Jᵀ + α̃) Δλ = −C − α̃λ,   Δx = W Jᵀ Δλ   (PBD: α̃ = 0 and Δx scaled by k)
+     * instead of the rows one after the other (the coupled solve of Macklin & Müller 2021;
+     * XPBD Eq. 18 for a block). For fixed arity <= 4 and block <= PBD_MAX_BLOCK. XPBD
+     * constraint damping (β) is not applied to blocks. The Newton reference, residuals and
+     * the checker see the rows one by one. */
+    int block;
 } pbd_constraint_type;
+
+#define PBD_MAX_BLOCK 6
 
 /* The registry (constraints/registry.c). */
 int pbd_constraint_type_count(void);
@@ -137,6 +177,24 @@ const pbd_constraint_type *pbd_constraint_type_find(const char *name);
  *  balloon_volume   arity variable (all mesh vertices), aux = triangles (local indices,
  *                   3 per triangle)             rest {V0, k_pressure} (Eq. 14–15)
  *  attachment       arity 1  (p)                 rest {tx, ty, tz}: C = |p - t|
+ *  snh_tet          arity 4  (x0, x1, x2, x3)    rest {D_m⁻¹ row-major (9), V0, component, γ}:
+ *                   component 0: C = det F − γ (hydrostatic), 1: C = ‖F‖_F (deviatoric),
+ *                   F = D_s D_m⁻¹ (Macklin & Müller 2021)
+ *  fem_tet_stvk, fem_tet_corotated
+ *                   arity 4  (x0, x1, x2, x3)    rest {D_m⁻¹ (9), V0, μ, λ}: C = √(2ΨV)
+ *  fem_triangle     arity 3  (x0, x1, x2)        rest {D_m⁻¹ 2×2 (4), A0, μ, λ}: C = √(2ΨA),
+ *                   StVK membrane in the rest frame of constraints/fem.h
+ *  strain_tet, strain_tet_normalized
+ *                   arity 4                      rest {D_m⁻¹ (9), component}: component 0–2 the
+ *                   stretch S_ii, 3–5 the shear S_01, S_02, S_12 (S = FᵀF; Müller et al. 2014)
+ *  strain_triangle, strain_triangle_normalized
+ *                   arity 3                      rest {D_m⁻¹ (4), component}: 0–1 stretch, 2 shear
+ *  long_range_attachment
+ *                   arity 2  (p, a)              rest {ℓ}: C = ℓ − |p − a| >= 0, inequality
+ *                   (Kim, Chentanez, Müller 2012; a the attached particle)
+ *  shape_match      arity variable (the cluster, at most 64 particles), no scalar C
+ *                   (project_goal)             rest {the cluster's rest positions x0, 3 per
+ *                   particle, then zeros up to 192}
  */
 /* SIMD width (doubles per vector) of the colour kernels that vectorise across constraints
  * (constraints/bend_dihedral_simd.c): 8 with AVX-512, 4 with AVX2 + FMA, else 2 (SSE2),
@@ -154,6 +212,20 @@ extern const pbd_constraint_type pbd_point_triangle_type;
 extern const pbd_constraint_type pbd_self_collision_type;
 extern const pbd_constraint_type pbd_balloon_volume_type;
 extern const pbd_constraint_type pbd_attachment_type;
+extern const pbd_constraint_type pbd_snh_tet_type;
+extern const pbd_constraint_type pbd_fem_tet_stvk_type;
+extern const pbd_constraint_type pbd_fem_tet_corotated_type;
+extern const pbd_constraint_type pbd_fem_triangle_type;
+extern const pbd_constraint_type pbd_strain_tet_type;
+extern const pbd_constraint_type pbd_strain_tet_normalized_type;
+extern const pbd_constraint_type pbd_strain_triangle_type;
+extern const pbd_constraint_type pbd_strain_triangle_normalized_type;
+extern const pbd_constraint_type pbd_long_range_attachment_type;
+extern const pbd_constraint_type pbd_shape_match_type;
+
+/* The Lamé parameters μ = E/(2(1+ν)), λ = Eν/((1+ν)(1−2ν)) (λ = ∞ at ν = 1/2) of Young's
+ * modulus E > 0 and Poisson ratio −1 < ν <= 1/2; returns 0 (and leaves them) outside. */
+int pbd_lame(double youngs_modulus, double poisson_ratio, double *mu, double *lambda);
 
 /* Bending (constraints/bend_dihedral.c): the review slides' calBendingConstraint step, which
  * divides by Σ|q_j| instead of Eq. 28's Σ w_j|q_j|² and scales by s = 4/Σw; kept to show that

@@ -16,6 +16,18 @@ static const pbd_constraint_type *const registry[] = {
     &pbd_self_collision_type,
     &pbd_balloon_volume_type,
     &pbd_attachment_type,
+    /* materials (issue 15): Stable Neo-Hookean, FEM energy constraints, strain-based dynamics */
+    &pbd_snh_tet_type,
+    &pbd_fem_tet_stvk_type,
+    &pbd_fem_tet_corotated_type,
+    &pbd_fem_triangle_type,
+    &pbd_strain_tet_type,
+    &pbd_strain_tet_normalized_type,
+    &pbd_strain_triangle_type,
+    &pbd_strain_triangle_normalized_type,
+    /* cloth: long-range attachments; clusters: shape matching (no scalar C) */
+    &pbd_long_range_attachment_type,
+    &pbd_shape_match_type,
 };
 
 int pbd_constraint_type_count(void) { return (int)(sizeof registry / sizeof registry[0]); }

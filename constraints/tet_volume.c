@@ -4,6 +4,7 @@
  * constraints: the volume alone does not fix the shape). */
 #include "pbd_constraint.h"
 #include "batch_generic.h"
+#include "hessian3.h"
 #include "plane_geometry.h"
 #include "sample_shapes.h"
 
@@ -23,6 +24,27 @@ static int tet_volume_eval(const pbd_eval_input *in, double *C, double *grad)
     *C = T / 6.0 - in->rest[0];
     if (grad)
         for (int i = 0; i < 12; i++) grad[i] /= 6.0;
+    return st;
+}
+
+/* ∇²C: C = (1/6) e1·(e2×e3) is linear in each e_i = p_i - p0, so in (e1, e2, e3) the
+ * diagonal blocks vanish and, with ∂(a×b)/∂a = -[b]×, ∂(a×b)/∂b = [a]×,
+ *   G_12 = -(1/6)[e3]×,  G_13 = (1/6)[e2]×,  G_23 = -(1/6)[e1]×,  G_kj = G_jkᵀ;
+ * the p0 rows and columns follow from e_i = p_i - p0 (h3_expand_relative). Degenerate where
+ * eval is (coincident or collinear points), although the polynomial has a Hessian there. */
+static int tet_volume_hessian(const pbd_eval_input *in, double *H)
+{
+    const double *x = in->x;
+    double T, e[3][3], G[81] = {0}, m[9];
+    int st = pg_triple_product(x, x + 3, x + 6, x + 9, &T, NULL, NULL, NULL, NULL);
+    for (int i = 0; i < 3; i++) v3_sub(e[i], x + 3 * (i + 1), x);
+    const int pair[3][3] = {{0, 1, 2}, {0, 2, 1}, {1, 2, 0}}; /* (j, k, the third edge) */
+    const double sign[3] = {-1.0, 1.0, -1.0};
+    for (int p = 0; p < 3; p++) {
+        m3_skew(m, e[pair[p][2]], sign[p] / 6.0);
+        h3_add_block(G, 9, pair[p][0], pair[p][1], 1.0, m, 1);
+    }
+    h3_expand_relative(G, H);
     return st;
 }
 
@@ -89,6 +111,7 @@ const pbd_constraint_type pbd_tet_volume_type = {
     .inequality = 0,
     .internal = 1,
     .eval = tet_volume_eval,
+    .hessian = tet_volume_hessian,
     .rest = tet_volume_rest,
     .sample = tet_volume_sample,
     .project_closed_form = NULL,

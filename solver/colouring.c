@@ -31,8 +31,11 @@ static pbd_status colour_set(const pbd_world *w, const pbd_constraint_set *s,
         grow_int(&col->start, &col->start_cap, 2))
         return pbd_error(PBD_ENOMEM, "out of memory colouring a %s set", s->type->name);
     for (int i = 0; i < w->n; i++) stamp[i] = -1;
-    int n_pending = s->count;
-    for (int c = 0; c < s->count; c++) pending[c] = c;
+    /* a type with blocks (pbd_constraint_type.block) is coloured block by block: the block's
+     * first row stands for it and its rows go into the colour together, consecutively */
+    const int b = s->type->block > 1 ? s->type->block : 1;
+    int n_pending = 0;
+    for (int c = 0; c < s->count; c += b) pending[n_pending++] = c;
     int placed = 0, k = 0;
     col->start[0] = 0;
     while (n_pending > 0) {
@@ -45,7 +48,7 @@ static pbd_status colour_set(const pbd_world *w, const pbd_constraint_set *s,
                 if (stamp[idx[j]] == k) free_of_k = 0;
             if (free_of_k) {
                 for (int j = 0; j < s->arity; j++) stamp[idx[j]] = k;
-                col->order[placed++] = c;
+                for (int r = c; r < c + b && r < s->count; r++) col->order[placed++] = r;
             } else {
                 pending[kept++] = c; /* keeps the constraint order */
             }

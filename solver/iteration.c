@@ -13,6 +13,25 @@
 #include <stdatomic.h>
 #include <time.h>
 
+/* Project row c of a set, or the block of rows starting at c (pbd_constraint_type.block),
+ * in place on w->p with workspace ws; returns the number of rows skipped as degenerate. */
+static int project_rows(pbd_world *w, pbd_workspace *ws, pbd_constraint_set *set, int c,
+                        double h)
+{
+    int nb = pbd_block_rows(set, c), st;
+    double dl[PBD_MAX_BLOCK];
+    if (set->type->block > 1)
+        st = pbd_project_block_into(w, ws, set, c, nb, h, w->p, dl);
+    else
+        st = pbd_project_into(w, ws, set, c, h, w->p, dl);
+    if (st == PBD_EVAL_OK) {
+        for (int k = 0; k < nb; k++) set->lambda[c + k] += dl[k];
+        pbd_scatter_ws(w, ws, set, c, w->p);
+        return 0;
+    }
+    return st == PBD_EVAL_DEGENERATE ? nb : 0;
+}
+
 /* Gauss–Seidel in a fixed order (PBD Sec. 3.2): sets in order, constraints in order,
  * each projection seeing the positions its predecessors produced. */
 static int gauss_seidel(pbd_world *w, double h)
@@ -27,16 +46,8 @@ static int gauss_seidel(pbd_world *w, double h)
             skipped += kernel(&b, NULL, 0, set->count);
             continue;
         }
-        for (int c = 0; c < set->count; c++) {
-            double dl;
-            int st = pbd_project_into(w, &ws, set, c, h, w->p, &dl);
-            if (st == PBD_EVAL_OK) {
-                set->lambda[c] += dl;
-                pbd_scatter_ws(w, &ws, set, c, w->p);
-            } else if (st == PBD_EVAL_DEGENERATE) {
-                skipped++;
-            }
-        }
+        for (int c = 0; c < set->count; c += pbd_block_rows(set, c))
+            skipped += project_rows(w, &ws, set, c, h);
     }
     return skipped;
 }
@@ -54,19 +65,20 @@ static int project_range(pbd_world *w, pbd_constraint_set *set, const pbd_set_co
         pbd_batch b = pbd_set_batch(w, set, h);
         return kernel(&b, col->identity ? NULL : col->order, lo, hi);
     }
+    /* a block's rows are consecutive in the colour (solver/colouring.c); lo and hi are block
+     * boundaries (share_bound) */
+    const int step = set->type->block > 1 ? set->type->block : 1;
     int skipped = 0;
-    for (int q = lo; q < hi; q++) {
-        int c = col->order[q];
-        double dl;
-        int st = pbd_project_into(w, ws, set, c, h, w->p, &dl);
-        if (st == PBD_EVAL_OK) {
-            set->lambda[c] += dl;
-            pbd_scatter_ws(w, ws, set, c, w->p);
-        } else if (st == PBD_EVAL_DEGENERATE) {
-            skipped++;
-        }
-    }
+    for (int q = lo; q < hi; q += step) skipped += project_rows(w, ws, set, col->order[q], h);
     return skipped;
+}
+
+/* Where thread t's share of a colour [lo, lo + n) begins (t = nt: its end), on a boundary
+ * of the set's blocks (pbd_constraint_type.block) */
+static int share_bound(const pbd_constraint_set *set, long lo, long n, int t, int nt)
+{
+    long step = set->type->block > 1 ? set->type->block : 1, blocks = n / step;
+    return (int)(lo + step * (blocks * t / nt));
 }
 
 static double now_seconds(void)
@@ -291,8 +303,10 @@ static int coloured_run(pbd_world *w, double h, int iterations, int threads)
                         break;
                     }
                     long lo = col->start[k], n = col->start[k + 1] - lo;
-                    mine += project_range(w, &w->sets[s], col, ws, h, (int)(lo + n * t / nt),
-                                          (int)(lo + n * (t + 1) / nt));
+                    const pbd_constraint_set *set = &w->sets[s];
+                    mine += project_range(w, &w->sets[s], col, ws, h,
+                                          share_bound(set, lo, n, t, nt),
+                                          share_bound(set, lo, n, t + 1, nt));
                     share_done(&sync);
                     base += nt;
                 }

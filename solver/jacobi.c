@@ -39,14 +39,25 @@ int pbd_sweep_jacobi(pbd_world *w, double h)
     for (int s = 0; s < w->n_sets; s++) {
         const pbd_constraint_set *set = &w->sets[s];
         double *dlambda = vs->jac_dlambda + vs->jac_set_c[s];
-        for (int c = 0; c < set->count; c++) {
+        for (int c = 0; c < set->count; c += pbd_block_rows(set, c)) {
             double *delta = vs->jac_delta + 3 * ((size_t)vs->jac_set_q[s] + (size_t)c * set->arity);
             const int32_t *idx = set->idx + (size_t)c * set->arity;
-            double dl;
-            dlambda[c] = 0.0;
-            int st = pbd_project_into(w, &ws, set, c, h, w->p, &dl);
+            /* a block (pbd_constraint_type.block) moves as one: its Δx in its first row's
+             * slot, the other rows' slots zero (their Δλ still counts) */
+            int nb = pbd_block_rows(set, c), st;
+            double dl, dlb[PBD_MAX_BLOCK];
+            for (int k = 0; k < nb; k++) dlambda[c + k] = 0.0;
+            for (int k = 0; k < nb && set->type->block > 1; k++)
+                for (int q = 0; q < 3 * set->arity; q++) delta[3 * set->arity * k + q] = 0.0;
+            if (set->type->block > 1) {
+                st = pbd_project_block_into(w, &ws, set, c, nb, h, w->p, dlb);
+                for (int k = 1; st == PBD_EVAL_OK && k < nb; k++) dlambda[c + k] = dlb[k];
+                dl = dlb[0];
+            } else {
+                st = pbd_project_into(w, &ws, set, c, h, w->p, &dl);
+            }
             if (st != PBD_EVAL_OK) {
-                if (st == PBD_EVAL_DEGENERATE) skipped++;
+                if (st == PBD_EVAL_DEGENERATE) skipped += nb;
                 continue;
             }
             for (int j = 0; j < set->arity; j++) {
@@ -94,7 +105,8 @@ int pbd_sweep_jacobi(pbd_world *w, double h)
         pbd_constraint_set *set = &w->sets[s];
         const double *dlambda = vs->jac_dlambda + vs->jac_set_c[s];
         for (int c = 0; c < set->count; c++) {
-            if (dlambda[c] == 0.0) continue;
+            /* goal types move with Δλ = 0; a block's moves sit in its first row */
+            if (dlambda[c] == 0.0 && set->type->eval && set->type->block <= 1) continue;
             const double *delta =
                 vs->jac_delta + 3 * ((size_t)vs->jac_set_q[s] + (size_t)c * set->arity);
             const int32_t *idx = set->idx + (size_t)c * set->arity;

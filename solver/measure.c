@@ -10,13 +10,14 @@
  * inequalities (C < 0), the XPBD residual ||C + α̃λ||_2 (α̃ = α alpha_scale, XPBD Eq. 9)
  * over the same constraints plus inequalities holding a multiplier (λ != 0), and, when
  * energy != 0, the elastic energy Σ C²/(2α) of its counted constraints with α > 0 (XPBD
- * Eq. 4: U = ½ Cᵀ α⁻¹ C). A degenerate evaluation counts when its C is finite. */
+ * Eq. 4: U = ½ Cᵀ α⁻¹ C). A degenerate evaluation counts when its C is finite. A type
+ * without a scalar C (shape matching) has no residual and no energy: zeros. */
 static void set_residuals(pbd_world *w, const pbd_constraint_set *set, const double *pos,
                           double alpha_scale, int energy, pbd_set_stats *out)
 {
     double mx = 0.0, sum = 0.0, sum_x = 0.0, elastic = 0.0;
     int active = 0, at = -1;
-    for (int c = 0; c < set->count; c++) {
+    for (int c = 0; set->type->eval && c < set->count; c++) { /* no scalar C: no residual */
         pbd_eval_input in;
         pbd_gather(w, set, c, pos, &in);
         double C;

@@ -21,7 +21,7 @@ size_t pbd_world_bytes(const pbd_world *w)
     bytes += (size_t)w->n_attach * (i4 + 6 * d);
     if (w->particle_origin) bytes += n * i4;
     bytes += (size_t)w->max_arity * 10 * d; /* work_x, work_x0, work_grad, work_w */
-    bytes += (size_t)w->iter_capacity * 3 * d;
+    bytes += (size_t)w->iter_capacity * 4 * d; /* max_c, l2_c, xpbd, newton */
     if (w->iter_sets) bytes += (size_t)w->iter_capacity * (w->iter_sets_n > 0 ? (size_t)w->iter_sets_n : 1) * 3 * d;
     const struct pbd_variants_state *vs = w->variants;
     if (vs) {

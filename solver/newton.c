@@ -5,39 +5,34 @@
  *   h(x, λ) = C(x) + α̃ λ = 0,            α̃ = α / Δt².
  * Newton's method on (x, λ) (XPBD Eq. 10–11, but with the exact Jacobian):
  *   [ K     -∇Cᵀ ] [Δx]     [g]
- *   [ ∇C     α̃   ] [Δλ] = - [h],     K = M - Σ_c λ_c ∇²C_c.
- * The geometric stiffness ∇²C_c is not neglected: it comes from central differences of
- * the analytic gradient (step 6e-6 of the constraint's size: truncation and rounding both
- * near 1e-11 relative), symmetrised. The dense system is solved by GSL's LU, so this is
- * for small scenes (up to ~1000 unknowns). Fixed particles (w = 0) are eliminated: they
- * sit where the step would put them (x + Δt v, or the attachment's target). A backtracking
- * line search on ||(g, h)||_2 guards the first iterations; near the solution full steps
- * are taken and convergence is quadratic. Equality constraints only. */
-#include "pbd.h"
-#include "solver_private.h"
-#include "variants.h"
+ *   [ ∇C     α̃   ] [Δλ] = - [h],     K = M - Σ_c λ_c ∇²C_c,
+ * from x = x̃, λ = 0 (XPBD Algorithm 1's prediction; a warm start from the previous step's λ
+ * was tried and is less robust: its first Jacobian carries the indefinite geometric
+ * stiffness of the bent hinges, λ = 0 gives K = M). The geometric stiffness ∇²C_c is not
+ * neglected: the types' analytic Hessians, else central differences of the analytic gradient
+ * (solver/newton_system.c). The linear systems go to SuiteSparse or, as the test oracle, to
+ * GSL's dense LU (solver/newton_linear.c). Fixed particles (w = 0) are eliminated: they sit
+ * where the step would put them (x + Δt v, or the attachment's target). A backtracking line
+ * search on ||(g, h)||_2 guards the first iterations; near the solution full steps are taken
+ * and convergence is quadratic. Equality constraints only (solver/README.md). */
+#include "newton_private.h"
 
-#include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
-struct pbd_newton_workspace {
-    int n, n_free, m, N, arity, n_grad, n_sets;
-    int32_t *free_of;           /* particle -> free index, or -1 */
-    int32_t *set_c, *set_g;     /* per set: first constraint, first gradient double */
-    double *xt, *x, *x_try;     /* 3n: x̃ (fixed: final position), iterate, trial */
-    double *lambda, *lambda_try, *alpha_tilde, *C; /* m */
-    double *grad;               /* ∇C of every constraint at the iterate */
-    double *r;                  /* N: (g, h) */
-    double *xl, *gp, *gm, *H;   /* one constraint: positions, ±gradients, Hessian */
-    gsl_matrix *J;
-    gsl_permutation *perm;
-    gsl_vector *rhs, *sol;
-};
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 void pbd_newton_free(struct pbd_newton_workspace *nw)
 {
     if (!nw) return;
+    newton_system_free(&nw->sys);
     free(nw->free_of);
     free(nw->set_c);
     free(nw->set_g);
@@ -48,20 +43,21 @@ void pbd_newton_free(struct pbd_newton_workspace *nw)
     free(nw->lambda_try);
     free(nw->alpha_tilde);
     free(nw->C);
+    free(nw->denom);
     free(nw->grad);
     free(nw->r);
+    free(nw->dx);
+    free(nw->dlambda);
     free(nw->xl);
     free(nw->gp);
     free(nw->gm);
     free(nw->H);
-    if (nw->J) gsl_matrix_free(nw->J);
-    if (nw->perm) gsl_permutation_free(nw->perm);
-    if (nw->rhs) gsl_vector_free(nw->rhs);
-    if (nw->sol) gsl_vector_free(nw->sol);
+    free(nw->set_stats);
     free(nw);
 }
 
-/* The workspace for this world's sizes; reused while they do not change. */
+/* The workspace for this world's sizes; reused (with its pattern and symbolic
+ * factorisation) while they do not change. */
 static pbd_status workspace(pbd_world *w, struct pbd_newton_workspace **out)
 {
     struct pbd_variants_state *vs = pbd_variants_state_of(w);
@@ -101,22 +97,19 @@ static pbd_status workspace(pbd_world *w, struct pbd_newton_workspace **out)
     nw->lambda_try = malloc(mm * sizeof(double));
     nw->alpha_tilde = malloc(mm * sizeof(double));
     nw->C = malloc(mm * sizeof(double));
+    nw->denom = malloc(mm * sizeof(double));
+    nw->dlambda = malloc(mm * sizeof(double));
+    nw->dx = malloc(n3 * sizeof(double));
     nw->grad = malloc((n_grad > 0 ? (size_t)n_grad : 1) * sizeof(double));
     nw->r = malloc((N > 0 ? (size_t)N : 1) * sizeof(double));
     nw->xl = malloc(3 * (size_t)a * sizeof(double));
     nw->gp = malloc(3 * (size_t)a * sizeof(double));
     nw->gm = malloc(3 * (size_t)a * sizeof(double));
     nw->H = malloc(9 * (size_t)a * a * sizeof(double));
-    if (N > 0) {
-        nw->J = gsl_matrix_alloc((size_t)N, (size_t)N);
-        nw->perm = gsl_permutation_alloc((size_t)N);
-        nw->rhs = gsl_vector_alloc((size_t)N);
-        nw->sol = gsl_vector_alloc((size_t)N);
-    }
+    nw->set_stats = malloc(3 * (size_t)(w->n_sets > 0 ? w->n_sets : 1) * sizeof(double));
     if (!nw->free_of || !nw->set_c || !nw->set_g || !nw->xt || !nw->x || !nw->x_try ||
-        !nw->lambda || !nw->lambda_try || !nw->alpha_tilde || !nw->C || !nw->grad || !nw->r ||
-        !nw->xl || !nw->gp || !nw->gm || !nw->H ||
-        (N > 0 && (!nw->J || !nw->perm || !nw->rhs || !nw->sol))) {
+        !nw->lambda || !nw->lambda_try || !nw->alpha_tilde || !nw->C || !nw->denom || !nw->dlambda ||
+        !nw->dx || !nw->grad || !nw->r || !nw->xl || !nw->gp || !nw->gm || !nw->H || !nw->set_stats) {
         pbd_newton_free(nw);
         vs->newton = NULL;
         return pbd_error(PBD_ENOMEM, "newton: out of memory for %d unknowns", N);
@@ -125,11 +118,13 @@ static pbd_status workspace(pbd_world *w, struct pbd_newton_workspace **out)
     return PBD_OK;
 }
 
-/* Evaluate C and ∇C of every constraint at x, then r = (g, h); returns ||r||_2 or -1 when
- * a constraint is degenerate there (message recorded). */
+/* Evaluate C and ∇C of every constraint at x, then r = (g, h); returns ||r||_2, or -1 on a
+ * non-finite value (message recorded). A degenerate constraint (PBD_EVAL_DEGENERATE) gets
+ * no gradient at this iterate, as XPBD skips it; its h = C + α̃λ still counts. */
 static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const double *x,
                        const double *lambda)
 {
+    int nf3 = 3 * nw->n_free;
     for (int f = 0; f < nw->N; f++) nw->r[f] = 0.0;
     for (int i = 0; i < w->n; i++) {
         int f = nw->free_of[i];
@@ -137,17 +132,30 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
         double m = 1.0 / w->w[i];
         for (int k = 0; k < 3; k++) nw->r[3 * f + k] = m * (x[3 * i + k] - nw->xt[3 * i + k]);
     }
+    double max_c = 0.0, l2_c = 0.0, l2_h = 0.0;
+    int skipped = 0;
     for (int s = 0; s < w->n_sets; s++) {
         pbd_constraint_set *set = &w->sets[s];
+        int a3 = 3 * set->arity;
+        double *ss = nw->set_stats + 3 * s;
+        ss[0] = ss[1] = ss[2] = 0.0;
         for (int c = 0; c < set->count; c++) {
             int gc = nw->set_c[s] + c;
-            double *grad = nw->grad + nw->set_g[s] + 3 * (size_t)c * set->arity;
+            double *grad = nw->grad + nw->set_g[s] + (size_t)a3 * c;
             pbd_eval_input in;
             pbd_gather(w, set, c, x, &in);
-            if (set->type->eval(&in, &nw->C[gc], grad) != PBD_EVAL_OK) {
-                pbd_error(PBD_ENUMERIC, "newton: constraint %d of set %d (%s) is degenerate at "
-                          "the iterate: expected a defined gradient", c, s, set->type->name);
+            int st = set->type->eval(&in, &nw->C[gc], grad);
+            int finite = isfinite(nw->C[gc]);
+            for (int k = 0; k < a3 && st == PBD_EVAL_OK; k++) finite &= isfinite(grad[k]) != 0;
+            if (!finite) {
+                pbd_error(PBD_ENUMERIC, "newton: constraint %d of set %d (%s): expected finite C "
+                          "and gradient at the iterate, found a non-finite value", c, s,
+                          set->type->name);
                 return -1.0;
+            }
+            if (st != PBD_EVAL_OK) {
+                for (int k = 0; k < a3; k++) grad[k] = 0.0;
+                skipped++;
             }
             const int32_t *idx = set->idx + (size_t)c * set->arity;
             for (int j = 0; j < set->arity; j++) {
@@ -155,177 +163,168 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
                 if (f < 0) continue;
                 for (int k = 0; k < 3; k++) nw->r[3 * f + k] -= lambda[gc] * grad[3 * j + k];
             }
-            nw->r[3 * nw->n_free + gc] = nw->C[gc] + nw->alpha_tilde[gc] * lambda[gc];
+            double h = nw->C[gc] + nw->alpha_tilde[gc] * lambda[gc];
+            nw->r[nf3 + gc] = h;
+            max_c = fmax(max_c, fabs(nw->C[gc]));
+            l2_c += nw->C[gc] * nw->C[gc];
+            l2_h += h * h;
+            ss[0] = fmax(ss[0], fabs(nw->C[gc]));
+            ss[1] += nw->C[gc] * nw->C[gc];
+            ss[2] += h * h;
         }
+        ss[1] = sqrt(ss[1]);
+        ss[2] = sqrt(ss[2]);
     }
+    nw->max_c = max_c;
+    nw->l2_c = sqrt(l2_c);
+    nw->l2_h = sqrt(l2_h);
+    nw->skipped = skipped;
     double sum = 0.0;
     for (int f = 0; f < nw->N; f++) sum += nw->r[f] * nw->r[f];
+    if (!isfinite(sum)) {
+        pbd_error(PBD_ENUMERIC, "newton: expected a finite residual ||(g, h)||, found %g (a "
+                  "non-finite position, velocity or compliance)", sum);
+        return -1.0;
+    }
     return sqrt(sum);
 }
 
-/* ∇²C of constraint c of set s at x by central differences of the analytic gradient, into
- * nw->H (3a × 3a, symmetrised). Returns 0, or -1 when a perturbed point is degenerate. */
-static int hessian(struct pbd_newton_workspace *nw, const pbd_constraint_set *set, int c,
-                   const double *x)
-{
-    int a = set->arity, n3 = 3 * a;
-    const int32_t *idx = set->idx + (size_t)c * a;
-    double centre[3] = {0, 0, 0}, size = 0.0;
-    for (int j = 0; j < a; j++)
-        for (int k = 0; k < 3; k++) {
-            nw->xl[3 * j + k] = x[3 * (size_t)idx[j] + k];
-            centre[k] += nw->xl[3 * j + k] / a;
-        }
-    for (int j = 0; j < a; j++) {
-        double d2 = 0.0;
-        for (int k = 0; k < 3; k++) d2 += pow(nw->xl[3 * j + k] - centre[k], 2);
-        size = fmax(size, sqrt(d2));
-    }
-    double eps = 6e-6 * (size > 0.0 ? size : 1.0);
-    int nr = set->type->n_rest;
-    pbd_eval_input in = {nw->xl, a, set->rest + (size_t)c * (nr > 0 ? nr : 1), set->aux,
-                         set->n_aux};
-    double C;
-    for (int col = 0; col < n3; col++) {
-        double keep = nw->xl[col];
-        nw->xl[col] = keep + eps;
-        int s1 = set->type->eval(&in, &C, nw->gp);
-        nw->xl[col] = keep - eps;
-        int s2 = set->type->eval(&in, &C, nw->gm);
-        nw->xl[col] = keep;
-        if (s1 != PBD_EVAL_OK || s2 != PBD_EVAL_OK) return -1;
-        for (int row = 0; row < n3; row++)
-            nw->H[(size_t)row * n3 + col] = (nw->gp[row] - nw->gm[row]) / (2.0 * eps);
-    }
-    for (int row = 0; row < n3; row++)
-        for (int col = row + 1; col < n3; col++) {
-            double avg = 0.5 * (nw->H[(size_t)row * n3 + col] + nw->H[(size_t)col * n3 + row]);
-            nw->H[(size_t)row * n3 + col] = nw->H[(size_t)col * n3 + row] = avg;
-        }
-    return 0;
-}
-
-/* The KKT matrix of XPBD Eq. 10 with K = M - Σ λ ∇²C, at the iterate whose gradients
- * residual() left in nw->grad. */
-static pbd_status jacobian(pbd_world *w, struct pbd_newton_workspace *nw)
-{
-    gsl_matrix *J = nw->J;
-    int nf3 = 3 * nw->n_free;
-    gsl_matrix_set_zero(J);
-    for (int i = 0; i < w->n; i++) {
-        int f = nw->free_of[i];
-        if (f >= 0)
-            for (int k = 0; k < 3; k++) gsl_matrix_set(J, 3 * f + k, 3 * f + k, 1.0 / w->w[i]);
-    }
-    for (int s = 0; s < w->n_sets; s++) {
-        const pbd_constraint_set *set = &w->sets[s];
-        int a = set->arity, n3 = 3 * a;
-        for (int c = 0; c < set->count; c++) {
-            int gc = nw->set_c[s] + c;
-            const double *grad = nw->grad + nw->set_g[s] + 3 * (size_t)c * a;
-            const int32_t *idx = set->idx + (size_t)c * a;
-            int row_h = nf3 + gc;
-            gsl_matrix_set(J, row_h, row_h, nw->alpha_tilde[gc]);
-            for (int j = 0; j < a; j++) {
-                int f = nw->free_of[idx[j]];
-                if (f < 0) continue;
-                for (int k = 0; k < 3; k++) {
-                    /* -∇Cᵀ block (∂g/∂λ) and ∇C block (∂h/∂x); += for repeated particles */
-                    *gsl_matrix_ptr(J, 3 * f + k, row_h) -= grad[3 * j + k];
-                    *gsl_matrix_ptr(J, row_h, 3 * f + k) += grad[3 * j + k];
-                }
-            }
-            double lam = nw->lambda[gc];
-            if (lam == 0.0) continue;
-            if (hessian(nw, set, c, nw->x) != 0)
-                return pbd_error(PBD_ENUMERIC, "newton: constraint %d of set %d (%s) is "
-                                 "degenerate near the iterate: expected a defined Hessian",
-                                 c, s, set->type->name);
-            for (int j = 0; j < a; j++) {
-                int fj = nw->free_of[idx[j]];
-                if (fj < 0) continue;
-                for (int l = 0; l < a; l++) {
-                    int fl = nw->free_of[idx[l]];
-                    if (fl < 0) continue;
-                    for (int p = 0; p < 3; p++)
-                        for (int q = 0; q < 3; q++)
-                            *gsl_matrix_ptr(J, 3 * fj + p, 3 * fl + q) -=
-                                lam * nw->H[(size_t)(3 * j + p) * n3 + 3 * l + q];
-                }
-            }
-        }
-    }
-    return PBD_OK;
-}
-
 /* x̃ for the free particles (XPBD Eq. 8's inertial target with f_ext = m g), and the fixed
- * ones where the step puts them; targets[] gets the attachments' targets at t + Δt. */
-static void predict(pbd_world *w, struct pbd_newton_workspace *nw, double dt, double *targets)
+ * ones where the step puts them; targets[] gets the attachments' targets at t + h. */
+static void predict(pbd_world *w, struct pbd_newton_workspace *nw, double h, double *targets)
 {
     int f = 0;
     for (int i = 0; i < w->n; i++) {
         int is_free = w->w[i] > 0.0;
         nw->free_of[i] = is_free ? f++ : -1;
         for (int k = 0; k < 3; k++)
-            nw->xt[3 * i + k] = w->x[3 * i + k] + dt * w->v[3 * i + k] +
-                                (is_free ? dt * dt * w->def.gravity[k] : 0.0);
+            nw->xt[3 * i + k] = w->x[3 * i + k] + h * w->v[3 * i + k] +
+                                (is_free ? h * h * w->def.gravity[k] : 0.0);
     }
     for (int a = 0; a < w->n_attach; a++) {
         double *t = targets ? targets + 3 * a : NULL, local[3];
         if (!t) t = local;
         for (int k = 0; k < 3; k++) t[k] = w->attach_target[3 * a + k];
         if (w->attach_motion)
-            w->attach_motion(a, w->time + dt, w->attach_anchor + 3 * a, t, w->attach_user);
+            w->attach_motion(a, w->time + h, w->attach_anchor + 3 * a, t, w->attach_user);
         for (int k = 0; k < 3; k++) nw->xt[3 * (size_t)w->attach_idx[a] + k] = t[k];
     }
 }
 
-static pbd_status solve(pbd_world *w, int max_iter, double tol, double *residuals, int *n_iter,
-                        struct pbd_newton_workspace **out, double *targets)
+/* What the implicit step cannot take, as one line each. */
+static pbd_status check_world(const pbd_world *w, int max_iter, double tol);
+
+pbd_status pbd_newton_check(const pbd_world *w)
 {
-    if (n_iter) *n_iter = 0;
+    return check_world(w, w->def.newton_max_iterations, w->def.newton_tol);
+}
+
+static pbd_status check_world(const pbd_world *w, int max_iter, double tol)
+{
     pbd_status st = pbd_solver_def_validate(&w->def);
     if (st != PBD_OK) return st;
     if (max_iter < 0 || !(tol >= 0.0))
         return pbd_error(PBD_EINVAL, "newton: expected max_iter >= 0 and tol >= 0, found %d "
                          "and %g", max_iter, tol);
+    if (w->collision_stages)
+        return pbd_error(PBD_EINVAL, "newton: expected a world without colliders or contacts, "
+                         "found some: the implicit step takes equality constraints only "
+                         "(no active set of contacts; solver/README.md)");
+    if (w->def.newton_solver == PBD_NEWTON_DENSE) {
+        long unknowns = 0;
+        for (int i = 0; i < w->n; i++) unknowns += 3 * (w->w[i] > 0.0);
+        for (int s = 0; s < w->n_sets; s++) unknowns += w->sets[s].count;
+        if (unknowns > PBD_NEWTON_DENSE_MAX)
+            return pbd_error(PBD_EINVAL, "newton: solver dense: expected at most %d unknowns "
+                             "(the dense oracle is for small scenes), found %ld",
+                             PBD_NEWTON_DENSE_MAX, unknowns);
+    }
     for (int s = 0; s < w->n_sets; s++)
-        if (w->sets[s].type->inequality && w->sets[s].count > 0)
+        if (!w->sets[s].type->eval && w->sets[s].count > 0)
+            return pbd_error(PBD_EINVAL, "newton: set %d (%s): expected constraints with a "
+                             "scalar C, found a type without one", s, w->sets[s].type->name);
+    for (int s = 0; s < w->n_sets; s++) {
+        const pbd_constraint_set *set = &w->sets[s];
+        if (set->type->inequality && set->count > 0)
             return pbd_error(PBD_EINVAL, "newton: set %d (%s): expected equality constraints "
-                             "only, found an inequality type", s, w->sets[s].type->name);
+                             "only, found an inequality type (contacts are refused)", s,
+                             set->type->name);
+        for (int c = 0; c < set->count; c++)
+            if (set->compliance[c] == 0.0 && set->stiffness[c] < 1.0)
+                return pbd_error(PBD_EINVAL, "newton: set %d (%s) constraint %d: expected an "
+                                 "XPBD compliance for the implicit step, found PBD stiffness "
+                                 "k = %g with compliance 0 (PBD's k has no implicit "
+                                 "counterpart: give a compliance, or k = 1 for a rigid "
+                                 "constraint)", s, set->type->name, c, set->stiffness[c]);
+    }
+    return PBD_OK;
+}
+
+/* Per-iterate values for the world's iteration log (any pointer may be NULL). */
+typedef struct newton_log {
+    double *residual, *max_c, *l2_c, *l2_h;
+    double *sets; /* n_sets × 3 per iterate: max |C|, ||C||_2, ||h||_2 of each set */
+    int n_sets;
+} newton_log;
+
+static void record(const struct pbd_newton_workspace *nw, newton_log *lg, int k, double norm)
+{
+    if (!lg) return;
+    if (lg->sets)
+        for (int i = 0; i < 3 * lg->n_sets; i++)
+            lg->sets[(size_t)k * lg->n_sets * 3 + i] = nw->set_stats[i];
+    if (lg->residual) lg->residual[k] = norm;
+    if (lg->max_c) lg->max_c[k] = nw->max_c;
+    if (lg->l2_c) lg->l2_c[k] = nw->l2_c;
+    if (lg->l2_h) lg->l2_h[k] = nw->l2_h;
+}
+
+/* One implicit step of size h from the world's state into nw->x, nw->lambda. */
+static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double *residuals,
+                        int *n_iter, struct pbd_newton_workspace **out, double *targets,
+                        newton_log *lg)
+{
+    double t_start = now_seconds();
+    if (n_iter) *n_iter = 0;
+    pbd_status st = check_world(w, max_iter, tol);
+    if (st != PBD_OK) return st;
     struct pbd_newton_workspace *nw = NULL;
     if ((st = workspace(w, &nw)) != PBD_OK) return st;
     *out = nw;
-    const double dt = w->def.dt;
-    predict(w, nw, dt, targets);
+    pbd_newton_info *info = &nw->info;
+    memset(info, 0, sizeof *info);
+    predict(w, nw, h, targets);
     nw->set_c[0] = nw->set_g[0] = 0;
     for (int s = 0; s < w->n_sets; s++) {
         const pbd_constraint_set *set = &w->sets[s];
         nw->set_c[s + 1] = nw->set_c[s] + set->count;
         nw->set_g[s + 1] = nw->set_g[s] + 3 * set->count * set->arity;
         for (int c = 0; c < set->count; c++)
-            nw->alpha_tilde[nw->set_c[s] + c] = set->compliance[c] / (dt * dt); /* α̃ = α/Δt² */
+            nw->alpha_tilde[nw->set_c[s] + c] = set->compliance[c] / (h * h); /* α̃ = α/Δt² */
     }
+    if ((st = newton_system_prepare(w, nw, w->def.newton_solver)) != PBD_OK) return st;
     for (int i = 0; i < 3 * w->n; i++) nw->x[i] = nw->xt[i];
     for (int c = 0; c < nw->m; c++) nw->lambda[c] = 0.0;
 
     double norm = residual(w, nw, nw->x, nw->lambda);
     if (norm < 0.0) return PBD_ENUMERIC;
+    nw->norm0 = norm;
     if (residuals) residuals[0] = norm;
+    record(nw, lg, 0, norm);
     int it = 0;
     while (norm > tol && it < max_iter) {
         if (pbd_stop_requested())
             return pbd_error(PBD_EINTR, "newton: step %ld abandoned at iteration %d on a stop "
                              "request", w->step_count + 1, it);
-        if ((st = jacobian(w, nw)) != PBD_OK) return st;
-        for (int k = 0; k < nw->N; k++) gsl_vector_set(nw->rhs, k, -nw->r[k]);
-        int signum;
-        gsl_linalg_LU_decomp(nw->J, nw->perm, &signum);
-        for (int k = 0; k < nw->N; k++)
-            if (gsl_matrix_get(nw->J, k, k) == 0.0)
-                return pbd_error(PBD_ENUMERIC, "newton: iteration %d: expected a regular KKT "
-                                 "matrix, found a zero pivot at row %d", it, k);
-        gsl_linalg_LU_solve(nw->J, nw->perm, nw->rhs, nw->sol);
+        double t0 = now_seconds();
+        nw->norm = norm;
+        if ((st = newton_system_assemble(w, nw)) != PBD_OK) return st;
+        double t1 = now_seconds();
+        st = newton_linear_solve(&nw->sys, w->def.newton_solver, 1, it);
+        info->seconds_assemble += t1 - t0;
+        info->seconds_solve += now_seconds() - t1;
+        if (st != PBD_OK) return st;
+        newton_system_direction(w, nw);
         /* backtracking on ||(g, h)||: the full step first */
         double t = 1.0, trial = -1.0;
         for (int ls = 0; ls < 30; ls++, t *= 0.5) {
@@ -333,15 +332,14 @@ static pbd_status solve(pbd_world *w, int max_iter, double tol, double *residual
             for (int i = 0; i < w->n; i++) {
                 int f = nw->free_of[i];
                 if (f >= 0)
-                    for (int k = 0; k < 3; k++)
-                        nw->x_try[3 * i + k] += t * gsl_vector_get(nw->sol, 3 * f + k);
+                    for (int k = 0; k < 3; k++) nw->x_try[3 * i + k] += t * nw->dx[3 * f + k];
             }
             for (int c = 0; c < nw->m; c++)
-                nw->lambda_try[c] =
-                    nw->lambda[c] + t * gsl_vector_get(nw->sol, 3 * nw->n_free + c);
+                nw->lambda_try[c] = nw->lambda[c] + t * nw->dlambda[c];
             trial = residual(w, nw, nw->x_try, nw->lambda_try);
             if (trial >= 0.0 && trial < (1.0 - 1e-4 * t) * norm) break;
             trial = -1.0;
+            info->line_search_halvings++;
         }
         if (trial < 0.0)
             return pbd_error(PBD_ENUMERIC, "newton: iteration %d: expected ||(g, h)|| to "
@@ -356,19 +354,40 @@ static pbd_status solve(pbd_world *w, int max_iter, double tol, double *residual
         norm = trial;
         it++;
         if (residuals) residuals[it] = norm;
+        record(nw, lg, it, norm);
     }
     if (n_iter) *n_iter = it;
+    info->iterations = it;
+    info->residual = norm;
+    info->solver = nw->sys.used;
+    info->unknowns = nw->sys.N;
+    info->nonzeros = nw->sys.dense ? (long)nw->sys.N * nw->sys.N : nw->sys.nnz;
+    info->skipped = nw->skipped;
+    info->hessians_skipped = nw->hessians_skipped;
+    info->seconds_total = now_seconds() - t_start;
+    size_t a = (size_t)nw->arity, n3 = 3 * (size_t)nw->n, m = (size_t)nw->m;
+    info->bytes = sizeof *nw + newton_system_bytes(&nw->sys) +
+                  sizeof(double) * (3 * n3 + 4 * m + (size_t)nw->n_grad + (size_t)nw->N + n3 +
+                                    m + 9 * a + 9 * a * a) +
+                  sizeof(int32_t) * ((size_t)nw->n + 2 * (size_t)(nw->n_sets + 1));
     if (norm > tol)
         return pbd_error(PBD_ENUMERIC, "newton: expected ||(g, h)|| <= %.3e within %d "
                          "iterations, found %.3e", tol, max_iter, norm);
     return PBD_OK;
 }
 
+void pbd_newton_last_info(pbd_world *w, pbd_newton_info *info)
+{
+    struct pbd_variants_state *vs = w->variants;
+    if (vs && vs->newton) *info = vs->newton->info;
+    else memset(info, 0, sizeof *info);
+}
+
 pbd_status pbd_newton_solve(pbd_world *w, int max_iter, double tol, double *x_out,
                             double *lambda_out, double *residuals, int *n_iter)
 {
     struct pbd_newton_workspace *nw = NULL;
-    pbd_status st = solve(w, max_iter, tol, residuals, n_iter, &nw, NULL);
+    pbd_status st = solve(w, w->def.dt, max_iter, tol, residuals, n_iter, &nw, NULL, NULL);
     if (st != PBD_OK) return st;
     if (x_out)
         for (int i = 0; i < 3 * w->n; i++) x_out[i] = nw->x[i];
@@ -377,29 +396,76 @@ pbd_status pbd_newton_solve(pbd_world *w, int max_iter, double tol, double *x_ou
     return PBD_OK;
 }
 
-pbd_status pbd_newton_step(pbd_world *w, int max_iter, double tol, double *residuals,
-                           int *n_iter)
+/* Advance by one implicit step of size h: x, v, λ, time. */
+static pbd_status advance(pbd_world *w, double h, int max_iter, double tol, double *residuals,
+                          int *n_iter, newton_log *lg)
 {
     struct pbd_newton_workspace *nw = NULL;
-    pbd_status st = solve(w, max_iter, tol, residuals, n_iter, &nw, w->attach_target);
+    pbd_status st = solve(w, h, max_iter, tol, residuals, n_iter, &nw, w->attach_target, lg);
     if (st != PBD_OK) return st;
-    const double dt = w->def.dt;
     for (int i = 0; i < 3 * w->n; i++) {
-        w->v[i] = (nw->x[i] - w->x[i]) / dt;
+        w->v[i] = (nw->x[i] - w->x[i]) / h;
         w->x[i] = w->p[i] = nw->x[i];
     }
     for (int s = 0; s < w->n_sets; s++)
         for (int c = 0; c < w->sets[s].count; c++)
             w->sets[s].lambda[c] = nw->lambda[nw->set_c[s] + c];
-    w->time += dt;
+    w->time += h;
+    w->stats.skipped = nw->skipped;
+    w->stats.newton_iterations = nw->info.iterations;
+    return PBD_OK;
+}
+
+static pbd_status finish_step(pbd_world *w, double h)
+{
     w->step_count++;
-    for (int k = 0; k < PBD_STAGE_COUNT; k++) w->stats.stage_seconds[k] = 0.0;
-    w->stats.skipped = 0;
     w->stats.threads = 1;
-    pbd_measure(w, dt, 1);
+    pbd_measure(w, h, 1);
     for (int i = 0; i < 3 * w->n; i++)
         if (!isfinite(w->x[i]) || !isfinite(w->v[i]))
             return pbd_error(PBD_ENUMERIC, "newton: step %ld: particle %d has a non-finite "
                              "position or velocity", w->step_count, i / 3);
     return PBD_OK;
+}
+
+pbd_status pbd_newton_step(pbd_world *w, int max_iter, double tol, double *residuals,
+                           int *n_iter)
+{
+    for (int k = 0; k < PBD_STAGE_COUNT; k++) w->stats.stage_seconds[k] = 0.0;
+    pbd_status st = advance(w, w->def.dt, max_iter, tol, residuals, n_iter, NULL);
+    return st != PBD_OK ? st : finish_step(w, w->def.dt);
+}
+
+/* pbd_step with def.method = newton (solver/step.c): def.substeps implicit steps of
+ * dt/substeps, each to def.newton_tol in def.newton_max_iterations, the per-iterate
+ * residuals into the world's iteration log (NaN past the last iterate). No damping. */
+pbd_status pbd_newton_step_def(pbd_world *w)
+{
+    const pbd_solver_def *d = &w->def;
+    if (d->damping != PBD_DAMPING_NONE || d->xpbd_beta > 0.0)
+        return pbd_error(PBD_EINVAL, "newton: damping: expected none (the implicit step has no "
+                         "damping of either kind), found damping %d, xpbd-damping %g",
+                         (int)d->damping, d->xpbd_beta);
+    const double h = d->dt / d->substeps;
+    const int width = d->newton_max_iterations + 1;
+    const int per_set = w->iter_sets && w->iter_sets_n == w->n_sets;
+    for (int k = 0; k < width * d->substeps; k++) {
+        w->iter_max_c[k] = w->iter_l2_c[k] = w->iter_xpbd[k] = w->iter_newton[k] = NAN;
+        for (int i = 0; per_set && i < 3 * w->n_sets; i++)
+            w->iter_sets[(size_t)k * w->n_sets * 3 + i] = NAN;
+    }
+    double t0 = now_seconds();
+    for (int sub = 0; sub < d->substeps; sub++) {
+        newton_log lg = {w->iter_newton + sub * width, w->iter_max_c + sub * width,
+                         w->iter_l2_c + sub * width, w->iter_xpbd + sub * width,
+                         per_set ? w->iter_sets + (size_t)sub * width * w->n_sets * 3 : NULL,
+                         w->n_sets};
+        pbd_status st = advance(w, h, d->newton_max_iterations, d->newton_tol, NULL, NULL, &lg);
+        if (st != PBD_OK) return st;
+    }
+    w->stats.stage_seconds[PBD_STAGE_PROJECT] = now_seconds() - t0;
+    double t1 = now_seconds();
+    pbd_status st = finish_step(w, h);
+    w->stats.stage_seconds[PBD_STAGE_MEASURE] = now_seconds() - t1;
+    return st;
 }

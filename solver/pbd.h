@@ -43,7 +43,19 @@ int pbd_stop_requested(void);
 
 /* ---- solver definition ------------------------------------------------------------- */
 
-typedef enum { PBD_METHOD_PBD = 0, PBD_METHOD_XPBD = 1 } pbd_method;
+/* PBD, XPBD, or the implicit step they approximate solved by Newton's method (the Newton
+ * reference below, as a method of the step). */
+typedef enum { PBD_METHOD_PBD = 0, PBD_METHOD_XPBD = 1, PBD_METHOD_NEWTON = 2 } pbd_method;
+/* The Newton reference's linear solver (solver/newton_linear.c; solver/README.md). */
+typedef enum {
+    PBD_NEWTON_AUTO = 0,    /* CHOLMOD on the Schur complement, 3 unknowns per free particle:
+                             * supernodal LLᵀ, then LDLᵀ once it is indefinite (buckling),
+                             * then UMFPACK when LDLᵀ meets a zero pivot or an inaccurate solve */
+    PBD_NEWTON_UMFPACK = 1, /* UMFPACK (sparse LU) on the full KKT system, XPBD Eq. 10-11 */
+    PBD_NEWTON_CHOLMOD = 2, /* CHOLMOD on the Schur complement, without the fallback */
+    PBD_NEWTON_DENSE = 3    /* GSL's dense LU on the full KKT system: the test oracle, small
+                             * scenes only (at most 4000 unknowns) */
+} pbd_newton_solver;
 typedef enum {
     PBD_SCHEME_GAUSS_SEIDEL = 0,
     PBD_SCHEME_JACOBI = 1,
@@ -83,11 +95,18 @@ typedef struct pbd_solver_def {
                                * bounding box's diagonal, v0 the fastest initial speed) */
     double watch_residual;    /* a set's max |C| above this, in the set's units (m, rad, m³ …),
                                * stops the run (checked on the steps that measure) */
+    /* the Newton reference (method newton, pbd_newton_*) */
+    double newton_tol;        /* stop at ||(g, h)||_2 <= this */
+    int newton_max_iterations;/* Newton iterations per (sub)step at most */
+    pbd_newton_solver newton_solver;
 } pbd_solver_def;
 
 pbd_solver_def pbd_solver_def_default(void);
 /* Check a definition: returns PBD_OK or PBD_EINVAL with pbd_last_error() naming the field. */
 pbd_status pbd_solver_def_validate(const pbd_solver_def *def);
+/* Columns of a step's per-iteration residuals (w->iter_*, /iterations): iterations × substeps,
+ * or for method newton (newton_max_iterations + 1) × substeps (the start and each iterate). */
+int pbd_iteration_log_width(const pbd_solver_def *def);
 
 /* ---- constraint sets --------------------------------------------------------------- */
 
@@ -162,6 +181,7 @@ typedef struct pbd_step_stats {
     int skipped;           /* constraints the last iteration skipped (always): degenerate
                             * geometry, or Σ w|∇C|² = 0 (every particle pinned) */
     int threads;           /* the most threads this step's parallel loops ran on (always) */
+    int newton_iterations; /* method newton: Newton iterations of the last (sub)step */
 } pbd_step_stats;
 
 /* Kinematic attachment target: target(t) for attachment a, given its anchor. */
@@ -202,6 +222,7 @@ typedef struct pbd_world {
     double *work_x0;                     /* x_n gathered (XPBD damping, Eq. 26) */
     double *iter_max_c, *iter_l2_c; /* def.iterations × substeps values of the last step */
     double *iter_xpbd;                   /* ||C + α̃λ||_2 per iteration, same shape */
+    double *iter_newton;                 /* method newton: ||(g, h)||_2 per iterate, same shape */
     double *iter_sets;  /* per iteration k and set s, at [(k n_sets + s) 3 + {0,1,2}]: max |C|,
                          * ||C||_2, ||C + α̃λ||_2 of that set (its unit) */
     int iter_sets_n;    /* the n_sets iter_sets was laid out for */
@@ -347,13 +368,18 @@ pbd_status pbd_world_colour(pbd_world *w);
  * Returns the number of colours, or -1 when the world has not been coloured. */
 int pbd_set_colours(const pbd_world *w, int set, const int32_t **order, const int32_t **start);
 
-/* Newton reference (solver/newton.c): solves the implicit step of XPBD Eq. 8–9 with
- * Δt = def.dt (substeps ignored) exactly,
+/* Newton reference (solver/newton.c, solver/README.md): solves the implicit step of XPBD
+ * Eq. 8–9 with Δt = def.dt (substeps ignored) exactly,
  *   g(x, λ) = M(x - x̃) - ∇C(x)ᵀλ = 0,  h(x, λ) = C(x) + α̃λ = 0,  x̃ = x + Δt v + Δt² g,
- * by Newton's method on the KKT system (XPBD Eq. 10–11) with the full Hessian of C
- * (central differences of the analytic gradient). Fixed particles (w = 0) are eliminated:
- * they move to x + Δt v, attachments to their targets. Equality constraints only; it uses
- * the sets' compliance α whatever def.method says, and no damping of either kind.
+ * by Newton's method on the KKT system (XPBD Eq. 10–11) with the full Hessian of C (the
+ * types' analytic `hessian`, else central differences of the analytic gradient), from
+ * x = x̃, λ = 0, with a backtracking line search on ||(g, h)||_2. The linear systems are
+ * solved by def.newton_solver (sparse by default: SuiteSparse). Fixed particles (w = 0) are
+ * eliminated: they move to x + Δt v, attachments to their targets. It uses the sets'
+ * compliance α whatever def.method says, and no damping of either kind. Refused with one
+ * line (PBD_EINVAL): inequality constraints and colliders (contacts), and a constraint with
+ * PBD stiffness k < 1 and α = 0 (PBD's stiffness has no implicit counterpart). A
+ * degenerate constraint (PBD_EVAL_DEGENERATE) has no gradient at that iterate, as in XPBD.
  * x_out (3n) and lambda_out (the sets' counts, set after set) may be NULL.
  * residuals (max_iter + 1 values, may be NULL) gets ||(g, h)||_2 before each iteration
  * and after the last; *n_iter the Newton iterations taken. Stops at ||(g, h)|| <= tol;
@@ -363,6 +389,26 @@ pbd_status pbd_newton_solve(pbd_world *w, int max_iter, double tol, double *x_ou
 /* Advance the world by one such step: x, v, λ (set by set), time and stats. */
 pbd_status pbd_newton_step(pbd_world *w, int max_iter, double tol, double *residuals,
                            int *n_iter);
+/* Whether the Newton reference can take this world (the refusals above, def's newton_*
+ * fields): PBD_OK or PBD_EINVAL with the one line. */
+pbd_status pbd_newton_check(const pbd_world *w);
+/* What the last solve of this world did (zeros before the first). */
+typedef struct pbd_newton_info {
+    int iterations;          /* Newton iterations */
+    double residual;         /* ||(g, h)||_2 at the end */
+    int solver;              /* the linear solver used last (PBD_NEWTON_*, never AUTO) */
+    int unknowns;            /* of the linear system: 3 n_free (+ m for the KKT form) */
+    long nonzeros;           /* of its matrix (the dense one: unknowns²) */
+    size_t bytes;            /* the reference's memory: workspace, pattern, matrix and the
+                              * factorisation's peak as the library counts it */
+    double seconds_assemble; /* Hessians and assembly, summed over the iterations */
+    double seconds_solve;    /* factorisation and solve, summed */
+    double seconds_total;    /* the whole solve */
+    int line_search_halvings;/* step halvings over the solve */
+    int skipped;             /* degenerate constraints at the last iterate */
+    int hessians_skipped;    /* constraints whose Hessian was undefined (left out) */
+} pbd_newton_info;
+void pbd_newton_last_info(pbd_world *w, pbd_newton_info *info);
 
 /* ---- performance: layout, memory (solver/layout.c, reorder.c, memory.c) ------------ */
 

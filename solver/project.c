@@ -36,6 +36,8 @@ int pbd_project_generic(const pbd_constraint_type *type, const pbd_eval_input *i
                         const double *w, double k, double *x_out, double *grad)
 {
     double dlambda;
+    if (!type->eval) /* no scalar C: the type's goal projection (pbd_constraint.h) */
+        return type->project_goal ? type->project_goal(in, w, k, x_out) : PBD_EVAL_DEGENERATE;
     return project_pbd(type, in, w, k, x_out, grad, &dlambda);
 }
 
@@ -47,6 +49,7 @@ int pbd_xpbd_delta(const pbd_constraint_type *type, const pbd_eval_input *in, co
                    double *grad, double *dlambda)
 {
     double C;
+    if (!type->eval) return PBD_EVAL_DEGENERATE; /* no scalar C, no multiplier */
     int st = type->eval(in, &C, grad);
     if (st != PBD_EVAL_OK) return st;
     if (type->inequality && C >= 0.0) return -1;
@@ -139,6 +142,9 @@ static int project_into(const pbd_world *w, pbd_workspace *ws, const pbd_constra
     pbd_eval_input in;
     pbd_gather_ws(w, ws, s, c, pos, &in);
     *dlambda = 0.0;
+    if (!s->type->eval) /* no scalar C (shape matching): the fraction k_eff, PBD and XPBD alike */
+        return s->type->project_goal ? s->type->project_goal(&in, ws->w, s->k_eff[c], ws->x)
+                                     : PBD_EVAL_DEGENERATE;
     if (w->def.method != PBD_METHOD_XPBD)
         return project_pbd(s->type, &in, ws->w, s->k_eff[c], ws->x, ws->grad, dlambda);
     double alpha_tilde = s->compliance[c] * alpha_scale; /* α̃ = α/Δt² */
@@ -160,6 +166,93 @@ static int project_into(const pbd_world *w, pbd_workspace *ws, const pbd_constra
     for (int j = 0; j < s->arity; j++)
         for (int k = 0; k < 3; k++) ws->x[3 * j + k] += dl * ws->w[j] * ws->grad[3 * j + k];
     *dlambda = dl;
+    return PBD_EVAL_OK;
+}
+
+/* Solve the n×n system A y = b in place (Gaussian elimination, partial pivoting); 0 on
+ * success, -1 when a pivot is below 1e-14 of the largest diagonal (dependent rows). */
+static int solve_small(double *A, double *b, int n)
+{
+    double scale = 0.0;
+    for (int i = 0; i < n; i++) scale = fmax(scale, fabs(A[n * i + i]));
+    for (int k = 0; k < n; k++) {
+        int p = k;
+        for (int i = k + 1; i < n; i++)
+            if (fabs(A[n * i + k]) > fabs(A[n * p + k])) p = i;
+        if (!(fabs(A[n * p + k]) > 1e-14 * scale) || !(scale > PBD_MIN_DENOMINATOR)) return -1;
+        if (p != k) {
+            for (int j = 0; j < n; j++) {
+                double t = A[n * k + j];
+                A[n * k + j] = A[n * p + j];
+                A[n * p + j] = t;
+            }
+            double t = b[k];
+            b[k] = b[p];
+            b[p] = t;
+        }
+        for (int i = k + 1; i < n; i++) {
+            double f = A[n * i + k] / A[n * k + k];
+            for (int j = k; j < n; j++) A[n * i + j] -= f * A[n * k + j];
+            b[i] -= f * b[k];
+        }
+    }
+    for (int k = n - 1; k >= 0; k--) {
+        double r = b[k];
+        for (int j = k + 1; j < n; j++) r -= A[n * k + j] * b[j];
+        b[k] = r / A[n * k + k];
+    }
+    return 0;
+}
+
+/* A block of rows (pbd_constraint_type.block): XPBD Eq. 18 for several constraints at once,
+ *   Σ_l (∇C_k W ∇C_lᵀ + δ_kl α̃_k) Δλ_l = −C_k − α̃_k λ_k,   Δx = Σ_k Δλ_k W ∇C_kᵀ,
+ * the coupled solve of Macklin & Müller 2021 (Stable Neo-Hookean: hydrostatic and deviatoric
+ * together). PBD: α̃ = 0 (Eq. 8 for the block) and Δx scaled by the block's first k_eff.
+ * A degenerate row or an inactive inequality is left out (its Δλ = 0). */
+int pbd_project_block_into(const pbd_world *w, pbd_workspace *ws, const pbd_constraint_set *s,
+                           int c, int nb, double h, const double *pos, double *dlambda)
+{
+    enum { MAXG = PBD_MAX_BLOCK * 3 * 4 };
+    double G[MAXG], Cv[PBD_MAX_BLOCK], A[PBD_MAX_BLOCK * PBD_MAX_BLOCK], at[PBD_MAX_BLOCK];
+    int row[PBD_MAX_BLOCK], n = 0;
+    const int a3 = 3 * s->arity, xpbd = w->def.method == PBD_METHOD_XPBD;
+    pbd_eval_input in;
+    pbd_gather_ws(w, ws, s, c, pos, &in);
+    for (int k = 0; k < nb; k++) dlambda[k] = 0.0;
+    if (nb > PBD_MAX_BLOCK || a3 > 12) return PBD_EVAL_DEGENERATE; /* outside the contract */
+    for (int k = 0; k < nb; k++) {
+        in.rest = s->rest + (size_t)(c + k) * (s->type->n_rest > 0 ? s->type->n_rest : 1);
+        double C;
+        if (s->type->eval(&in, &C, G + a3 * n) != PBD_EVAL_OK || !isfinite(C)) continue;
+        if (s->type->inequality && C >= 0.0) continue;
+        Cv[n] = C;
+        at[n] = xpbd ? s->compliance[c + k] / (h * h) : 0.0; /* α̃ = α/Δt² */
+        row[n++] = k;
+    }
+    if (n == 0) return PBD_EVAL_DEGENERATE;
+    double b[PBD_MAX_BLOCK];
+    for (int k = 0; k < n; k++) {
+        for (int l = 0; l < n; l++) {
+            double sum = 0.0;
+            for (int j = 0; j < s->arity; j++) {
+                const double *gk = G + a3 * k + 3 * j, *gl = G + a3 * l + 3 * j;
+                sum += ws->w[j] * (gk[0] * gl[0] + gk[1] * gl[1] + gk[2] * gl[2]);
+            }
+            A[n * k + l] = sum + (k == l ? at[k] : 0.0);
+        }
+        b[k] = -Cv[k] - (xpbd ? at[k] * s->lambda[c + row[k]] : 0.0);
+    }
+    if (solve_small(A, b, n) != 0) return PBD_EVAL_DEGENERATE;
+    double k_eff = xpbd ? 1.0 : s->k_eff[c];
+    for (int k = 0; k < n; k++) {
+        double dl = k_eff * b[k];
+        if (!isfinite(dl)) return PBD_EVAL_DEGENERATE;
+        dlambda[row[k]] = dl;
+    }
+    for (int k = 0; k < n; k++)
+        for (int j = 0; j < s->arity; j++)
+            for (int d = 0; d < 3; d++)
+                ws->x[3 * j + d] += dlambda[row[k]] * ws->w[j] * G[a3 * k + 3 * j + d];
     return PBD_EVAL_OK;
 }
 

@@ -24,6 +24,9 @@ pbd_solver_def pbd_solver_def_default(void)
         .measure_every = 1,
         .watch_position = 1e6,
         .watch_residual = 1e6,
+        .newton_tol = 1e-10,
+        .newton_max_iterations = 20,
+        .newton_solver = PBD_NEWTON_AUTO,
     };
     return d;
 }
@@ -60,9 +63,18 @@ pbd_status pbd_solver_def_validate(const pbd_solver_def *d)
     if (!(isfinite(d->xpbd_beta) && d->xpbd_beta >= 0.0))
         return pbd_error(PBD_EINVAL, "xpbd-damping: expected a finite number >= 0, found %g",
                          d->xpbd_beta);
-    if ((int)d->method < 0 || d->method > PBD_METHOD_XPBD)
-        return pbd_error(PBD_EINVAL, "method: expected 0 (pbd) or 1 (xpbd), found %d",
+    if ((int)d->method < 0 || d->method > PBD_METHOD_NEWTON)
+        return pbd_error(PBD_EINVAL, "method: expected 0 (pbd), 1 (xpbd) or 2 (newton), found %d",
                          (int)d->method);
+    if (!(isfinite(d->newton_tol) && d->newton_tol >= 0.0))
+        return pbd_error(PBD_EINVAL, "newton-tol: expected a finite number >= 0, found %g",
+                         d->newton_tol);
+    if (d->newton_max_iterations < 1 || d->newton_max_iterations > 10000)
+        return pbd_error(PBD_EINVAL, "newton-max-iterations: expected an integer in [1, 10000], "
+                         "found %d", d->newton_max_iterations);
+    if ((int)d->newton_solver < 0 || d->newton_solver > PBD_NEWTON_DENSE)
+        return pbd_error(PBD_EINVAL, "newton-solver: expected 0 .. 3 (auto, umfpack, cholmod, "
+                         "dense), found %d", (int)d->newton_solver);
     if ((int)d->scheme < 0 || d->scheme > PBD_SCHEME_COLORED_GS)
         return pbd_error(PBD_EINVAL, "scheme: expected 0, 1 or 2 (gauss-seidel, jacobi, "
                          "colored), found %d", (int)d->scheme);
@@ -74,6 +86,11 @@ pbd_status pbd_solver_def_validate(const pbd_solver_def *d)
     if (d->sort_by_colour != 0 && d->sort_by_colour != 1)
         return pbd_error(PBD_EINVAL, "sort-by-colour: expected 0 or 1, found %d",
                          d->sort_by_colour);
+    if (d->method == PBD_METHOD_NEWTON &&
+        (long long)(d->newton_max_iterations + 1) * d->substeps > 100000000LL)
+        return pbd_error(PBD_EINVAL, "newton-max-iterations: expected (newton-max-iterations + "
+                         "1) x substeps of at most 1e8 (a residual per Newton iterate of a "
+                         "step), found %d x %d", d->newton_max_iterations + 1, d->substeps);
     if (d->record_iterations && (long long)d->iterations * d->substeps > 100000000LL)
         return pbd_error(PBD_EINVAL, "record-iterations: expected iterations x substeps of at "
                          "most 1e8 (a residual per iteration of a step), found %d x %d",
@@ -90,4 +107,10 @@ pbd_status pbd_solver_def_validate(const pbd_solver_def *d)
     if (d->threads < 0)
         return pbd_error(PBD_EINVAL, "threads: expected an integer >= 0, found %d", d->threads);
     return PBD_OK;
+}
+
+int pbd_iteration_log_width(const pbd_solver_def *d)
+{
+    int per = d->method == PBD_METHOD_NEWTON ? d->newton_max_iterations + 1 : d->iterations;
+    return per * d->substeps;
 }

@@ -68,9 +68,9 @@ static void prepare_sets(pbd_world *w, int threads)
  * definition and again when sets were added. */
 static pbd_status reserve_iteration_log(pbd_world *w)
 {
-    if (!w->def.record_iterations) return PBD_OK; /* the buffers are only written then */
-    long long need_ll = (long long)w->def.iterations * w->def.substeps; /* <= 1e8: validated */
-    int need = (int)need_ll;
+    /* the buffers are only written then (Newton fills them at every iterate) */
+    if (!w->def.record_iterations && w->def.method != PBD_METHOD_NEWTON) return PBD_OK;
+    int need = pbd_iteration_log_width(&w->def); /* <= 1e8: validated */
     if (need <= w->iter_capacity && w->iter_sets_n == w->n_sets) return PBD_OK;
     if (need < w->iter_capacity) need = w->iter_capacity;
     double *a = realloc(w->iter_max_c, (size_t)need * sizeof *a);
@@ -82,7 +82,10 @@ static pbd_status reserve_iteration_log(pbd_world *w)
     size_t per = (size_t)need * (w->n_sets > 0 ? (size_t)w->n_sets : 1) * 3;
     double *d = realloc(w->iter_sets, per * sizeof *d);
     if (d) w->iter_sets = d;
-    if (!a || !b || !c || !d) return pbd_error(PBD_ENOMEM, "out of memory for the iteration log");
+    double *e = realloc(w->iter_newton, (size_t)need * sizeof *e);
+    if (e) w->iter_newton = e;
+    if (!a || !b || !c || !d || !e)
+        return pbd_error(PBD_ENOMEM, "out of memory for the iteration log");
     w->iter_capacity = need;
     w->iter_sets_n = w->n_sets;
     return PBD_OK;
@@ -97,11 +100,6 @@ static void move_attachments(pbd_world *w, double t)
         p[0] = target[0]; p[1] = target[1]; p[2] = target[2];
     }
 }
-
-static const volatile sig_atomic_t *stop_flag;
-
-void pbd_set_stop_flag(const volatile sig_atomic_t *flag) { stop_flag = flag; }
-int pbd_stop_requested(void) { return stop_flag && *stop_flag; }
 
 static int particle_finite(const pbd_world *w, int i)
 {
@@ -227,7 +225,7 @@ static pbd_status check_finite(pbd_world *w, int threads)
  * constraint. Reads what the measure stage left in set->stats and w->stats. */
 static pbd_status check_measured(pbd_world *w)
 {
-    const int energy = w->def.method == PBD_METHOD_XPBD; /* elastic energy NaN otherwise */
+    const int energy = w->def.method != PBD_METHOD_PBD; /* elastic energy NaN otherwise */
     const double bound = w->def.watch_residual;
     for (int s = 0; s < w->n_sets; s++) {
         const pbd_constraint_set *set = &w->sets[s];
@@ -292,6 +290,12 @@ pbd_status pbd_step(pbd_world *w)
     if (status != PBD_OK) return status;
     if ((status = reserve_iteration_log(w)) != PBD_OK) return status;
     if (!w->watch_ready) watch_init(w);
+    if (w->def.method == PBD_METHOD_NEWTON) { /* the implicit step (solver/newton.c); it
+                                                * measures, then the hook, the watchdog */
+        status = pbd_newton_step_def(w);
+        if (status == PBD_OK && w->post_step) status = w->post_step(w, w->post_step_user);
+        return status == PBD_OK ? check_measured(w) : status;
+    }
     const pbd_solver_def *d = &w->def;
     const double h = d->dt / d->substeps;
     const int nt = loop_threads(w);

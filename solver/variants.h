@@ -38,6 +38,18 @@ int pbd_xpbd_delta(const pbd_constraint_type *type, const pbd_eval_input *in, co
  * afterwards. */
 int pbd_project_into(const pbd_world *w, pbd_workspace *ws, const pbd_constraint_set *s, int c,
                      double h, const double *pos, double *dlambda);
+/* Rows in the block that starts at row c of a set whose type has block > 1 (pbd_constraint.h):
+ * min(block, count − c); 1 for other types. */
+static inline int pbd_block_rows(const pbd_constraint_set *s, int c)
+{
+    int b = s->type->block > 1 ? s->type->block : 1;
+    return c + b <= s->count ? b : s->count - c;
+}
+/* Project the block of nb rows starting at row c together (solver/project.c): ws->x (gathered
+ * from pos) gets the projected positions, dlambda[0 .. nb) each row's Δλ. Returns
+ * PBD_EVAL_OK, or PBD_EVAL_DEGENERATE when no row of the block could be projected. */
+int pbd_project_block_into(const pbd_world *w, pbd_workspace *ws, const pbd_constraint_set *s,
+                           int c, int nb, double h, const double *pos, double *dlambda);
 
 /* Colouring of one set: order[start[k] .. start[k+1]) is colour k. */
 typedef struct pbd_set_colouring {
@@ -120,5 +132,7 @@ void pbd_world_residuals(pbd_world *w, const double *pos, double alpha_scale, do
 void pbd_measure(pbd_world *w, double h, int energy);
 
 void pbd_newton_free(struct pbd_newton_workspace *nw);
+/* pbd_step for def.method = newton: def.substeps implicit steps (solver/newton.c). */
+pbd_status pbd_newton_step_def(pbd_world *w);
 
 #endif

@@ -64,6 +64,7 @@ void pbd_world_free(pbd_world *w)
     free(w->iter_l2_c);
     free(w->iter_sets);
     free(w->iter_xpbd);
+    free(w->iter_newton);
     pbd_variants_free(w);
     free(w->particle_origin);
     if (w->post_step_free) w->post_step_free(w->post_step_user);
@@ -169,6 +170,11 @@ int pbd_world_add_set(pbd_world *w, const pbd_constraint_type *type, int arity)
 {
     if (!type) return -1;
     if (type->arity > 0) arity = type->arity;
+    if (type->arity == 0 && type->max_arity > 0 && arity > type->max_arity) {
+        pbd_error(PBD_EINVAL, "constraint set %s: expected an arity of at most %d, found %d",
+                  type->name, type->max_arity, arity);
+        return -1;
+    }
     if (arity < 1) {
         pbd_error(PBD_EINVAL, "constraint set %s: arity must be >= 1, found %d", type->name, arity);
         return -1;

@@ -156,9 +156,12 @@ static void test_real_distance_passes(void)
     pbd_gradcheck_format_line(line, sizeof line, &r);
     char name[64], verdict[16], momentum[16], order[16];
     int n;
-    double err;
+    double err, h_err, h_order;
     CU_ASSERT_EQUAL(sscanf(line, "%63s samples=%d max_rel_err=%lg taylor_order=%15s momentum=%15s "
-                           "%15s", name, &n, &err, order, momentum, verdict), 6);
+                           "hessian_max_rel_err=%lg hessian_taylor_order=%lg %15s", name, &n,
+                           &err, order, momentum, &h_err, &h_order, verdict), 8);
+    CU_ASSERT(r.has_hessian && h_err <= 1e-6); /* distance has one */
+    CU_ASSERT(h_order >= 1.8 && h_order <= 2.2);
     CU_ASSERT_STRING_EQUAL(name, "distance");
     CU_ASSERT_EQUAL(n, 1000);
     CU_ASSERT_STRING_EQUAL(momentum, "ok");
@@ -355,7 +358,8 @@ static void test_program_output(void)
     int n;
     double err;
     CU_ASSERT_EQUAL(sscanf(line, "distance samples=%d max_rel_err=%lg taylor_order=%15s "
-                           "momentum=ok %15s", &n, &err, order, verdict), 4);
+                           "momentum=ok hessian_max_rel_err=%*g hessian_taylor_order=%*s %15s",
+                           &n, &err, order, verdict), 4);
     CU_ASSERT_EQUAL(n, 300);
     CU_ASSERT_STRING_EQUAL(verdict, "PASS");
     CU_ASSERT_FATAL(fgets(line, sizeof line, f) != NULL);

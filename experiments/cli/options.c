@@ -4,7 +4,8 @@
 
 #include <math.h>
 
-static const char *const method_names[] = {"pbd", "xpbd", NULL};
+static const char *const method_names[] = {"pbd", "xpbd", "newton", NULL};
+static const char *const newton_solver_names[] = {"auto", "umfpack", "cholmod", "dense", NULL};
 static const char *const scheme_names[] = {"gauss-seidel", "jacobi", "colored", NULL};
 static const char *const damping_names[] = {"none", "scale", "momentum", NULL};
 
@@ -18,7 +19,9 @@ int pbd_solver_options(pbd_solver_def *d, cli_option *out)
         {"dt", CLI_DOUBLE, &d->dt, 0, 1e6, 1, "time step in s", NULL},
         {"iterations", CLI_INT, &d->iterations, 1, 1e6, 0, "solver iterations per (sub)step", NULL},
         {"substeps", CLI_INT, &d->substeps, 1, 1e6, 0, "substeps per step (Small Steps)", NULL},
-        {"method", CLI_CHOICE, &d->method, 0, 0, 0, "solver", method_names},
+        {"method", CLI_CHOICE, &d->method, 0, 0, 0,
+         "solver (newton: the implicit step XPBD approximates, solved by Newton's method; "
+         "solver/README.md)", method_names},
         {"linearize", CLI_FLAG, &d->linearize_stiffness, 0, 0, 0,
          "use k' = 1-(1-k)^(1/iterations) (PBD)", NULL},
         {"scheme", CLI_CHOICE, &d->scheme, 0, 0, 0, "iteration scheme", scheme_names},
@@ -43,6 +46,14 @@ int pbd_solver_options(pbd_solver_def *d, cli_option *out)
         {"watch-residual", CLI_DOUBLE, &d->watch_residual, 0, 1e100, 0,
          "divergence watchdog: stop (exit 5) when a constraint set's max |C| exceeds this, in "
          "the set's units (0: off)", NULL},
+        {"record-iterations", CLI_FLAG, &d->record_iterations, 0, 0, 0,
+         "with --out: residuals after every iteration to /iterations (always for newton)", NULL},
+        {"newton-tol", CLI_DOUBLE, &d->newton_tol, 0, INFINITY, 0,
+         "Newton: stop at ||(g, h)||_2 <= this (XPBD Eq. 8-9)", NULL},
+        {"newton-max-iterations", CLI_INT, &d->newton_max_iterations, 1, 10000, 0,
+         "Newton: iterations per (sub)step at most", NULL},
+        {"newton-solver", CLI_CHOICE, &d->newton_solver, 0, 0, 0,
+         "Newton's linear solver (dense: GSL's LU, small scenes)", newton_solver_names},
     };
     int n = (int)(sizeof rows / sizeof rows[0]);
     for (int i = 0; i < n; i++) out[i] = rows[i];
@@ -76,6 +87,19 @@ int pbd_scene_options(pbd_scene_params *sp, cli_option *out)
          "FILE.node (the .ele beside it): tets replacing the generated ones", NULL},
         {"tear-threshold", CLI_DOUBLE, &sp->tear_threshold, 0, INFINITY, 0,
          "tear scene: relative stretch (|x_a - x_b| - L)/L at which an edge tears (0: off)",
+         NULL},
+        {"material", CLI_CHOICE, &sp->material, 0, 0, 0,
+         "tet_beam: the solid's constraints (the materials take E and nu; use --method=xpbd)",
+         pbd_material_names},
+        {"youngs-modulus", CLI_DOUBLE, &sp->youngs_modulus, 0, INFINITY, 1,
+         "E of --material (Pa) and of --stretch=fem|strain (E x thickness, N/m)", NULL},
+        {"poisson-ratio", CLI_DOUBLE, &sp->poisson_ratio, -1, 0.5, 1,
+         "nu of the materials, in (-1, 0.5] (0.5: incompressible, neo-hookean only)", NULL},
+        {"stretch", CLI_CHOICE, &sp->stretch, 0, 0, 0,
+         "cloth scenes: distance on every edge, fem (StVK membrane) or strain triangles",
+         pbd_stretch_names},
+        {"long-range-attachments", CLI_FLAG, &sp->long_range_attachments, 0, 0, 0,
+         "cloth scenes: l - |p - a| >= 0 from every attached particle a (Kim et al. 2012)",
          NULL},
     };
     int n = (int)(sizeof rows / sizeof rows[0]);

@@ -10,21 +10,29 @@ extern const pbd_experiment pbd_exp_balloon_pressure;
 extern const pbd_experiment pbd_exp_tet_inversion;
 extern const pbd_experiment pbd_exp_momentum_drift;
 extern const pbd_experiment pbd_exp_convergence;
+extern const pbd_experiment pbd_exp_xpbd_vs_implicit;
 extern const pbd_experiment pbd_exp_chain_forces;
 extern const pbd_experiment pbd_exp_gradcheck;
 extern const pbd_experiment pbd_exp_substeps_vs_iterations;
 extern const pbd_experiment pbd_exp_stiffness_vs_iterations;
+extern const pbd_experiment pbd_exp_material_beam;
+extern const pbd_experiment pbd_exp_poisson;
+extern const pbd_experiment pbd_exp_long_range_attachments;
 
 static const pbd_experiment *const experiments[] = {
     &pbd_exp_stiffness_vs_iterations,
     &pbd_exp_spring_oscillator,
     &pbd_exp_chain_forces,
     &pbd_exp_convergence,
+    &pbd_exp_xpbd_vs_implicit,
     &pbd_exp_substeps_vs_iterations,
     &pbd_exp_momentum_drift,
     &pbd_exp_stretch_bend_independence,
     &pbd_exp_balloon_pressure,
     &pbd_exp_tet_inversion,
+    &pbd_exp_material_beam,
+    &pbd_exp_poisson,
+    &pbd_exp_long_range_attachments,
     &pbd_exp_scaling,
     &pbd_exp_gradcheck,
 };

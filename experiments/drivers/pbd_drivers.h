@@ -95,6 +95,33 @@ pbd_status pbd_exp_summary_finish(pbd_exp_summary *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 
+/* ---- --reference=newton (experiments/drivers/reference.c) -------------------------- */
+
+/* A run measured against the Newton reference: before each step pbd_exp_reference_solve
+ * solves the implicit step (XPBD Eq. 8–9, Δt = def.dt, to def.newton_tol) from the world's
+ * state; after pbd_step, pbd_exp_reference_compare measures the step against it and, with a
+ * log, fills the /series columns newton_max_distance, newton_rms_distance (m),
+ * newton_reference_iterations, newton_reference_residual and per set
+ * newton_force_error_<NN>_<type>:
+ * ||f - f_N||_2 / ||f_N||_2 with f = λ/h² of the step's last substep and f_N = λ_N/Δt². */
+typedef struct pbd_exp_reference {
+    int n, n_sets, m;
+    double *x, *lambda;      /* Newton's positions (3n) and multipliers (set after set) */
+    int iterations;
+    double residual;         /* ||(g, h)||_2 where Newton stopped */
+    double max_distance, rms_distance; /* m, over particles */
+    double *force_error;     /* per set; NaN where Newton's forces are all zero */
+    pbd_h5log *log;
+    int c_max, c_rms, c_it, c_res, *c_force;
+} pbd_exp_reference;
+/* log may be NULL (no columns). The world's topology must stay as it is. */
+pbd_status pbd_exp_reference_init(pbd_exp_reference *r, const pbd_world *w, pbd_h5log *log);
+pbd_status pbd_exp_reference_solve(pbd_exp_reference *r, pbd_world *w);
+void pbd_exp_reference_compare(pbd_exp_reference *r, const pbd_world *w);
+/* Set the log columns from r's fields again (after a caller changed them). */
+void pbd_exp_reference_compare_log(pbd_exp_reference *r, const pbd_world *w);
+void pbd_exp_reference_free(pbd_exp_reference *r);
+
 /* ---- scenes the experiments share (experiments/exp_scenes.c) ------------------------ */
 
 /* A cloth grid of resolution² particles, side `size` m, total mass `mass` kg, in the x–y
@@ -122,5 +149,12 @@ double pbd_exp_l2_c(const pbd_world *w, const char *unit);
 double pbd_exp_xpbd_residual(const pbd_world *w, const char *unit);
 /* Wall time of the step's solver stages (all but the measurement), in s. */
 double pbd_exp_step_seconds(const pbd_world *w);
+
+/* The static equilibrium of w under gravity (experiments/drivers/exp_static.c): the minimum of
+ * Σ C²/(2α) − Σ m g·x over the free particles by Newton's method, from w->x; on success w->x
+ * and w->p hold it and w->v = 0. Every set: equality constraints with a scalar C and α > 0.
+ * Converged when |∇E|∞ <= tol × (the largest particle weight m|g|). PBD_ENUMERIC when it does
+ * not get there within max_iter iterations. */
+pbd_status pbd_exp_static_equilibrium(pbd_world *w, double tol, int max_iter, int *n_iter);
 
 #endif

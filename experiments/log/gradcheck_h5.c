@@ -5,7 +5,9 @@
  *                   tolerances, passed, failed
  * /<type name>/     attributes: the table line's fields and the counts;
  *                   datasets [samples]: max_rel_err, taylor_order, momentum_err, status;
- *                   datasets [degenerate_samples]: degenerate_max_rel_err, degenerate_status */
+ *                   datasets [degenerate_samples]: degenerate_max_rel_err, degenerate_status;
+ *                   for a type with an analytic Hessian also hessian_max_rel_err and
+ *                   hessian_taylor_order [samples] and as attributes */
 #include "pbd_log.h"
 
 #include <errno.h>
@@ -45,12 +47,25 @@ static int write_type(hid_t file, const pbd_gradcheck_result *r)
         err |= H5LTset_attribute_string(g, "status", "codes", status_codes) < 0;
         err |= H5LTset_attribute_string(g, "degenerate_status", "codes", status_codes) < 0;
     }
+    if (!err && r->has_hessian) {
+        err |= H5LTmake_dataset_double(g, "hessian_max_rel_err", 1, &n, r->hessian_rel_err) < 0;
+        err |= H5LTmake_dataset_double(g, "hessian_taylor_order", 1, &n, r->hessian_order) < 0;
+        double h[] = {r->hessian_max_rel_err, r->hessian_taylor_order};
+        err |= H5LTset_attribute_double(g, ".", "hessian_max_rel_err", &h[0], 1) < 0;
+        err |= H5LTset_attribute_double(g, ".", "hessian_taylor_order", &h[1], 1) < 0;
+        err |= H5LTset_attribute_string(g, "hessian_max_rel_err", "description",
+                                        "per sample: max over entries of |H_a - H_fd| / max(|H_a|, "
+                                        "|H_fd|, floor), H_fd central differences of the analytic "
+                                        "gradient; NaN when not checked") < 0;
+    }
     int ints[] = {r->type->arity, r->type->internal, r->type->inequality, r->pass, r->samples,
                   r->checked, r->skipped, r->nonfinite, r->invalid, r->taylor_exact,
-                  r->degenerate_samples, r->degenerate_skipped, r->degenerate_nonfinite};
+                  r->degenerate_samples, r->degenerate_skipped, r->degenerate_nonfinite,
+                  r->has_hessian, r->hessian_checked, r->hessian_nonfinite};
     const char *int_names[] = {"arity", "internal", "inequality", "pass", "samples",
                                "checked", "skipped", "nonfinite", "invalid", "taylor_exact",
-                               "degenerate_samples", "degenerate_skipped", "degenerate_nonfinite"};
+                               "degenerate_samples", "degenerate_skipped", "degenerate_nonfinite",
+                               "has_hessian", "hessian_checked", "hessian_nonfinite"};
     for (unsigned i = 0; i < sizeof ints / sizeof ints[0]; i++)
         err |= H5LTset_attribute_int(g, ".", int_names[i], &ints[i], 1) < 0;
     double dbl[] = {r->max_rel_err, r->taylor_order, r->momentum_err, r->degenerate_max_rel_err};

@@ -136,6 +136,12 @@ int log_make_series(pbd_h5log *log, const pbd_world *w)
         H5LTset_attribute_string(log->cols[log->c_stage].dset, ".", "stages", names);
     }
     int bad = make_set_columns(log, g, w);
+    log->c_newton = -1;
+    if (!bad && w->def.method == PBD_METHOD_NEWTON) {
+        log->c_newton = log_add_column(log, g, "newton_iterations", 1, "1",
+                                       "Newton iterations of the step's last substep");
+        bad = log->c_newton < 0;
+    }
     H5Gclose(g);
     log->c_first_extra = log->n_cols;
     int ids[] = {log->c_step, log->c_time, log->c_particles, log->c_lin, log->c_ang,
@@ -171,19 +177,29 @@ static const char *const iter_descriptions[3] = {
 
 int log_make_iterations(pbd_h5log *log, const pbd_world *w)
 {
-    if (!w->def.record_iterations) return 0;
-    if ((long long)w->def.iterations * w->def.substeps > 100000000LL) return -1; /* validated */
-    log->iter_width = w->def.iterations * w->def.substeps;
+    const int newton = w->def.method == PBD_METHOD_NEWTON; /* always: its iterates are free */
+    if (!w->def.record_iterations && !newton) return 0;
+    long long per = newton ? (long long)w->def.newton_max_iterations + 1 : w->def.iterations;
+    if (per * w->def.substeps > 100000000LL) return -1; /* validated */
+    log->iter_width = pbd_iteration_log_width(&w->def);
     hid_t g = H5Gcreate2(log->file, "iterations", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0) return -1;
     int iters = w->def.iterations, subs = w->def.substeps, bad = 0;
     H5LTset_attribute_int(g, ".", "iterations", &iters, 1);
     H5LTset_attribute_int(g, ".", "substeps", &subs, 1);
-    H5LTset_attribute_string(g, ".", "layout",
+    H5LTset_attribute_string(g, ".", "layout", newton ?
+                             "method newton: row = step, column = substep * "
+                             "(newton_max_iterations + 1) + k, the residuals at Newton iterate k "
+                             "(k = 0: the prediction x~, lambda = 0), NaN past the last; per set "
+                             "in sets/<NN_type>/ in its unit, overall here only when every set "
+                             "has the same unit; newton_residual = ||(g, h)||_2 always" :
                              "row = step, column = substep * iterations + iteration; "
                              "residual at the predicted positions after that iteration; "
                              "per set in sets/<NN_type>/ in its unit, overall here only when "
                              "every set has the same unit");
+    if (newton)
+        bad = add_iter(log, g, "newton_residual", -1, 3, "kg m (g), constraint units (h)",
+                       "||(g, h)||_2 of the implicit step (XPBD Eq. 8-9) at each Newton iterate");
     const char *unit = log_common_unit(w);
     for (int k = 0; unit && k < 3 && !bad; k++)
         bad = add_iter(log, g, iter_names[k], -1, k, unit, iter_descriptions[k]);
@@ -325,6 +341,7 @@ pbd_status pbd_h5log_step(pbd_h5log *log, const pbd_world *w)
     put(log, log->c_stage, st->stage_seconds);
     put1(log, log->c_skipped, st->skipped);
     put1(log, log->c_threads, st->threads);
+    if (log->c_newton >= 0) put1(log, log->c_newton, st->newton_iterations);
     if (st->threads > log->threads_used) log->threads_used = st->threads;
     for (int s = 0; s < log->n_sets; s++) {
         const pbd_set_stats *ss = &w->sets[s].stats;
@@ -341,14 +358,15 @@ pbd_status pbd_h5log_step(pbd_h5log *log, const pbd_world *w)
         c->set = 0;
     }
     if (log->iter_width > 0) {
-        long long have_ll = (long long)w->def.iterations * w->def.substeps;
+        const int newton = w->def.method == PBD_METHOD_NEWTON;
+        long long have_ll = pbd_iteration_log_width(&w->def);
         int have = have_ll > w->iter_capacity ? w->iter_capacity : (int)have_ll;
-        const double *overall[3] = {w->iter_max_c, w->iter_l2_c, w->iter_xpbd};
+        const double *overall[4] = {w->iter_max_c, w->iter_l2_c, w->iter_xpbd, w->iter_newton};
         for (int i = 0; i < log->n_its; i++) {
             const log_iter *it = &log->its[i];
             double *row = it->buf + (size_t)log->buffered * log->iter_width;
             for (int k = 0; k < log->iter_width; k++) {
-                int ok = k < have && w->def.record_iterations;
+                int ok = k < have && (w->def.record_iterations || newton);
                 if (it->set < 0)
                     row[k] = ok && overall[it->kind] ? overall[it->kind][k] : NAN;
                 else

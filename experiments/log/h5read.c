@@ -14,24 +14,6 @@
 
 /* ---- reading back ------------------------------------------------------------------- */
 
-int pbd_h5_read_attr_double(const char *path, const char *name, double *v)
-{
-    log_quiet_hdf5();
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) return -1;
-    int rc = -1;
-    if (H5Aexists(f, name) > 0) {
-        H5T_class_t cls;
-        size_t size;
-        hsize_t dims[4] = {1, 1, 1, 1};
-        if (H5LTget_attribute_info(f, "/", name, dims, &cls, &size) >= 0 &&
-            (cls == H5T_FLOAT || cls == H5T_INTEGER) && dims[0] == 1)
-            rc = H5LTget_attribute_double(f, "/", name, v) < 0 ? -1 : 0;
-    }
-    H5Fclose(f);
-    return rc;
-}
-
 int pbd_h5_read_attr_string(const char *path, const char *name, char *buf, size_t size)
 {
     log_quiet_hdf5();
@@ -138,4 +120,9 @@ int pbd_h5_read_names(const char *path, const char *group, pbd_h5_names *out)
     }
     H5Fclose(f);
     return rc;
+}
+
+int pbd_h5_read_attr_double(const char *path, const char *name, double *v)
+{
+    return pbd_h5_read_attr_doubles(path, name, v, 1);
 }

@@ -23,7 +23,8 @@ typedef struct log_column {
 } log_column;
 
 /* One /iterations dataset: a row per step, a value per (substep, iteration); set = -1 for
- * the overall value, kind 0 max |C|, 1 ||C||_2, 2 ||C + α̃λ||_2. */
+ * the overall value, kind 0 max |C|, 1 ||C||_2, 2 ||C + α̃λ||_2, 3 ||(g, h)||_2 (method
+ * newton: per Newton iterate). */
 typedef struct log_iter {
     hid_t dset;
     double *buf; /* block × iter_width */
@@ -69,6 +70,7 @@ struct pbd_h5log {
         c_total, c_stage, c_skipped, c_threads;
     int c_first_extra; /* columns from here on are the experiments' (NaN unless set) */
     int *c_set;        /* per set: max_c, l2_c, xpbd_residual, elastic_energy column ids */
+    int c_newton;      /* /series/newton_iterations (method newton), or -1 */
     int threads_used;  /* the most threads a step ran on */
     /* /iterations: per step × (iterations · substeps) */
     int iter_width;

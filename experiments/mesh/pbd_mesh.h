@@ -47,6 +47,12 @@ void pbd_tetmesh_free(pbd_tetmesh *m);
 int pbd_trimesh_edges(const pbd_trimesh *m, int32_t **edges, int32_t **valence);
 int pbd_trimesh_hinges(const pbd_trimesh *m, int32_t **hinges);
 int pbd_tetmesh_edges(const pbd_tetmesh *m, int32_t **edges);
+/* Geodesic distances dist[v] (n_vertices) along the surface from vertex `source` at the mesh's
+ * positions, by Dijkstra's order with edge updates and fast-marching updates across
+ * triangles (experiments/mesh/mesh_geodesic.c): exact straight-line distances on a flat
+ * convex mesh; INFINITY for vertices not connected to the source. Returns 0, or -1 with
+ * pbd_last_error() set. */
+int pbd_trimesh_geodesic(const pbd_trimesh *m, int source, double *dist);
 /* The boundary triangles of a tet mesh (faces of exactly one tet), oriented outward;
  * -1 when a face is shared by more than two tets (the mesh does not conform). */
 int pbd_tetmesh_boundary(const pbd_tetmesh *m, int32_t **tri);

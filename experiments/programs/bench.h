@@ -41,6 +41,14 @@ pbd_status bench_write_h5(const char *path, const bench_row *rows, int n, const 
  * each saying met or NOT met with its figure; returns how many. */
 int bench_targets(const bench_row *rows, int n, int threads, int quick, char out[][256]);
 
+/* The Newton reference's rows (experiments/programs/bench_newton.c): one implicit step of the
+ * 64² cloth of XPBD Table 1 and of a 100² cloth with bending (--quick: 32² and 48²), scenes
+ * whose name contains `only` (NULL: both); appends rows, and one target line each at
+ * out[*n_targets] on. Returns 0
+ * or -1 (message printed). */
+int bench_newton(int quick, const char *only, bench_row *rows, int *n_rows, char out[][256],
+                 int *n_targets);
+
 /* The yardstick (experiments/programs/bench_yardstick.c): a plain, hand-written serial
  * Gauss–Seidel step over a world's distance constraints (PBD Eq. 10/11), flat arrays, no
  * registry. */

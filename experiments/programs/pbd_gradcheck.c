@@ -41,8 +41,10 @@ int main(int argc, char **argv)
         printf("\nConstraint types:");
         print_names(stdout);
         printf("\n\nOne line per type:\n  NAME samples=N max_rel_err=X taylor_order=Y|exact "
-               "momentum=ok|n/a|FAIL PASS|FAIL\nthen 'N passed, N failed'; exit status 1 when "
-               "any type fails.\n");
+               "momentum=ok|n/a|FAIL [hessian_max_rel_err=X hessian_taylor_order=Y|exact] "
+               "PASS|FAIL\n(the hessian_ fields for types with an analytic Hessian, checked "
+               "against differences of the gradient)\nthen 'N passed, N failed'; exit status 1 "
+               "when any type fails.\n");
         return 0;
     }
     if (rc != CLI_OK) return 2;

@@ -17,6 +17,8 @@ int main(int argc, char **argv)
     int steps = 100, every = 1, quiet = 0, list_experiments = 0, frames = 0, fault_step = 0,
         frame_velocities = 0, fault_kind = 0;
     static const char *const fault_kinds[] = {"nan", "oom", NULL};
+    int reference = 0;
+    static const char *const reference_names[] = {"none", "newton", NULL};
     const char *out_dir = NULL, *run = "run";
     cli_option opts[PBD_MAX_OPTIONS];
     int n_opts = 0;
@@ -35,6 +37,10 @@ int main(int argc, char **argv)
          NULL},
         {"frame-velocities", CLI_FLAG, &frame_velocities, 0, 0, 0,
          "with --frames: velocities in every frame too", NULL},
+        {"reference", CLI_CHOICE, &reference, 0, 0, 0,
+         "newton: each step is also solved by the Newton reference from the same state; the "
+         "distance to it (max, RMS) and per set the force error go to the output",
+         reference_names},
         {"test-fault-step", CLI_INT, &fault_step, 0, 1e9, 0,
          "TEST ONLY: step N gets a NaN velocity, so that the watchdog stops the run (0: off)",
          NULL},
@@ -106,6 +112,20 @@ int main(int argc, char **argv)
     }
     pbd_test_fault_step = fault_step;
     pbd_test_fault_oom = fault_kind == 1;
+    if (def.method == PBD_METHOD_NEWTON && def.linearize_stiffness) {
+        fprintf(stderr, "pbd-run: --linearize: expected no PBD stiffness linearisation with "
+                "--method=newton (the implicit step uses XPBD compliance), found it set\n");
+        pbd_scene_cells_free(&cells);
+        pbd_world_free(w);
+        return 2;
+    }
+    if ((def.method == PBD_METHOD_NEWTON || reference) && pbd_newton_check(w) != PBD_OK) {
+        fprintf(stderr, "pbd-run: %s%s\n", reference ? "--reference=newton: " : "",
+                pbd_last_error());
+        pbd_scene_cells_free(&cells);
+        pbd_world_free(w);
+        return 2;
+    }
     pbd_h5log *log = NULL;
     if (out_dir) {
         pbd_h5log_options o = {.frames_every = frames, .frame_velocities = frame_velocities,
@@ -123,6 +143,18 @@ int main(int argc, char **argv)
         }
         pbd_interrupt_install();
     }
+    pbd_exp_reference ref = {0};
+    if (reference) {
+        pbd_status rs = pbd_exp_reference_init(&ref, w, log);
+        if (rs != PBD_OK) {
+            fprintf(stderr, "pbd-run: %s\n", pbd_last_error());
+            if (log) pbd_h5log_discard(log);
+            pbd_scene_cells_free(&cells);
+            pbd_world_free(w);
+            return pbd_exit_status(rs);
+        }
+    }
+    const int newton = def.method == PBD_METHOD_NEWTON;
     printf("# pbd-run %s: %d particles, dt=%g s, iterations=%d, substeps=%d, method=%s, "
            "stiffness=%g%s, compliance=%g\n",
            scene->name, w->n, def.dt, def.iterations, def.substeps, pbd_method_name(def.method),
@@ -131,11 +163,14 @@ int main(int argc, char **argv)
         printf("# step  time_s");
         for (int k = 0; k < w->n_sets; k++)
             printf("  max|C|:%s[%s]", w->sets[k].type->name, w->sets[k].type->unit);
-        printf("\n");
+        printf("%s%s\n", newton ? "  newton_iterations  newton_residual  newton_seconds" : "",
+               reference ? "  newton_max_distance[m]  newton_rms_distance[m]" : "");
     }
     pbd_status st = PBD_OK;
     for (int s = 1; s <= steps && st == PBD_OK; s++) {
+        if (reference && (st = pbd_exp_reference_solve(&ref, w)) != PBD_OK) break;
         if ((st = pbd_step(w)) != PBD_OK) break;
+        if (reference) pbd_exp_reference_compare(&ref, w);
         if ((!quiet && s % every == 0) || s == steps) {
             printf("%6d %8.4f", s, w->time);
             for (int k = 0; k < w->n_sets; k++) { /* "-" when the step was not measured */
@@ -144,10 +179,17 @@ int main(int argc, char **argv)
                 else
                     printf(" -");
             }
+            if (newton) {
+                pbd_newton_info info;
+                pbd_newton_last_info(w, &info);
+                printf(" %3d %.3e %.3f", info.iterations, info.residual, info.seconds_total);
+            }
+            if (reference) printf(" %.6e %.6e", ref.max_distance, ref.rms_distance);
             printf("\n");
         }
         if (log) st = pbd_h5log_step(log, w);
     }
+    pbd_exp_reference_free(&ref);
     fflush(stdout);
     if (log && st == PBD_OK) {
         char path[4096];

@@ -23,9 +23,26 @@ typedef struct pbd_scene_params {
     const char *mesh_path;   /* --mesh: OBJ surface replacing the generated one */
     const char *tet_path;    /* --tet: TetGen .node (+ .ele) replacing the generated tets */
     double tear_threshold;   /* tear scene: relative stretch at which an edge tears; 0 = off */
+    /* materials (issue 15; experiments/scenes/scene_materials.c) */
+    int material;            /* tet_beam: index into pbd_material_names (0 = distance-volume) */
+    double youngs_modulus;   /* E of the materials: Pa for tets, N/m (E·thickness) for cloth */
+    double poisson_ratio;    /* ν in (-1, 0.5] (0.5 only for neo-hookean: incompressible) */
+    int stretch;             /* cloth scenes: index into pbd_stretch_names (0 = distance) */
+    int long_range_attachments; /* cloth scenes: 1 adds them from every attached particle */
 } pbd_scene_params;
 
 pbd_scene_params pbd_scene_params_default(void);
+
+/* --material of tet_beam: "distance-volume" (distance on every edge + tet_volume per tet, the
+ * default), "neo-hookean" (snh_tet), "stvk" (fem_tet_stvk), "corotated" (fem_tet_corotated),
+ * "strain" (strain_tet), "strain-normalized"; --stretch of the cloth scenes: "distance" (every
+ * edge), "fem" (fem_triangle), "strain" (strain_triangle). NULL-terminated. The materials take
+ * their XPBD compliance from E and ν (pbd_constraint_type.material): use --method=xpbd. */
+extern const char *const pbd_material_names[];
+extern const char *const pbd_stretch_names[];
+/* The constraint type of a material or stretch index (NULL for 0 and out of range). */
+const pbd_constraint_type *pbd_scene_material_type(int material);
+const pbd_constraint_type *pbd_scene_stretch_type(int stretch);
 
 /* Hanging chain along -y with particle 0 attached at the origin. */
 pbd_world *pbd_scene_chain(const pbd_scene_params *sp);
@@ -35,8 +52,9 @@ pbd_world *pbd_scene_cloth(const pbd_scene_params *sp);
 /* The cloth grid laid horizontal (x–z plane), hanging from the same two corners, plus a
  * bend_dihedral constraint (stiffness k_bend) on every interior edge. */
 pbd_world *pbd_scene_cloth_bend(const pbd_scene_params *sp);
-/* A beam of tets (or --tet), distance on every edge and tet_volume per tet, the end at
- * the smallest x attached (cantilever); masses lumped by tet volume. */
+/* A beam of tets (or --tet), distance on every edge and tet_volume per tet (or --material's
+ * constraints per tet), the end at the smallest x attached (cantilever); masses lumped by tet
+ * volume. */
 pbd_world *pbd_scene_tet_beam(const pbd_scene_params *sp);
 /* An icosphere (level = resolution, diameter size) or a closed --mesh: distances, bending
  * and the balloon_volume constraint with k_pressure; hangs from its top vertex. */

@@ -29,4 +29,19 @@ int scene_attach_side(pbd_world *w, int axis, int max_side);
 void scene_keep_triangles(const int32_t *tri, int n);
 void scene_keep_tets(const int32_t *tet, int n);
 
+/* --material, --stretch and --long-range-attachments on a scene that cannot take them:
+ * PBD_EINVAL with one line (scene_materials.c). */
+pbd_status scene_material_inputs(const pbd_scene_params *sp, const char *scene,
+                                 int takes_material, int takes_stretch);
+/* One set of the material type `type`: type->n_components constraints per element (n_elem
+ * rows of type->arity particle indices, rest shape = the world's positions) for
+ * sp->youngs_modulus and sp->poisson_ratio, with the compliances the type gives and PBD
+ * stiffness sp->stiffness. Returns the set or -1 (pbd_last_error: one line naming `scene`). */
+int scene_add_material(pbd_world *w, const pbd_constraint_type *type, int n_elem,
+                       const int32_t *elem, const pbd_scene_params *sp, const char *scene);
+/* Long-range attachments (Kim et al. 2012): from each attached particle to every free vertex
+ * of the surface m (the particles are its vertices), hard, with the geodesic rest distance.
+ * Call after attaching. Returns the set or -1. */
+int scene_add_long_range_attachments(pbd_world *w, const pbd_trimesh *m);
+
 #endif

@@ -73,6 +73,7 @@ pbd_world *pbd_scene_tear(const pbd_scene_params *sp)
 {
     pbd_trimesh m;
     pbd_status st = scene_inputs(sp, "tear", 1, 0);
+    if (st == PBD_OK) st = scene_material_inputs(sp, "tear", 0, 0); /* it tears distances */
     if (st == PBD_OK && sp->mesh_path) {
         st = pbd_trimesh_load_obj(sp->mesh_path, PBD_MESH_CLOTH, &m);
     } else if (st == PBD_OK) {

@@ -25,6 +25,11 @@ pbd_scene_params pbd_scene_params_default(void)
         .mesh_path = NULL,
         .tet_path = NULL,
         .tear_threshold = 0.5,
+        .material = 0,
+        .youngs_modulus = 1e5,
+        .poisson_ratio = 0.3,
+        .stretch = 0,
+        .long_range_attachments = 0,
     };
     return sp;
 }
@@ -37,7 +42,9 @@ static int add_distance(pbd_world *w, int set, int a, int b, const pbd_scene_par
 
 pbd_world *pbd_scene_chain(const pbd_scene_params *sp)
 {
-    if (scene_inputs(sp, "chain", 0, 0) != PBD_OK) return NULL;
+    if (scene_inputs(sp, "chain", 0, 0) != PBD_OK ||
+        scene_material_inputs(sp, "chain", 0, 0) != PBD_OK)
+        return NULL;
     int n = sp->resolution > 1 ? sp->resolution : 20;
     pbd_world *w = pbd_world_create(n);
     if (!w) return NULL;
@@ -61,26 +68,43 @@ fail:
 static pbd_status cloth_surface(const pbd_scene_params *sp, const char *scene, pbd_trimesh *m)
 {
     pbd_status st = scene_inputs(sp, scene, 1, 0);
+    if (st == PBD_OK) st = scene_material_inputs(sp, scene, 0, 1);
     if (st != PBD_OK) return st;
     if (sp->mesh_path) return pbd_trimesh_load_obj(sp->mesh_path, PBD_MESH_CLOTH, m);
     int r = sp->resolution > 1 ? sp->resolution : 16;
     return pbd_mesh_grid(r, r, sp->size, sp->size, sp->diagonal, m);
 }
 
-/* Particles of equal mass on the vertices, a distance constraint on every edge (sorted
- * edges: for the grid, per vertex v the edges to v+1, v+r, then the diagonal). */
+/* Particles of equal mass on the vertices and the stretch constraints: --stretch=distance, a
+ * distance constraint on every edge (sorted edges: for the grid, per vertex v the edges to
+ * v+1, v+r, then the diagonal); fem or strain, the membrane type's constraints per triangle
+ * (scene_materials.c). */
 static pbd_world *cloth_world(const pbd_scene_params *sp, const pbd_trimesh *m)
 {
-    int32_t *edges;
-    int ne = pbd_trimesh_edges(m, &edges, NULL);
+    int32_t *edges = NULL;
+    const pbd_constraint_type *membrane = pbd_scene_stretch_type(sp->stretch);
+    int ne = membrane ? 0 : pbd_trimesh_edges(m, &edges, NULL);
     if (ne < 0) return NULL;
     pbd_world *w = scene_world(m->n_vertices, m->x, NULL, sp->total_mass);
     if (w) scene_keep_triangles(m->tri, m->n_triangles);
-    if (w && scene_add_edges(w, ne, edges, sp->stiffness, sp->compliance) < 0) {
+    int set = !w ? -1
+              : membrane ? scene_add_material(w, membrane, m->n_triangles, m->tri, sp, "cloth")
+                         : scene_add_edges(w, ne, edges, sp->stiffness, sp->compliance);
+    if (w && set < 0) {
         pbd_world_free(w);
         w = NULL;
     }
     free(edges);
+    return w;
+}
+
+/* --long-range-attachments after the scene's attachments; frees w on failure. */
+static pbd_world *cloth_lra(pbd_world *w, const pbd_scene_params *sp, const pbd_trimesh *m)
+{
+    if (w && sp->long_range_attachments && scene_add_long_range_attachments(w, m) < 0) {
+        pbd_world_free(w);
+        return NULL;
+    }
     return w;
 }
 
@@ -89,8 +113,9 @@ pbd_world *pbd_scene_cloth(const pbd_scene_params *sp)
     pbd_trimesh m;
     if (cloth_surface(sp, "cloth", &m) != PBD_OK) return NULL;
     pbd_world *w = cloth_world(sp, &m);
-    pbd_trimesh_free(&m);
     if (w) scene_attach_top_corners(w);
+    w = cloth_lra(w, sp, &m);
+    pbd_trimesh_free(&m);
     return w;
 }
 
@@ -125,18 +150,22 @@ pbd_world *pbd_scene_cloth_bend(const pbd_scene_params *sp)
         pbd_world_free(w);
         w = NULL;
     }
-    pbd_trimesh_free(&m);
     if (w) scene_attach_top_corners(w);
+    w = cloth_lra(w, sp, &m);
+    pbd_trimesh_free(&m);
     return w;
 }
 
 /* The beam: resolution cubes along x (length size), a square section of side size/4 with
  * resolution/4 cubes (at least 1). Particles carry the mass of a quarter of each tet they
  * belong to (lumped by volume); distance constraints on every tet edge and a volume
- * constraint per tet; the end x = min is attached (a cantilever). */
+ * constraint per tet, or with --material that material's constraints per tet; the end
+ * x = min is attached (a cantilever). */
 pbd_world *pbd_scene_tet_beam(const pbd_scene_params *sp)
 {
-    if (scene_inputs(sp, "tet_beam", 0, 1) != PBD_OK) return NULL;
+    if (scene_inputs(sp, "tet_beam", 0, 1) != PBD_OK ||
+        scene_material_inputs(sp, "tet_beam", 1, 0) != PBD_OK)
+        return NULL;
     pbd_tetmesh m;
     pbd_status st;
     if (sp->tet_path) {
@@ -162,10 +191,17 @@ pbd_world *pbd_scene_tet_beam(const pbd_scene_params *sp)
     w = scene_world(m.n_vertices, m.x, mass, sp->total_mass);
     if (!w) goto done;
     scene_keep_tets(m.tet, m.n_tets);
-    int set = scene_add_edges(w, ne, edges, sp->stiffness, sp->compliance);
-    int vol = set < 0 ? -1 : pbd_world_add_set(w, &pbd_tet_volume_type, 0);
-    for (int t = 0; vol >= 0 && t < m.n_tets; t++)
-        if (pbd_set_add(w, vol, m.tet + 4 * t, NULL, sp->stiffness, sp->compliance) < 0) vol = -1;
+    const pbd_constraint_type *material = pbd_scene_material_type(sp->material);
+    int vol = -1;
+    if (material) { /* --material: its constraints per tet, compliances from E and ν */
+        vol = scene_add_material(w, material, m.n_tets, m.tet, sp, "tet_beam");
+    } else {
+        int set = scene_add_edges(w, ne, edges, sp->stiffness, sp->compliance);
+        vol = set < 0 ? -1 : pbd_world_add_set(w, &pbd_tet_volume_type, 0);
+        for (int t = 0; vol >= 0 && t < m.n_tets; t++)
+            if (pbd_set_add(w, vol, m.tet + 4 * t, NULL, sp->stiffness, sp->compliance) < 0)
+                vol = -1;
+    }
     if (vol < 0) {
         pbd_world_free(w);
         w = NULL;
@@ -189,6 +225,7 @@ pbd_world *pbd_scene_balloon(const pbd_scene_params *sp)
 {
     pbd_trimesh m;
     pbd_status st = scene_inputs(sp, "balloon", 1, 0);
+    if (st == PBD_OK) st = scene_material_inputs(sp, "balloon", 0, 1);
     if (st == PBD_OK && sp->mesh_path) {
         st = pbd_trimesh_load_obj(sp->mesh_path, PBD_MESH_CLOSED_SURFACE, &m);
         if (st == PBD_OK) pbd_trimesh_orient_outward(&m);
@@ -227,13 +264,14 @@ pbd_world *pbd_scene_balloon(const pbd_scene_params *sp)
         w = NULL;
     }
     free(all);
-    pbd_trimesh_free(&m);
     if (w) {
         int top = 0;
         for (int i = 1; i < w->n; i++)
             if (w->x[3 * i + 1] > w->x[3 * top + 1]) top = i;
         pbd_world_attach(w, top);
     }
+    w = cloth_lra(w, sp, &m);
+    pbd_trimesh_free(&m);
     return w;
 }
 
@@ -244,6 +282,7 @@ pbd_world *pbd_scene_cloth_bag(const pbd_scene_params *sp)
 {
     pbd_trimesh m;
     pbd_status st = scene_inputs(sp, "cloth_bag", 1, 0);
+    if (st == PBD_OK) st = scene_material_inputs(sp, "cloth_bag", 0, 1);
     if (st == PBD_OK && sp->mesh_path)
         st = pbd_trimesh_load_obj(sp->mesh_path, PBD_MESH_CLOTH, &m);
     else if (st == PBD_OK)
@@ -255,8 +294,9 @@ pbd_world *pbd_scene_cloth_bag(const pbd_scene_params *sp)
         pbd_world_free(w);
         w = NULL;
     }
-    pbd_trimesh_free(&m);
     if (w) scene_attach_top_extremes(w);
+    w = cloth_lra(w, sp, &m);
+    pbd_trimesh_free(&m);
     return w;
 }
 

@@ -1,0 +1,33 @@
+/* Private to analysis/. */
+#ifndef PBD_ANALYSIS_PRIVATE_H
+#define PBD_ANALYSIS_PRIVATE_H
+
+#include "pbd_analysis.h"
+
+#include <math.h>
+
+/* 1 when every a[0..n) is finite. */
+static inline int all_finite(const double *a, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(a[i])) return 0;
+    return 1;
+}
+
+/* Euclidean norm of a[0..n). */
+static inline double norm2(const double *a, int n)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++) s += a[i] * a[i];
+    return sqrt(s);
+}
+
+/* The checker for a type without a scalar C (eval NULL, project_goal set; goalcheck.c):
+ * fills r like pbd_gradcheck_type, with per-sample rel_err the largest of its relative
+ * errors, order NaN (no Taylor test) and momentum_errs. */
+pbd_status pbd_goalcheck_type(const pbd_constraint_type *type, const pbd_gradcheck_options *opt,
+                              pbd_gradcheck_result *r);
+/* FNV-1a of a type's name: each type draws from (seed, name) (gradcheck.c). */
+uint64_t pbd_gradcheck_name_hash(const char *s);
+
+#endif

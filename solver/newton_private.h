@@ -1,0 +1,90 @@
+/* Private to solver/: the Newton reference's workspace and its three parts — the driver
+ * (solver/newton.c: prediction, residual, line search, the public API), the linear system
+ * (solver/newton_system.c: sparsity pattern, Hessians, assembly) and the linear solvers
+ * (solver/newton_linear.c: UMFPACK, CHOLMOD, GSL's dense LU). */
+#ifndef PBD_NEWTON_PRIVATE_H
+#define PBD_NEWTON_PRIVATE_H
+
+#include "pbd.h"
+#include "solver_private.h"
+#include "variants.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PBD_NEWTON_DENSE_MAX 4000 /* unknowns of the dense oracle: 128 MB of matrix */
+
+/* The linear system of one Newton iteration (solver/newton_system.c). With D = α̃ + δ
+ * (δ: the stabilisation described there) and the constraints' multipliers either all kept
+ * (KKT form: solvers umfpack, dense) or all eliminated (Schur complement: auto, cholmod):
+ *   KKT:    [ K   -Jᵀ ] [Δx]     [g]          Schur:  (K + Jᵀ D⁻¹ J) Δx = -(g + Jᵀ D⁻¹ h),
+ *           [ J    D  ] [Δλ] = - [h],                 Δλ = -(h + J Δx) / D,
+ * K = M - Σ_c λ_c ∇²C_c (XPBD Eq. 10–11 with the geometric stiffness). */
+typedef struct newton_system {
+    uint64_t key;          /* topology, free and kept masks and layout it was built for */
+    int valid;
+    int nf, m, mk, N;      /* free particles, constraints, kept constraints, unknowns */
+    int dense;             /* 1: J is a gsl_matrix (test oracle), no pattern */
+    /* particle blocks: column f holds the free particles brow[bptr[f] .. bptr[f+1]) */
+    int32_t *bptr, *brow;
+    long n_blocks;
+    /* kept constraints touching free particle f: krow[kptr[f] .. kptr[f+1]), sorted */
+    int32_t *kptr, *krow;
+    int32_t *kept_of;      /* constraint -> kept index (KKT form), or -1 (eliminated) */
+    /* per constraint, offsets in coff[c_off[c] ..]: arity² block numbers (-1: a fixed
+     * particle), then per particle its slot among kept rows of its column and its rank
+     * among the constraint's distinct free particles (kept constraints only) */
+    int64_t *c_off;
+    int32_t *coff;
+    /* CSC, N × N (full pattern; CHOLMOD reads its upper triangle) */
+    int *Ap, *Ai;
+    double *Ax;
+    long nnz;
+    double *rhs, *sol;     /* N */
+    /* solver state (solver/newton_linear.c): factorisations keep their symbolic part */
+    void *umf_symbolic, *umf_numeric;
+    void *chol_common;     /* cholmod_common * */
+    void *chol_llt, *chol_ldl; /* cholmod_factor *: supernodal LLᵀ, simplicial LDLᵀ */
+    int llt_failed, ldl_failed; /* in this solve: not positive definite / not LDLᵀ-able */
+    void *gsl_J, *gsl_perm, *gsl_rhs, *gsl_sol;
+    size_t factor_bytes;   /* the library's peak memory of the last factorisation */
+    int used;              /* pbd_newton_solver of the last solve */
+} newton_system;
+
+struct pbd_newton_workspace {
+    int n, n_free, m, N, arity, n_grad, n_sets;
+    int32_t *free_of;           /* particle -> free index, or -1 */
+    int32_t *set_c, *set_g;     /* per set: first constraint, first gradient double */
+    double *xt, *x, *x_try;     /* 3n: x̃ (fixed: final position), iterate, trial */
+    double *lambda, *lambda_try, *alpha_tilde, *C; /* m */
+    double *denom;              /* m: α̃ + δ of the last assembly (newton_system.c) */
+    double *grad;               /* ∇C of every constraint at the iterate */
+    double *r;                  /* 3 n_free + m: (g, h) */
+    double *dx, *dlambda;       /* the Newton direction: 3 n_free, m */
+    double max_c, l2_c, l2_h;   /* max |C|, ||C||_2, ||h||_2 at the last residual() */
+    double *set_stats;          /* the same per set (3 per set), in the set's unit */
+    double norm0, norm;         /* ||(g, h)||_2 at the start and at the iterate */
+    int skipped;                /* degenerate constraints at the last residual() */
+    int hessians_skipped;       /* undefined Hessians in the last assembly */
+    double *xl, *gp, *gm, *H;   /* one constraint: positions, ±gradients, Hessian */
+    newton_system sys;
+    pbd_newton_info info;
+};
+
+/* solver/newton_system.c */
+/* Build (or keep) the pattern for the solver `solver` (PBD_NEWTON_*, not AUTO). */
+pbd_status newton_system_prepare(pbd_world *w, struct pbd_newton_workspace *nw, int solver);
+/* Assemble the matrix and right-hand side at the iterate (residual() left ∇C, C and r). */
+pbd_status newton_system_assemble(pbd_world *w, struct pbd_newton_workspace *nw);
+/* After the solve: Δx and Δλ from sys.sol (Δλ of eliminated constraints recovered). */
+void newton_system_direction(pbd_world *w, struct pbd_newton_workspace *nw);
+void newton_system_free(newton_system *s);
+size_t newton_system_bytes(const newton_system *s);
+
+/* solver/newton_linear.c: factorise sys.Ax and solve for sys.rhs into sys.sol with the
+ * prepared solver; CHOLMOD falls back to UMFPACK (sys.used says which) when `fallback`
+ * and the matrix is not positive definite. PBD_ENUMERIC with one line when singular. */
+pbd_status newton_linear_solve(newton_system *s, int solver, int fallback, int iteration);
+void newton_linear_free(newton_system *s);
+
+#endif
