@@ -87,10 +87,6 @@ static inline void ds8_contiguous(const int32_t *idx, int32_t ix[4][8])
                             _mm512_castsi512_si256(_mm512_permutex2var_epi32(lo, sel, hi)));
     }
 }
-static inline ds_v8 ds8_gatherw(const double *base, const int32_t *i)
-{
-    return (ds_v8)_mm512_i32gather_pd(_mm256_loadu_si256((const __m256i *)i), base, 8);
-}
 #include "simd8.h"
 #define DS_CONTIGUOUS ds8_contiguous
 #define DS_LOAD_XYZ simd8_load_xyz

@@ -1,9 +1,10 @@
 /* The distance constraint's colour kernels (PBD Eq. 10/11 and XPBD Eq. 18, as in
  * constraints/distance.c), several constraints per SIMD vector: the constraints of one colour
  * share no particle, so each lane projects one with the scalar kernel's operations
- * (constraints/distance_simd_body.h); the results are the scalar kernel's bit for bit. The
- * particles are fetched with the CPU's gather instructions; runtime dispatch (pbd_simd_width)
- * picks AVX-512 (8 lanes), AVX2 (4) or SSE2 (2). */
+ * (constraints/distance_simd_body.h); the results are the scalar kernel's bit for bit.
+ * Runtime dispatch (pbd_simd_width) picks AVX-512 (8 lanes: particles loaded and stored one
+ * by one and transposed in registers, constraints/simd8.h), AVX2 (4: the CPU's gathers) or
+ * SSE2 (2). */
 #include "pbd_constraint.h"
 #include "dihedral_simd.h"
 
@@ -79,16 +80,6 @@ static inline dd_v4 dd4_gatherw(const double *base, const int32_t *i)
 #pragma GCC target("avx512f,avx512vl,avx512dq,avx2,fma")
 typedef double dd_v8 __attribute__((vector_size(64)));
 typedef long dd_l8 __attribute__((vector_size(64)));
-static inline dd_v8 dd8_gather(const double *base, const int32_t *i, int comp)
-{
-    __m256i v = _mm256_loadu_si256((const __m256i *)i);
-    v = _mm256_add_epi32(_mm256_add_epi32(v, _mm256_add_epi32(v, v)), _mm256_set1_epi32(comp));
-    return (dd_v8)_mm512_i32gather_pd(v, base, 8);
-}
-static inline dd_v8 dd8_gatherw(const double *base, const int32_t *i)
-{
-    return (dd_v8)_mm512_i32gather_pd(_mm256_loadu_si256((const __m256i *)i), base, 8);
-}
 /* 8 index pairs (i1, i2) interleaved: the even and the odd 32-bit words */
 static inline void dd8_contiguous(const int32_t *idx, int32_t *i1, int32_t *i2)
 {
@@ -107,7 +98,6 @@ static inline void dd8_contiguous(const int32_t *idx, int32_t *i1, int32_t *i2)
 #define DS_VI dd_l8
 #define DS_NAME(x) dd8_##x
 #define DS_SQRT(v) ((dd_v8)_mm512_sqrt_pd((__m512d)(v)))
-#define DS_GATHER dd8_gather
 #define DS_GATHERW simd8_gather1
 #define DS_FN distance_colour_avx512
 #include "distance_simd_body.h"
@@ -120,7 +110,6 @@ static inline void dd8_contiguous(const int32_t *idx, int32_t *i1, int32_t *i2)
 #undef DS_VI
 #undef DS_NAME
 #undef DS_SQRT
-#undef DS_GATHER
 #undef DS_GATHERW
 #undef DS_FN
 #pragma GCC pop_options
