@@ -5,10 +5,11 @@
 # but for what differs from one run of the same program to the next:
 #   - the attributes date and command (the results directory is in the command line), and
 #     machine.loadavg_start / machine.loadavg_end (the machine's load around the run);
-#   - wall time: the datasets stage_seconds and step_ms, the attributes result.ms_*,
-#     result.ns_*, headline.xpbd_overhead, headline.colored_speedup, the headline text of the
-#     experiments that measure wall time (timing 1 in pbd-run --list-experiments), and the
-#     columns of summary tables whose unit is ms or ns.
+#   - wall time: the datasets stage_seconds, step_ms and *_seconds, the attributes result.ms_*,
+#     result.ns_*, result.*_seconds*, headline.xpbd_overhead, headline.colored_speedup, the
+#     headline text of the experiments that measure wall time (timing 1 in pbd-run
+#     --list-experiments), and the columns of summary tables whose unit is ms or ns or whose
+#     name ends in _seconds (simulated time, unit s, is compared).
 # Prints one line per difference; exit status 0 same, 1 different, 2 bad usage.
 set -eu
 [ $# = 3 ] || { echo "usage: compare-results.sh BUILD_DIR A B" >&2; exit 2; }
@@ -43,23 +44,25 @@ h5items() {
 
 wall_attr() {
     case "$1" in
-    date | command | machine.loadavg_* | result.ms_* | result.ns_* | headline.xpbd_overhead | headline.colored_speedup) return 0 ;;
+    date | command | machine.loadavg_* | result.ms_* | result.ns_* | result.*_seconds* | headline.xpbd_overhead | headline.colored_speedup) return 0 ;;
     headline) case "$timed" in *" $2 "*) return 0 ;; esac ;;
     esac
     return 1
 }
 
-# a summary table: equal but for its ms/ns columns
+# a summary table: equal but for its wall-time columns (ms, ns, *_seconds)
 same_table() {
     units=$(h5dump -a "$3/units" "$1" 2>/dev/null | sed -n 's/.*(0): "\(.*\)".*/\1/p')
+    names=$(h5dump -a "$3/columns" "$1" 2>/dev/null | sed -n 's/.*(0): "\(.*\)".*/\1/p')
     "$bin/pbd-h5extract" "$1" "$3" > "$tmp/ta" 2>&1 || return 1
     "$bin/pbd-h5extract" "$2" "$3" > "$tmp/tb" 2>&1 || return 1
     [ "$(wc -l < "$tmp/ta")" = "$(wc -l < "$tmp/tb")" ] || return 1
-    paste -d '\n' "$tmp/ta" "$tmp/tb" | awk -v units="$units" '
-        BEGIN { nu = split(units, u, " ") }
+    paste -d '\n' "$tmp/ta" "$tmp/tb" | awk -v units="$units" -v names="$names" '
+        BEGIN { nu = split(units, u, " "); split(names, c, " ")
+                for (i = 1; i <= nu; i++) wall[i] = u[i] == "ms" || u[i] == "ns" || c[i] ~ /_seconds$/ }
         NR % 2 == 1 { n = split($0, x, " "); next }
         { m = split($0, y, " "); if (m != n) exit 1
-          for (i = 1; i <= n; i++) if (!(u[i] == "ms" || u[i] == "ns") && x[i] != y[i]) exit 1 }'
+          for (i = 1; i <= n; i++) if (!wall[i] && x[i] != y[i]) exit 1 }'
 }
 
 while read -r f; do
@@ -86,7 +89,7 @@ while read -r f; do
         attr) wall_attr "$what" "$exp" && continue ;;
         data)
             case "$what" in
-            */stage_seconds | */step_ms) continue ;;
+            */stage_seconds | */step_ms | */*_seconds) continue ;;
             /tables/*) same_table "$fa" "$fb" "$what" && continue ;;
             esac ;;
         esac
