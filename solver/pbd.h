@@ -117,7 +117,7 @@ typedef struct pbd_set_stats {
     double l2_c;           /* ||C||_2 over the same */
     double xpbd_residual;  /* ||C + α̃λ||_2 (XPBD Eq. 9), α̃ = α/h² of the last substep h, over
                             * the same plus inequalities holding a multiplier (λ != 0) */
-    double elastic_energy; /* J: Σ C²/(2α) over the same with α > 0 (XPBD Eq. 4); NaN for PBD,
+    double elastic_energy; /* J: Σ C²/(2α) over the same with α > 0 (XPBD Eq. 3); NaN for PBD,
                             * whose stiffness k defines no energy */
     int active;            /* constraints counted in max_c and l2_c */
     int max_at;            /* the row of max_c (-1: none counted), named by the watchdog */

@@ -248,7 +248,7 @@ static long recompute(const char *path)
                 sum_x += res * res;
                 mx = fmax(mx, fabs(C));
                 sum += C * C;
-                if (r->alpha[c] > 0.0) { /* XPBD Eq. 4: U = C²/(2α) */
+                if (r->alpha[c] > 0.0) { /* XPBD Eq. 3: U = C²/(2α) */
                     e += C * C / (2.0 * r->alpha[c]);
                     escale += C * C / (2.0 * r->alpha[c]);
                 }

@@ -112,7 +112,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int mode, int budget)
     pbd_status st = PBD_OK;
     for (long s = 1; s <= steps && st == PBD_OK; s++) {
         if ((st = pbd_step(w)) != PBD_OK) break;
-        /* kinetic + gravitational + elastic (XPBD Eq. 4): /series/total_energy */
+        /* kinetic + gravitational + elastic (XPBD Eq. 3): /series/total_energy */
         e = w->stats.total_energy;
         sum_max += pbd_exp_max_c(w, "m"); /* the distance constraints, in m */
         sum_l2 += pbd_exp_l2_c(w, "m");

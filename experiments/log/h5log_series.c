@@ -74,7 +74,7 @@ static int make_set_columns(pbd_h5log *log, hid_t series, const pbd_world *w)
                               "inequalities with lambda != 0");
         c[3] = log_add_column(log, sg, "elastic_energy", 1, "J",
                               "sum C^2/(2 alpha) over the same constraints with alpha > 0 "
-                              "(XPBD Eq. 4); NaN for PBD, whose stiffness defines no energy");
+                              "(XPBD Eq. 3); NaN for PBD, whose stiffness defines no energy");
         bad = c[0] < 0 || c[1] < 0 || c[2] < 0 || c[3] < 0;
         H5Gclose(sg);
     }
