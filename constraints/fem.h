@@ -258,4 +258,13 @@ int fem_strain_triangle_hessian(const pbd_eval_input *in, double *H);
 int fem_sample_element(pbd_rng *r, int degenerate, int n, pbd_material_fn material,
                        int n_components, double nu_max, double *x, double *rest);
 
+/* The rest data {D_m⁻¹ (9), V0, μ, λ} of a tet energy constraint whose Ψ takes the Lamé
+ * parameters (StVK, corotated; constraints/fem.c): material() from E and ν, rest() with
+ * E = 1 Pa, ν = 1/4, and the checker's samples. */
+double fem_tet_lame_material(const pbd_eval_input *in, double E, double nu, int component,
+                             double *rest);
+void fem_tet_lame_rest(const pbd_eval_input *in, double *rest);
+int fem_tet_lame_sample(pbd_rng *r, int degenerate, double *x, double *rest, int32_t *aux,
+                        int *n_aux);
+
 #endif

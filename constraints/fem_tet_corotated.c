@@ -31,35 +31,6 @@ static int corot_eval(const pbd_eval_input *in, double *C, double *grad)
     return st;
 }
 
-static double corot_material(const pbd_eval_input *in, double E, double nu, int component,
-                             double *rest)
-{
-    (void)component;
-    double mu, lambda;
-    fem_tet_rest(in->x, rest, &rest[9]);
-    if (!fem_lame(E, nu, &mu, &lambda) || isinf(lambda)) {
-        rest[10] = rest[11] = 0.0;
-        return NAN;
-    }
-    rest[10] = mu;
-    rest[11] = lambda;
-    return 1.0;
-}
-
-/* From x: E = 1 Pa, ν = 1/4; builders call material(). */
-static void corot_rest(const pbd_eval_input *in, double *rest)
-{
-    corot_material(in, 1.0, 0.25, 0, rest);
-}
-
-static int corot_sample(pbd_rng *r, int degenerate, double *x, double *rest, int32_t *aux,
-                        int *n_aux)
-{
-    (void)aux;
-    *n_aux = 0;
-    return fem_sample_element(r, degenerate, 4, corot_material, 1, 0.45, x, rest);
-}
-
 /* Batched kernels: eval inlined into the generic projection (bit for bit the generic path). */
 BG_DEFINE_KERNELS(corot, 4, 12, 0, corot_eval);
 
@@ -74,8 +45,8 @@ const pbd_constraint_type pbd_fem_tet_corotated_type = {
     .internal = 1,
     .eval = corot_eval,
     .kernels = &corot_kernels,
-    .rest = corot_rest,
-    .sample = corot_sample,
+    .rest = fem_tet_lame_rest,
+    .sample = fem_tet_lame_sample,
     .n_components = 1,
-    .material = corot_material,
+    .material = fem_tet_lame_material,
 };

@@ -34,35 +34,6 @@ static int stvk_eval(const pbd_eval_input *in, double *C, double *grad)
     return st;
 }
 
-static double stvk_material(const pbd_eval_input *in, double E, double nu, int component,
-                            double *rest)
-{
-    (void)component;
-    double mu, lambda;
-    fem_tet_rest(in->x, rest, &rest[9]);
-    if (!fem_lame(E, nu, &mu, &lambda) || isinf(lambda)) {
-        rest[10] = rest[11] = 0.0;
-        return NAN;
-    }
-    rest[10] = mu;
-    rest[11] = lambda;
-    return 1.0;
-}
-
-/* From x: E = 1 Pa, ν = 1/4 (μ = λ = 0.4 Pa); builders call material(). */
-static void stvk_rest(const pbd_eval_input *in, double *rest)
-{
-    stvk_material(in, 1.0, 0.25, 0, rest);
-}
-
-static int stvk_sample(pbd_rng *r, int degenerate, double *x, double *rest, int32_t *aux,
-                       int *n_aux)
-{
-    (void)aux;
-    *n_aux = 0;
-    return fem_sample_element(r, degenerate, 4, stvk_material, 1, 0.45, x, rest);
-}
-
 /* Batched kernels: eval inlined into the generic projection (bit for bit the generic path). */
 BG_DEFINE_KERNELS(stvk, 4, 12, 0, stvk_eval);
 
@@ -76,9 +47,9 @@ const pbd_constraint_type pbd_fem_tet_stvk_type = {
     .internal = 1,
     .eval = stvk_eval,
     .kernels = &stvk_kernels,
-    .rest = stvk_rest,
-    .sample = stvk_sample,
+    .rest = fem_tet_lame_rest,
+    .sample = fem_tet_lame_sample,
     .n_components = 1,
-    .material = stvk_material,
+    .material = fem_tet_lame_material,
     .hessian = fem_stvk_hessian,
 };
