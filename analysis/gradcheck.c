@@ -190,33 +190,12 @@ static int draw(gc_work *g, pbd_rng *rng, int degenerate)
     return 1;
 }
 
-/* FNV-1a of the name: each type's stream depends only on (seed, name), so checking one
- * type with --constraint draws the same samples as checking them all. */
-uint64_t pbd_gradcheck_name_hash(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-    return h;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-void pbd_gradcheck_result_free(pbd_gradcheck_result *r)
-{
-    free(r->rel_err);
-    free(r->order);
-    free(r->momentum_errs);
-    free(r->status);
-    free(r->degenerate_rel_err);
-    free(r->degenerate_status);
-    free(r->hessian_rel_err);
-    free(r->hessian_order);
-    memset(r, 0, sizeof *r);
-}
 
 static void work_free(gc_work *g)
 {
