@@ -138,13 +138,6 @@ static int run(pbd_exp_ctx *ctx)
     return PBD_OK;
 }
 
-static int cmp_rows(const void *a, const void *b)
-{
-    const double *x = a, *y = b;
-    if (x[0] != y[0]) return (x[0] > y[0]) - (x[0] < y[0]);
-    return (x[1] > y[1]) - (x[1] < y[1]);
-}
-
 static int summarize(pbd_exp_ctx *ctx)
 {
     double *rows = calloc((size_t)ctx->n_runs * 4 + 4, sizeof(double));
@@ -161,7 +154,7 @@ static int summarize(pbd_exp_ctx *ctx)
             continue;
         n++;
     }
-    qsort(rows, (size_t)n, 4 * sizeof(double), cmp_rows);
+    pbd_exp_sort_rows(rows, n, 4, 2);
     pbd_exp_summary *s = pbd_exp_summary_open(ctx);
     if (!s) {
         free(rows);

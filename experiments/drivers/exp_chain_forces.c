@@ -139,12 +139,6 @@ static int run(pbd_exp_ctx *ctx)
     return PBD_OK;
 }
 
-static int cmp_rows(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int summarize(pbd_exp_ctx *ctx)
 {
     double *rows = calloc((size_t)ctx->n_runs * 3 + 3, sizeof(double));
@@ -160,7 +154,7 @@ static int summarize(pbd_exp_ctx *ctx)
             continue;
         n++;
     }
-    qsort(rows, (size_t)n, 3 * sizeof(double), cmp_rows);
+    pbd_exp_sort_rows(rows, n, 3, 1);
     pbd_exp_summary *s = pbd_exp_summary_open(ctx);
     if (!s) {
         free(rows);

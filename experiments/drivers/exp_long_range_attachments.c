@@ -119,14 +119,6 @@ static int run(pbd_exp_ctx *ctx)
     return PBD_OK;
 }
 
-static int cmp_rows(const void *a, const void *b)
-{
-    const double *x = a, *y = b;
-    for (int k = 0; k < 2; k++)
-        if (x[k] != y[k]) return (x[k] > y[k]) - (x[k] < y[k]);
-    return 0;
-}
-
 static int summarize(pbd_exp_ctx *ctx)
 {
     /* lra, iterations, max, mean, peak */
@@ -146,7 +138,7 @@ static int summarize(pbd_exp_ctx *ctx)
         r[0] = strcmp(mode, "lra") == 0;
         n++;
     }
-    qsort(rows, (size_t)n, 5 * sizeof(double), cmp_rows);
+    pbd_exp_sort_rows(rows, n, 5, 2);
     pbd_exp_summary *s = pbd_exp_summary_open(ctx);
     if (!s) {
         free(rows);

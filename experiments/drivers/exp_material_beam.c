@@ -307,14 +307,6 @@ static int run(pbd_exp_ctx *ctx)
     return PBD_OK;
 }
 
-static int cmp_rows(const void *a, const void *b)
-{
-    const double *x = a, *y = b;
-    for (int k = 0; k < 3; k++)
-        if (x[k] != y[k]) return (x[k] > y[k]) - (x[k] < y[k]);
-    return 0;
-}
-
 static int summarize(pbd_exp_ctx *ctx)
 {
     /* dynamic: material, method (1 XPBD, 0 PBD), iterations, tip, static, ratio;
@@ -358,8 +350,8 @@ static int summarize(pbd_exp_ctx *ctx)
             nd++;
         }
     }
-    qsort(dyn, (size_t)nd, 6 * sizeof(double), cmp_rows);
-    qsort(sta, (size_t)ns, 8 * sizeof(double), cmp_rows);
+    pbd_exp_sort_rows(dyn, nd, 6, 3);
+    pbd_exp_sort_rows(sta, ns, 8, 3);
     pbd_exp_summary *s = pbd_exp_summary_open(ctx);
     if (!s) {
         free(dyn);

@@ -280,14 +280,6 @@ static int run(pbd_exp_ctx *ctx)
     return PBD_OK;
 }
 
-static int cmp_rows(const void *a, const void *b)
-{
-    const double *x = a, *y = b;
-    for (int k = 0; k < 3; k++)
-        if (x[k] != y[k]) return (x[k] > y[k]) - (x[k] < y[k]);
-    return 0;
-}
-
 /* Small-strain theory of the raw parametrisation: ν_eff = (λ − μ)/(2λ). */
 static double raw_theory(double nu)
 {
@@ -321,7 +313,7 @@ static int summarize(pbd_exp_ctx *ctx)
         r[4] = r[1] ? raw_theory(r[2]) : r[2];
         n++;
     }
-    qsort(rows, (size_t)n, 9 * sizeof(double), cmp_rows);
+    pbd_exp_sort_rows(rows, n, 9, 3);
     pbd_exp_summary *s = pbd_exp_summary_open(ctx);
     if (!s) {
         free(rows);

@@ -120,14 +120,6 @@ static int run(pbd_exp_ctx *ctx)
     return PBD_OK;
 }
 
-static int cmp_rows(const void *a, const void *b)
-{
-    const double *x = a, *y = b;
-    for (int k = 0; k < 3; k++)
-        if (x[k] != y[k]) return (x[k] > y[k]) - (x[k] < y[k]);
-    return 0;
-}
-
 static int summarize(pbd_exp_ctx *ctx)
 {
     double *rows = calloc((size_t)ctx->n_runs * 5 + 5, sizeof(double));
@@ -146,7 +138,7 @@ static int summarize(pbd_exp_ctx *ctx)
         r[0] = strcmp(scheme, "gauss-seidel") == 0 ? 0 : strcmp(scheme, "jacobi") == 0 ? 1 : 2;
         n++;
     }
-    qsort(rows, (size_t)n, 5 * sizeof(double), cmp_rows);
+    pbd_exp_sort_rows(rows, n, 5, 3);
     pbd_exp_summary *s = pbd_exp_summary_open(ctx);
     if (!s) {
         free(rows);

@@ -66,12 +66,6 @@ static int options(cli_option *out, int quick)
     return n;
 }
 
-static int cmp_rows(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int run_one(pbd_exp_ctx *ctx, const char *name, int variant, int iterations)
 {
     double dt = 1.0 / P.rate;
@@ -144,7 +138,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int variant, int iteratio
     }
     if (st == PBD_OK) {
         /* the median step time: robust to other processes sharing the machine */
-        qsort(ms_steps, (size_t)steps, sizeof *ms_steps, cmp_rows);
+        pbd_exp_sort_rows(ms_steps, steps, 1, 1);
         double sag = sag_sum / n_avg, stretch = stretch_sum / n_avg, ms = ms_steps[steps / 2];
         long projections = 0;
         for (int k = 0; k < w->n_sets; k++) projections += w->sets[k].count;
@@ -243,7 +237,7 @@ static int summarize(pbd_exp_ctx *ctx)
         sag_spread[v] = NAN;
         ms_total[v] = 0.0;
         if (!rows[v]) continue;
-        qsort(rows[v], (size_t)n[v], COLS * sizeof(double), cmp_rows);
+        pbd_exp_sort_rows(rows[v], n[v], COLS, 1);
         pbd_exp_summary_table(s, variant_tables[v], rows[v], n[v], COLS, cols, "1 m 1 ms ns");
         sag_spread[v] = spread(rows[v], n[v], COLS, 1);
         for (int i = 0; i < n[v]; i++) ms_total[v] += rows[v][i * COLS + 3];

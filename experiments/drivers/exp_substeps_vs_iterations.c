@@ -155,12 +155,6 @@ static int run(pbd_exp_ctx *ctx)
     return PBD_OK;
 }
 
-static int cmp_rows(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int summarize(pbd_exp_ctx *ctx)
 {
     enum { COLS = 5 };
@@ -191,7 +185,7 @@ static int summarize(pbd_exp_ctx *ctx)
                               "ms_per_step"};
     for (int m = 0; m < N_MODES; m++) {
         if (!rows[m]) continue;
-        qsort(rows[m], (size_t)n[m], COLS * sizeof(double), cmp_rows);
+        pbd_exp_sort_rows(rows[m], n[m], COLS, 1);
         pbd_exp_summary_table(s, mode_words[m], rows[m], n[m], COLS, cols, "1 m m 1 ms");
     }
     /* headline at the largest budget both modes ran */

@@ -215,12 +215,6 @@ static int run(pbd_exp_ctx *ctx)
     return PBD_OK;
 }
 
-static int cmp_rows(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* summary.h5: /tables/<scene>_<mode>, one row per budget: budget, mean RMS and max distance
  * (m), mean force error of set 0 and 1 (1), Newton iterations, s per frame (XPBD, Newton). */
 static int summarize(pbd_exp_ctx *ctx)
@@ -259,7 +253,7 @@ static int summarize(pbd_exp_ctx *ctx)
         if (!rows[t]) continue;
         char name[64];
         snprintf(name, sizeof name, "%s_%s", scene_words[t / 2], mode_words[t % 2]);
-        qsort(rows[t], (size_t)n[t], COLS * sizeof(double), cmp_rows);
+        pbd_exp_sort_rows(rows[t], n[t], COLS, 1);
         pbd_exp_summary_table(s, name, rows[t], n[t], COLS, cols, "1 m m 1 1 1 s s 1");
     }
     /* headline: per scene and mode, the smallest and the largest budget it converged at,

@@ -521,3 +521,21 @@ int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv)
     free(command);
     return pbd_exit_status(status);
 }
+
+/* The key count of the sort in progress (summaries are merged by one thread). */
+static int sort_keys;
+
+static int cmp_rows(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+    for (int k = 0; k < sort_keys; k++)
+        if (x[k] != y[k]) return (x[k] > y[k]) - (x[k] < y[k]);
+    return 0;
+}
+
+void pbd_exp_sort_rows(double *rows, int n_rows, int n_cols, int n_keys)
+{
+    if (n_rows < 2) return;
+    sort_keys = n_keys;
+    qsort(rows, (size_t)n_rows, (size_t)n_cols * sizeof *rows, cmp_rows);
+}

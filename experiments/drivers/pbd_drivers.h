@@ -80,6 +80,10 @@ int pbd_exp_words(pbd_exp_ctx *ctx, const char *option, const char *text,
 /* Path of a run's result file. */
 void pbd_exp_run_path(const pbd_exp_ctx *ctx, const char *run, char *buf, size_t size);
 
+/* Sort n_rows rows of n_cols doubles by their first n_keys columns (lexicographically,
+ * increasing): a summary table in sweep order. */
+void pbd_exp_sort_rows(double *rows, int n_rows, int n_cols, int n_keys);
+
 /* summary.h5: <out>/<experiment>/summary.h5, written by the summarize step. */
 typedef struct pbd_exp_summary pbd_exp_summary;
 pbd_exp_summary *pbd_exp_summary_open(pbd_exp_ctx *ctx);
