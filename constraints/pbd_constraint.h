@@ -9,6 +9,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Status of an evaluation. */
 enum {
     PBD_EVAL_OK = 0,
@@ -153,12 +157,13 @@ typedef struct pbd_constraint_type {
 
 #define PBD_MAX_BLOCK 6
 
-/* The registry (constraints/registry.c). */
+/* The registry (constraints/registry.c, the one place that names a new type). */
 int pbd_constraint_type_count(void);
 const pbd_constraint_type *pbd_constraint_type_at(int i);
 const pbd_constraint_type *pbd_constraint_type_find(const char *name);
 
-/* Each type's table, for builders that need one at compile time. The contract of each
+/* Each type's table, for builders that need one at compile time (optional for a new type:
+ * the registry declares its own; constraints/README.md "Adding a constraint"). The contract of each
  * (particle order in the index row; rest layout) — the files implement exactly this:
  *
  *  distance         arity 2  (p1, p2)            rest {d}
@@ -237,5 +242,9 @@ int pbd_bend_dihedral_slides_project(const pbd_eval_input *in, const double *w, 
  * (constraints/linearized.c) */
 double pbd_linearized_residual(const pbd_constraint_type *type, const pbd_eval_input *in,
                                const double *dx);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 
 #include "constraints/pbd_constraint.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define PBD_VERSION "0.1.0"
 
 /* ---- errors (DESIGN.md "Errors") --------------------------------------------------- */
@@ -440,5 +444,9 @@ pbd_status pbd_world_reorder(pbd_world *w, int sort_constraints);
 /* A per-particle array (width doubles per particle) back in the numbering before
  * pbd_world_reorder: out[origin[i]] = in[i]; a plain copy when never reordered. */
 void pbd_world_in_input_order(const pbd_world *w, const double *in, int width, double *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

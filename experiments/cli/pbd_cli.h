@@ -10,6 +10,10 @@
 #include "experiments/scenes/pbd_scenes.h"
 #include "solver/pbd.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- command line ------------------------------------------------------------------ */
 
 typedef enum { CLI_DOUBLE, CLI_INT, CLI_FLAG, CLI_STRING, CLI_CHOICE } cli_kind;
@@ -71,5 +75,9 @@ const char *pbd_signal_name(int sig);
  * 3 output cannot be written, 4 out of memory, 5 the watchdog stopped the run,
  * 128 + signal when interrupted. */
 int pbd_exit_status(pbd_status st);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

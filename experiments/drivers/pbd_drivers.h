@@ -5,6 +5,10 @@
 
 #include "experiments/log/pbd_log.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- experiments: `pbd-run <experiment> [options]` (experiments/experiment.c) ------- */
 
 typedef struct pbd_experiment pbd_experiment;
@@ -160,5 +164,9 @@ double pbd_exp_step_seconds(const pbd_world *w);
  * Converged when |∇E|∞ <= tol × (the largest particle weight m|g|). PBD_ENUMERIC when it does
  * not get there within max_iter iterations. */
 pbd_status pbd_exp_static_equilibrium(pbd_world *w, double tol, int max_iter, int *n_iter);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -5,6 +5,10 @@
 #include "experiments/mesh/pbd_mesh.h"
 #include "solver/pbd.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- scenes ------------------------------------------------------------------------ */
 
 typedef struct pbd_scene_params {
@@ -94,5 +98,9 @@ const pbd_scene_entry *pbd_scene_find(const char *name);
  * (2 s), then holds; edges tear beyond tear_threshold (0: off), starting at the free middle
  * vertex. */
 pbd_world *pbd_scene_tear(const pbd_scene_params *sp);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
