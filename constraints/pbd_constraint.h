@@ -134,10 +134,10 @@ typedef struct pbd_constraint_type {
     const pbd_kernels *kernels;         /* may be NULL: batched projection (see above) */
     pbd_hessian_fn hessian;             /* may be NULL: ∇²C by differences of ∇C (above) */
     /* Types without a scalar C (shape matching, Müller et al. 2005): eval is NULL, and
-     * project_goal moves the gathered x in place toward the type's goal positions by the
-     * fraction k of the way (k = the set's stiffness, linearized or not, under PBD and XPBD
-     * alike; λ stays 0). The gradient checker tests it instead of ∇C: a rigidly moved
-     * configuration is reproduced exactly, the projection conserves linear and angular
+     * project_goal adds to x_out the move of the gathered in->x toward the type's goal
+     * positions by the fraction k of the way (x_out == in->x: in place; k = the set's
+     * stiffness, linearized or not, under PBD and XPBD alike; λ stays 0). The gradient
+     * checker tests it instead of ∇C: a rigidly moved configuration is reproduced exactly, the projection conserves linear and angular
      * momentum, and k moves a fraction k of the way (analysis/goalcheck.c). Residuals,
      * the Newton reference and per-constraint multipliers do not apply to it. */
     pbd_project_fn project_goal;

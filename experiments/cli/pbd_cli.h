@@ -42,6 +42,10 @@ int cli_parse(const char *prog, const char *usage, int argc, char **argv, int fi
               const cli_option *opts, int n_opts, const char **positional, int max_positional,
               int *n_positional);
 void cli_print_options(FILE *out, const cli_option *opts, int n_opts);
+/* 1 when the last cli_parse set the option whose `value` this is (given on the command line,
+ * whatever the value, the default included), else 0: for refusing a given option that cannot
+ * act (experiments/README.md "Robustness"). */
+int cli_given(const void *value);
 
 /* Rows for the solver definition's fields and the scene parameters; `out` must hold
  * PBD_MAX_OPTIONS rows. Returns the number written. */
