@@ -9,9 +9,9 @@
  * (the cloth swings first), on the strains e = (|d| − d0)/d0 of the distance constraints: the
  * largest stretch max(0, max e) and the mean strain, time-averaged, and the largest stretch
  * over the half (max_stretch, mean_stretch, peak_stretch); beside them the largest
- * compression max(0, max −e), time-averaged (max_compression: the cloth's edges near the
- * corners are compressed, and more with few iterations; an earlier version reported the
- * largest |e| as max_stretch, which was that compression). Expected: with
+ * compression max(0, max −e), time-averaged (max_compression: with long-range attachments some
+ * edges are compressed, more with few iterations; an earlier version reported the
+ * largest |e| as max_stretch, for the LRA runs that compression). Expected: with
  * long-range attachments the stretch at one or a few iterations is about what the plain
  * solver reaches only with many. */
 #include "pbd_drivers.h"
