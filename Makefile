@@ -23,7 +23,7 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 BINS     := $(patsubst %.c,$(BUILD)/%,$(subst _,-,$(notdir $(PROGRAMS))))
 
-NO_DEPS_GOALS := clean help deps uninstall
+NO_DEPS_GOALS := clean help deps uninstall check-doc-links
 # Every make that builds first runs scripts/deps.sh: a cheap check (as root it installs what
 # is missing). If something is still missing, deps.sh's last line says what to run and make
 # stops right there, quietly: question mode (-q) runs no recipe, prints nothing, exits 1.
@@ -65,6 +65,8 @@ help:
 	@echo "make uninstall     remove what make install put there (same PREFIX, DESTDIR)"
 	@echo "make test-install  install into build/test-install, build and check an example against it"
 	@echo "make fresh-box     as root: the README's make test on a bare Debian 12 (debootstrap, chroot)"
+	@echo "make check-doc-links  every relative Markdown link and FILE.md \"Section\" citation resolves"
+	@echo "make test-new-constraint  constraints/README.md's recipe with a throw-away type, checked"
 
 # The dependencies' flags (scripts/configure.sh); make includes this file, then restarts.
 build/config.mk: build/deps.found scripts/deps.sh scripts/configure.sh
@@ -203,8 +205,10 @@ fuzz:
 
 # ---- install (solver/README.md "Linking pbdlab") ------------------------------------------
 # libpbd.a (static only: no -fPIC build, no soname, and no exported private symbols), the
-# rooms' public headers (pbd.h, pbd_*.h) in their root-relative layout under
-# include/pbdlab/ (they include each other as "solver/pbd.h"), the programs, and pbdlab.pc.
+# rooms' public headers (pbd.h, pbd_*.h) in their root-relative layout under include/pbdlab/,
+# their includes of each other rewritten from "solver/pbd.h" to "pbdlab/solver/pbd.h" so that
+# Cflags is -I${includedir} alone and a user writes #include <pbdlab/solver/pbd.h> (no generic
+# solver/ on the include path), the programs, and pbdlab.pc.
 # As the library is static only, its dependencies (OpenMP, GSL, HDF5 with hdf5_hl, -lm: the
 # flags this build linked with) are in Libs, so that `pkg-config --libs pbdlab` links with
 # or without --static. No installed header includes a dependency's header.
@@ -223,7 +227,8 @@ install: $(BUILD)/libpbd.a $(BINS)
 	$(INSTALL) -m 755 $(BINS) $(DESTDIR)$(BINDIR)/
 	@for h in $(PUBLIC_HEADERS); do \
 	  $(INSTALL) -d $(DESTDIR)$(INCLUDEDIR)/pbdlab/$$(dirname $$h) && \
-	  $(INSTALL) -m 644 $$h $(DESTDIR)$(INCLUDEDIR)/pbdlab/$$h || exit 1; \
+	  sed -E 's,^#include "((solver|constraints|experiments|analysis)/),#include "pbdlab/\1,' \
+	    $$h > $(DESTDIR)$(INCLUDEDIR)/pbdlab/$$h && chmod 644 $(DESTDIR)$(INCLUDEDIR)/pbdlab/$$h || exit 1; \
 	done
 	@echo "installed $(words $(PUBLIC_HEADERS)) headers under $(DESTDIR)$(INCLUDEDIR)/pbdlab"
 	@{ echo 'prefix=$(PREFIX)'; \
@@ -233,7 +238,7 @@ install: $(BUILD)/libpbd.a $(BINS)
 	  echo 'Name: pbdlab'; \
 	  echo 'Description: Position Based Dynamics (PBD, XPBD) research harness'; \
 	  echo 'Version: $(PBD_VERSION_STR)'; \
-	  echo 'Cflags: -I$${includedir}/pbdlab'; \
+	  echo 'Cflags: -I$${includedir}'; \
 	  echo '# static library only: its dependencies are in Libs (Libs.private would need --static)'; \
 	  echo 'Libs: -L$${libdir} -lpbd $(strip $(OMP) $(DEP_LIBS))'; \
 	} > $(DESTDIR)$(LIBDIR)/pkgconfig/pbdlab.pc
@@ -251,3 +256,16 @@ test-install: $(BUILD)/libpbd.a $(BINS)
 
 clean:
 	rm -rf build
+
+# constraints/README.md "Adding a constraint" followed to the letter in a temporary copy of the
+# tree: a throw-away type must build, be listed by pbd-gradcheck PASS, and FAIL with a wrong
+# gradient (scripts/test-new-constraint.sh).
+.PHONY: test-new-constraint
+test-new-constraint: $(BUILD)/pbd-gradcheck
+	sh scripts/test-new-constraint.sh $(BUILD)
+
+# Every relative Markdown link and every `FILE.md "Section"` citation (DESIGN.md's included)
+# resolves (scripts/check-doc-links.sh; perl only, no build needed). For CI.
+.PHONY: check-doc-links
+check-doc-links:
+	@sh scripts/check-doc-links.sh

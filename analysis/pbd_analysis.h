@@ -15,6 +15,10 @@
 
 #include "solver/pbd.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- gradient checker -------------------------------------------------------------- */
 
 typedef struct pbd_gradcheck_options {
@@ -167,5 +171,9 @@ typedef struct pbd_bend_variants_result {
  * form) and of the review slides' variant on opt->samples random regular hinges drawn by
  * the dihedral type's sample() (analysis/bend_variants.c). */
 pbd_status pbd_bend_variants(const pbd_gradcheck_options *opt, pbd_bend_variants_result *r);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

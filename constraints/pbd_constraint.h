@@ -9,6 +9,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Status of an evaluation. */
 enum {
     PBD_EVAL_OK = 0,
@@ -130,10 +134,10 @@ typedef struct pbd_constraint_type {
     const pbd_kernels *kernels;         /* may be NULL: batched projection (see above) */
     pbd_hessian_fn hessian;             /* may be NULL: ∇²C by differences of ∇C (above) */
     /* Types without a scalar C (shape matching, Müller et al. 2005): eval is NULL, and
-     * project_goal moves the gathered x in place toward the type's goal positions by the
-     * fraction k of the way (k = the set's stiffness, linearized or not, under PBD and XPBD
-     * alike; λ stays 0). The gradient checker tests it instead of ∇C: a rigidly moved
-     * configuration is reproduced exactly, the projection conserves linear and angular
+     * project_goal adds to x_out the move of the gathered in->x toward the type's goal
+     * positions by the fraction k of the way (x_out == in->x: in place; k = the set's
+     * stiffness, linearized or not, under PBD and XPBD alike; λ stays 0). The gradient
+     * checker tests it instead of ∇C: a rigidly moved configuration is reproduced exactly, the projection conserves linear and angular
      * momentum, and k moves a fraction k of the way (analysis/goalcheck.c). Residuals,
      * the Newton reference and per-constraint multipliers do not apply to it. */
     pbd_project_fn project_goal;
@@ -153,12 +157,13 @@ typedef struct pbd_constraint_type {
 
 #define PBD_MAX_BLOCK 6
 
-/* The registry (constraints/registry.c). */
+/* The registry (constraints/registry.c, the one place that names a new type). */
 int pbd_constraint_type_count(void);
 const pbd_constraint_type *pbd_constraint_type_at(int i);
 const pbd_constraint_type *pbd_constraint_type_find(const char *name);
 
-/* Each type's table, for builders that need one at compile time. The contract of each
+/* Each type's table, for builders that need one at compile time (optional for a new type:
+ * the registry declares its own; constraints/README.md "Adding a constraint"). The contract of each
  * (particle order in the index row; rest layout) — the files implement exactly this:
  *
  *  distance         arity 2  (p1, p2)            rest {d}
@@ -237,5 +242,9 @@ int pbd_bend_dihedral_slides_project(const pbd_eval_input *in, const double *w, 
  * (constraints/linearized.c) */
 double pbd_linearized_residual(const pbd_constraint_type *type, const pbd_eval_input *in,
                                const double *dx);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -27,7 +27,9 @@
 
 #define SM_MAX PBD_SAMPLE_MAX_ARITY
 
-/* Müller et al. 2005 Sec. 3: g_i = R(x0_i − c0) + c, R = rot(A_pq); x_i += k (g_i − x_i). */
+/* Müller et al. 2005 Sec. 3: g_i = R(x0_i − c0) + c, R = rot(A_pq); x_i += k (g_i − x_i).
+ * The move is computed at in->x and added to x_out (pbd_project_generic's contract; x_out ==
+ * in->x: in place, as the solver calls it). */
 static int shape_match_project(const pbd_eval_input *in, const double *w, double k,
                                double *x_out)
 {
@@ -63,10 +65,7 @@ static int shape_match_project(const pbd_eval_input *in, const double *w, double
         v3_sub(q, x0 + 3 * i, c0);
         for (int a = 0; a < 3; a++)
             g[a] = c[a] + R[3 * a] * q[0] + R[3 * a + 1] * q[1] + R[3 * a + 2] * q[2];
-        for (int a = 0; a < 3; a++) {
-            double xi = x[3 * i + a];
-            x_out[3 * i + a] = xi + k * (g[a] - xi);
-        }
+        for (int a = 0; a < 3; a++) x_out[3 * i + a] += k * (g[a] - x[3 * i + a]);
     }
     return PBD_EVAL_OK;
 }

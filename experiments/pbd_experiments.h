@@ -9,4 +9,12 @@
 #include "experiments/mesh/pbd_mesh.h"
 #include "experiments/scenes/pbd_scenes.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif

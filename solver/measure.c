@@ -16,12 +16,14 @@ static void set_residuals(pbd_world *w, const pbd_constraint_set *set, const dou
                           double alpha_scale, int energy, pbd_set_stats *out)
 {
     double mx = 0.0, sum = 0.0, sum_x = 0.0, elastic = 0.0;
-    int active = 0, at = -1;
+    int active = 0, at = -1, degenerate = 0;
     for (int c = 0; set->type->eval && c < set->count; c++) { /* no scalar C: no residual */
         pbd_eval_input in;
         pbd_gather(w, set, c, pos, &in);
         double C;
-        if (set->type->eval(&in, &C, NULL) != PBD_EVAL_OK && !isfinite(C)) continue;
+        int st = set->type->eval(&in, &C, NULL);
+        degenerate += st != PBD_EVAL_OK;
+        if (st != PBD_EVAL_OK && !isfinite(C)) continue;
         double lambda = set->lambda[c], alpha = set->compliance[c];
         double r = C + alpha * alpha_scale * lambda;
         if (set->type->inequality && C >= 0.0) {
@@ -45,6 +47,7 @@ static void set_residuals(pbd_world *w, const pbd_constraint_set *set, const dou
     out->elastic_energy = energy ? elastic : NAN;
     out->active = active;
     out->max_at = at;
+    out->degenerate = degenerate;
 }
 
 void pbd_world_residuals_per_set(pbd_world *w, const double *pos, double alpha_scale,
@@ -110,9 +113,11 @@ void pbd_measure(pbd_world *w, double h, int energy)
 {
     pbd_step_stats *st = &w->stats;
     double mx = 0.0, sum = 0.0, sum_x = 0.0, elastic = energy ? 0.0 : NAN;
+    st->degenerate = 0;
     for (int s = 0; s < w->n_sets; s++) {
         pbd_set_stats *ss = &w->sets[s].stats;
         set_residuals(w, &w->sets[s], w->x, 1.0 / (h * h), energy, ss);
+        st->degenerate += ss->degenerate;
         mx = fmax(mx, ss->max_c);
         sum += ss->l2_c * ss->l2_c;
         sum_x += ss->xpbd_residual * ss->xpbd_residual;

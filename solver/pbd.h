@@ -9,6 +9,10 @@
 
 #include "constraints/pbd_constraint.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define PBD_VERSION "0.1.0"
 
 /* ---- errors (DESIGN.md "Errors") --------------------------------------------------- */
@@ -120,6 +124,8 @@ typedef struct pbd_set_stats {
     double elastic_energy; /* J: Σ C²/(2α) over the same with α > 0 (XPBD Eq. 3); NaN for PBD,
                             * whose stiffness k defines no energy */
     int active;            /* constraints counted in max_c and l2_c */
+    int degenerate;        /* rows whose eval says PBD_EVAL_DEGENERATE at the measured positions
+                            * (they still count in max_c when their C is finite) */
     int max_at;            /* the row of max_c (-1: none counted), named by the watchdog */
     long step;             /* w->step_count when measured (0: never) */
 } pbd_set_stats;
@@ -178,8 +184,12 @@ typedef struct pbd_step_stats {
     double total_energy;            /* J, kinetic + gravitational + elastic (XPBD) */
     long step;                      /* w->step_count when measured (0: never) */
     double stage_seconds[PBD_STAGE_COUNT]; /* this step's, always */
-    int skipped;           /* constraints the last iteration skipped (always): degenerate
-                            * geometry, or Σ w|∇C|² = 0 (every particle pinned) */
+    int skipped;           /* constraints the last iteration skipped (always), at the positions
+                            * that iteration saw them: degenerate geometry, or Σ w|∇C|² = 0
+                            * (every particle pinned); method newton: the rows degenerate at the
+                            * last iterate (pinned rows are in its system, not skipped) */
+    int degenerate;        /* measured: rows degenerate at the step's end positions x (the
+                            * sets' stats.degenerate; pinned rows are not degenerate there) */
     int threads;           /* the most threads this step's parallel loops ran on (always) */
     int newton_iterations; /* method newton: Newton iterations of the last (sub)step */
 } pbd_step_stats;
@@ -440,5 +450,9 @@ pbd_status pbd_world_reorder(pbd_world *w, int sort_constraints);
 /* A per-particle array (width doubles per particle) back in the numbering before
  * pbd_world_reorder: out[origin[i]] = in[i]; a plain copy when never reordered. */
 void pbd_world_in_input_order(const pbd_world *w, const double *in, int width, double *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

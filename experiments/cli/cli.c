@@ -121,11 +121,29 @@ static int set_value(const char *prog, const cli_option *o, const char *value)
     return CLI_ERROR;
 }
 
+/* The options the last cli_parse set, by their value pointers (cli_given). */
+#define CLI_MAX_GIVEN 256
+static const void *given[CLI_MAX_GIVEN];
+static int n_given;
+
+int cli_given(const void *value)
+{
+    for (int i = 0; i < n_given; i++)
+        if (given[i] == value) return 1;
+    return 0;
+}
+
+static void mark_given(const cli_option *o)
+{
+    if (!cli_given(o->value) && n_given < CLI_MAX_GIVEN) given[n_given++] = o->value;
+}
+
 int cli_parse(const char *prog, const char *usage, int argc, char **argv, int first,
               const cli_option *opts, int n_opts, const char **positional, int max_positional,
               int *n_positional)
 {
     int np = 0, options_end = 0;
+    n_given = 0;
     for (int a = first; a < argc; a++) {
         const char *arg = argv[a];
         if (!options_end && strcmp(arg, "--") == 0) { /* the rest are positional */
@@ -169,6 +187,7 @@ int cli_parse(const char *prog, const char *usage, int argc, char **argv, int fi
                 return CLI_ERROR;
             }
             *(int *)o->value = 1;
+            mark_given(o);
             continue;
         }
         const char *value = eq ? eq + 1 : NULL;
@@ -181,6 +200,7 @@ int cli_parse(const char *prog, const char *usage, int argc, char **argv, int fi
             value = argv[++a];
         }
         if (set_value(prog, o, value) != CLI_OK) return CLI_ERROR;
+        mark_given(o);
     }
     if (n_positional) *n_positional = np;
     return CLI_OK;

@@ -10,6 +10,10 @@
 #include "experiments/scenes/pbd_scenes.h"
 #include "solver/pbd.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- command line ------------------------------------------------------------------ */
 
 typedef enum { CLI_DOUBLE, CLI_INT, CLI_FLAG, CLI_STRING, CLI_CHOICE } cli_kind;
@@ -38,6 +42,10 @@ int cli_parse(const char *prog, const char *usage, int argc, char **argv, int fi
               const cli_option *opts, int n_opts, const char **positional, int max_positional,
               int *n_positional);
 void cli_print_options(FILE *out, const cli_option *opts, int n_opts);
+/* 1 when the last cli_parse set the option whose `value` this is (given on the command line,
+ * whatever the value, the default included), else 0: for refusing a given option that cannot
+ * act (experiments/README.md "Robustness"). */
+int cli_given(const void *value);
 
 /* Rows for the solver definition's fields and the scene parameters; `out` must hold
  * PBD_MAX_OPTIONS rows. Returns the number written. */
@@ -71,5 +79,9 @@ const char *pbd_signal_name(int sig);
  * 3 output cannot be written, 4 out of memory, 5 the watchdog stopped the run,
  * 128 + signal when interrupted. */
 int pbd_exit_status(pbd_status st);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -59,7 +59,6 @@ static int run(pbd_exp_ctx *ctx)
         hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
         long quick = ctx->quick;
         if (f < 0 || H5LTset_attribute_long(f, "/", "quick", &quick, 1) < 0 ||
-            H5LTset_attribute_string(f, "/", "command", ctx->command) < 0 ||
             H5LTset_attribute_string(f, "/", "experiment", "gradcheck") < 0 ||
             pbd_h5_write_provenance(f) != 0 ||
             /* last: a file cut short before this line reads as incomplete */

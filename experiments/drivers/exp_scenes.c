@@ -77,20 +77,37 @@ pbd_status pbd_exp_cloth_attrs(pbd_h5log *log, const pbd_exp_cloth *c)
     return st;
 }
 
-void pbd_exp_stretch(const pbd_world *w, int set, double *mean, double *max)
+/* Strain e = (|d| − d0)/d0 of every distance row of the set: its mean, the largest stretch
+ * max(0, max e) and the largest compression max(0, max −e). */
+static void edge_strains(const pbd_world *w, int set, double *mean, double *stretch,
+                         double *compression)
 {
     const pbd_constraint_set *s = &w->sets[set];
-    double sum = 0.0, mx = 0.0;
+    double sum = 0.0, hi = 0.0, lo = 0.0;
     for (int c = 0; c < s->count; c++) {
         const double *a = w->x + 3 * (size_t)s->idx[2 * c], *b = w->x + 3 * (size_t)s->idx[2 * c + 1];
         double d = sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
                         (a[2] - b[2]) * (a[2] - b[2]));
         double e = (d - s->rest[c]) / s->rest[c];
         sum += e;
-        if (fabs(e) > mx) mx = fabs(e);
+        hi = fmax(hi, e);
+        lo = fmax(lo, -e);
     }
     *mean = s->count ? sum / s->count : 0.0;
-    *max = mx;
+    *stretch = hi;
+    if (compression) *compression = lo;
+}
+
+void pbd_exp_stretch(const pbd_world *w, int set, double *mean, double *max)
+{
+    edge_strains(w, set, mean, max, NULL);
+}
+
+double pbd_exp_compression(const pbd_world *w, int set)
+{
+    double mean, stretch, compression;
+    edge_strains(w, set, &mean, &stretch, &compression);
+    return compression;
 }
 
 double pbd_exp_step_seconds(const pbd_world *w)

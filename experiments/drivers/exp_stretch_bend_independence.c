@@ -11,7 +11,7 @@
  * 1000 times its rest length is marked diverged and left out of the summary's comparison
  * (named in the headline, with the time at which it diverged).
  *
- * Known divergence (constraints/README.md "Bending constraints", "Limitation"): dihedral
+ * Known divergence (constraints/README.md "Bending constraints", its limitation): dihedral
  * bending at (k_stretch, k_bend) = (1/100, 1) with 10 iterations at 60 Hz. The soft edges let
  * the bag sag to about 8 times its height (edges up to 17 times their rest length by t = 0.9
  * s) and its bottom face collapse into a strip; a vertex predicted through the strip folds its

@@ -95,7 +95,6 @@ pbd_h5log *pbd_exp_log_open(pbd_exp_ctx *ctx, const char *run, const pbd_world *
     if (!log) return NULL;
     pbd_status st = pbd_h5log_attr_options(log, "param.", ctx->params, ctx->n_params);
     if (st == PBD_OK) st = pbd_h5log_attr_int(log, "quick", ctx->quick);
-    if (st == PBD_OK) st = pbd_h5log_attr_string(log, "command", ctx->command);
     if (st != PBD_OK) {
         pbd_h5log_discard(log);
         return NULL;
@@ -299,22 +298,6 @@ pbd_status pbd_exp_summary_finish(pbd_exp_summary *s, const char *fmt, ...)
     return st;
 }
 
-/* ---- the command line ---------------------------------------------------------------- */
-
-static char *join_command(int argc, char **argv)
-{
-    size_t len = strlen("pbd-run") + 1;
-    for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
-    char *s = malloc(len);
-    if (!s) return NULL;
-    strcpy(s, "pbd-run");
-    for (int i = 0; i < argc; i++) {
-        strcat(s, " ");
-        strcat(s, argv[i]);
-    }
-    return s;
-}
-
 static void free_runs(pbd_exp_ctx *ctx)
 {
     for (int i = 0; i < ctx->n_runs; i++) free(ctx->runs[i]);
@@ -478,11 +461,10 @@ int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv)
     pbd_test_fault_step = fault_step;
     pbd_interrupt_install();
 
-    char *command = join_command(argc, argv);
     pbd_exp_ctx ctx = {
         .exp = e, .out_dir = out_dir, .quick = quick, .quiet = quiet, .list = list || summarize,
         .summarize = summarize, .only = only, .frames_every = frames,
-        .command = command ? command : "", .params = opts, .n_params = n_params,
+        .params = opts, .n_params = n_params,
         .allow_missing = allow_missing,
     };
     int status = e->run(&ctx);
@@ -518,7 +500,6 @@ int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv)
     if (status != PBD_OK && !ctx.error_reported) fprintf(stderr, "%s: %s\n", prog, pbd_last_error());
     free_runs(&ctx);
     free(ctx.runs_missing);
-    free(command);
     return pbd_exit_status(status);
 }
 

@@ -5,6 +5,10 @@
 
 #include "experiments/log/pbd_log.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- experiments: `pbd-run <experiment> [options]` (experiments/experiment.c) ------- */
 
 typedef struct pbd_experiment pbd_experiment;
@@ -17,7 +21,6 @@ typedef struct pbd_exp_ctx {
     int quick, quiet, list, summarize;
     const char *only;    /* run name or NULL */
     int frames_every;    /* --frames=K */
-    const char *command; /* the command line, for the files' "command" attribute */
     /* the runs the sweep enumerated (filled in every mode) */
     char **runs;
     int n_runs, cap_runs, n_done;
@@ -59,7 +62,8 @@ int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv);
 
 /* 1 when the run named `run` should be executed now (records the name in every mode). */
 int pbd_exp_want(pbd_exp_ctx *ctx, const char *run);
-/* Open the run's log: pbd_h5log_open + the experiment's param.* attributes, quick, command. */
+/* Open the run's log: pbd_h5log_open (provenance: the true command line) + the experiment's
+ * param.* attributes and quick. */
 pbd_h5log *pbd_exp_log_open(pbd_exp_ctx *ctx, const char *run, const pbd_world *w,
                             const pbd_h5log_options *opt);
 /* The run failed with status st after the log was opened (the watchdog, an interruption, a
@@ -143,8 +147,11 @@ typedef struct pbd_exp_cloth {
 pbd_world *pbd_exp_cloth_build(const pbd_exp_cloth *c, int32_t **triangles, int *n_triangles);
 /* The cloth's parameters as scene.* attributes of a run. */
 pbd_status pbd_exp_cloth_attrs(pbd_h5log *log, const pbd_exp_cloth *c);
-/* Relative elongation (|d| - d0)/d0 of set `set`'s distance constraints: mean and max. */
+/* Strain e = (|d| - d0)/d0 of set `set`'s distance constraints: the mean of e and the largest
+ * stretch, max(0, max e) (an edge shorter than its rest length is not stretched: 0 when
+ * none is longer); pbd_exp_compression: the largest compression, max(0, max -e). */
 void pbd_exp_stretch(const pbd_world *w, int set, double *mean, double *max);
+double pbd_exp_compression(const pbd_world *w, int set);
 /* Residuals over the sets whose type's C is in `unit` (e.g. "m": the distance-like sets),
  * from the last measure stage: max |C|, and ||C||_2 or ||C + α̃λ||_2 over them together
  * (never across units: DESIGN.md "The constraint is the unit"). */
@@ -160,5 +167,9 @@ double pbd_exp_step_seconds(const pbd_world *w);
  * Converged when |∇E|∞ <= tol × (the largest particle weight m|g|). PBD_ENUMERIC when it does
  * not get there within max_iter iterations. */
 pbd_status pbd_exp_static_equilibrium(pbd_world *w, double tol, int max_iter, int *n_iter);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -122,9 +122,13 @@ int log_make_series(pbd_h5log *log, const pbd_world *w)
     log->c_stage = log_add_column(log, g, "stage_seconds", PBD_STAGE_COUNT, "s",
                                   "wall time per stage of the step (columns: attribute stages)");
     log->c_skipped = log_add_column(log, g, "skipped", 1, "constraints",
-                                    "constraints the last iteration skipped: degenerate geometry, "
-                                    "or no movable particle (sum w |grad C|^2 = 0, e.g. all "
-                                    "pinned: see /scene/sets/*/pinned)");
+                                    "constraints the last iteration skipped, at the positions it "
+                                    "saw: degenerate geometry, or no movable particle (sum w "
+                                    "|grad C|^2 = 0, e.g. all pinned: see /scene/sets/*/pinned)"
+                                    "; newton: degenerate at the last iterate");
+    log->c_degenerate = log_add_column(log, g, "degenerate", 1, "constraints",
+                                       "constraints whose C has no gradient (eval: degenerate) "
+                                       "at the step's end positions, as measured");
     log->c_threads = log_add_column(log, g, "threads", 1, "1",
                                     "the most threads the step's parallel loops ran on");
     if (log->c_stage >= 0) {
@@ -146,7 +150,7 @@ int log_make_series(pbd_h5log *log, const pbd_world *w)
     log->c_first_extra = log->n_cols;
     int ids[] = {log->c_step, log->c_time, log->c_particles, log->c_lin, log->c_ang,
                  log->c_ke, log->c_grav, log->c_elastic, log->c_total, log->c_stage,
-                 log->c_skipped, log->c_threads};
+                 log->c_skipped, log->c_threads, log->c_degenerate};
     for (unsigned i = 0; i < sizeof ids / sizeof ids[0]; i++)
         if (ids[i] < 0) return -1;
     if (unit && (log->c_max < 0 || log->c_l2 < 0 || log->c_xpbd < 0)) return -1;
@@ -341,6 +345,7 @@ pbd_status pbd_h5log_step(pbd_h5log *log, const pbd_world *w)
     put(log, log->c_stage, st->stage_seconds);
     put1(log, log->c_skipped, st->skipped);
     put1(log, log->c_threads, st->threads);
+    putm1(log, log->c_degenerate, st->degenerate, m);
     if (log->c_newton >= 0) put1(log, log->c_newton, st->newton_iterations);
     if (st->threads > log->threads_used) log->threads_used = st->threads;
     for (int s = 0; s < log->n_sets; s++) {

@@ -67,7 +67,7 @@ struct pbd_h5log {
     /* standard columns (-1: not in this file, e.g. the overall residuals of sets whose
      * units differ) */
     int c_step, c_time, c_particles, c_max, c_l2, c_xpbd, c_lin, c_ang, c_ke, c_grav, c_elastic,
-        c_total, c_stage, c_skipped, c_threads;
+        c_total, c_stage, c_skipped, c_threads, c_degenerate;
     int c_first_extra; /* columns from here on are the experiments' (NaN unless set) */
     int *c_set;        /* per set: max_c, l2_c, xpbd_residual, elastic_energy column ids */
     int c_newton;      /* /series/newton_iterations (method newton), or -1 */

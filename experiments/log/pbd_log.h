@@ -8,6 +8,10 @@
 #include "experiments/scenes/pbd_scenes.h"
 #include "solver/pbd.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- HDF5 logging: one file per run (h5log*.c; experiments/README.md "HDF5 results") */
 
 /* A run's file: written as <out>/<experiment>/<run>.h5.partial-<pid>, flushed every block of
@@ -122,5 +126,9 @@ int pbd_h5_read_names(const char *path, const char *group, pbd_h5_names *out);
  * converted to double); *data is malloc'd (rows × cols). */
 int pbd_h5_read_dataset(const char *path, const char *dataset, double **data, long *rows,
                         long *cols);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 
 #include "solver/pbd.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- meshes (experiments/mesh*.c) ------------------------------------------------- */
 
 /* A triangle mesh: n_vertices × 3 coordinates, n_triangles × 3 vertex indices (0-based).
@@ -148,5 +152,9 @@ pbd_status pbd_mesh_cloth_bag(int n, double size, int closed, pbd_diagonal d,
  * the 5-tet split alternates its mirror image like a checkerboard). */
 pbd_status pbd_mesh_tet_beam(int nx, int ny, int nz, double lx, double ly, double lz,
                              int tets_per_cube, pbd_tetmesh *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -95,6 +95,26 @@ int main(int argc, char **argv)
                 "starting with '.' (at most 200 bytes), found '%s'\n", run);
         return 2;
     }
+    /* A given option that cannot act is refused, naming it and why (exit 2) */
+    const char *unread = NULL, *unread_why = NULL;
+    if (cli_given(&frames) && !out_dir)
+        unread = "frames", unread_why = "frames are written to the run file: give --out";
+    else if (cli_given(&frame_velocities) && frames <= 0)
+        unread = "frame-velocities", unread_why = "velocities go into the frames: give --frames=N";
+    else if (cli_given(&run) && !out_dir)
+        unread = "run", unread_why = "it names the file --out writes: give --out";
+    else if (cli_given(&every) && quiet)
+        unread = "every", unread_why = "--quiet prints only the final line";
+    cli_option rows[PBD_MAX_OPTIONS];
+    int n_rows = pbd_scene_options(&sp, rows);
+    for (int i = 0; i < n_rows && !unread; i++)
+        if (cli_given(rows[i].value) &&
+            (unread_why = pbd_scene_unread(scene, &sp, def.method, rows[i].name)))
+            unread = rows[i].name;
+    if (unread) {
+        fprintf(stderr, "pbd-run: --%s: cannot act here: %s\n", unread, unread_why);
+        return 2;
+    }
     pbd_error(PBD_EINPUT, "no reason given");
     pbd_scene_cells cells;
     pbd_world *w = pbd_scene_build(scene, &sp, &cells);

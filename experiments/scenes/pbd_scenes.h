@@ -5,6 +5,10 @@
 #include "experiments/mesh/pbd_mesh.h"
 #include "solver/pbd.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- scenes ------------------------------------------------------------------------ */
 
 typedef struct pbd_scene_params {
@@ -86,6 +90,12 @@ void pbd_scene_cells_free(pbd_scene_cells *cells);
 int pbd_scene_count(void);
 const pbd_scene_entry *pbd_scene_at(int i);
 const pbd_scene_entry *pbd_scene_find(const char *name);
+/* NULL when scene e, built with sp and stepped with `method` (pbd_method), reads the scene
+ * option `option` (a pbd_scene_options row's name, e.g. "youngs-modulus"); otherwise why it
+ * cannot act there, one phrase (experiments/scenes/scene_reads.c). Programs refuse such an
+ * option when it is given (cli_given), exit status 2. */
+const char *pbd_scene_unread(const pbd_scene_entry *e, const pbd_scene_params *sp, int method,
+                             const char *option);
 
 /* Cloth torn apart: the cloth scene's grid (vertical, x–y plane, bulged by 1 % of its size
  * along z; or --mesh) with bending (k_bend) on its hinges, held by its top row except the
@@ -94,5 +104,9 @@ const pbd_scene_entry *pbd_scene_find(const char *name);
  * (2 s), then holds; edges tear beyond tear_threshold (0: off), starting at the free middle
  * vertex. */
 pbd_world *pbd_scene_tear(const pbd_scene_params *sp);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -64,6 +64,16 @@ pbd_status scene_inputs(const pbd_scene_params *sp, const char *scene, int takes
     return PBD_OK;
 }
 
+int scene_side(const pbd_scene_params *sp, const char *scene, int fallback)
+{
+    if (sp->resolution == 1) {
+        pbd_error(PBD_EINVAL, "%s: --resolution: expected 0 (the default, %d) or at least 2 "
+                  "particles along a side, found 1", scene, fallback);
+        return -1;
+    }
+    return sp->resolution > 1 ? sp->resolution : fallback;
+}
+
 pbd_world *scene_world(int n_vertices, const double *x, const double *mass, double total_mass)
 {
     pbd_world *w = pbd_world_create(n_vertices);

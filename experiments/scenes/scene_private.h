@@ -10,6 +10,10 @@
 pbd_status scene_inputs(const pbd_scene_params *sp, const char *scene, int takes_mesh,
                         int takes_tet);
 
+/* Particles along a chain or a grid's side: --resolution, or `fallback` for 0; PBD_EINVAL
+ * (one line) and -1 for 1, which makes no chain or grid (it used to become the default). */
+int scene_side(const pbd_scene_params *sp, const char *scene, int fallback);
+
 /* A world with the mesh's vertices as particles; `mass` per particle (NULL: total/n each). */
 pbd_world *scene_world(int n_vertices, const double *x, const double *mass, double total_mass);
 /* One distance constraint per unique edge (rest length from x). Returns the set or -1. */

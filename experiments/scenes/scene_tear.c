@@ -77,8 +77,8 @@ pbd_world *pbd_scene_tear(const pbd_scene_params *sp)
     if (st == PBD_OK && sp->mesh_path) {
         st = pbd_trimesh_load_obj(sp->mesh_path, PBD_MESH_CLOTH, &m);
     } else if (st == PBD_OK) {
-        int r = sp->resolution > 1 ? sp->resolution : 16;
-        st = pbd_mesh_grid(r, r, sp->size, sp->size, sp->diagonal, &m);
+        int r = scene_side(sp, "tear", 16);
+        st = r < 0 ? PBD_EINVAL : pbd_mesh_grid(r, r, sp->size, sp->size, sp->diagonal, &m);
         /* a bulge of 1 % of the size out of the x–y plane, so that the cloth leaves its
          * plane and the bending constraints act (a flat hinge is their kink: skipped) */
         for (int i = 0; st == PBD_OK && i < m.n_vertices; i++)

@@ -45,8 +45,8 @@ pbd_world *pbd_scene_chain(const pbd_scene_params *sp)
     if (scene_inputs(sp, "chain", 0, 0) != PBD_OK ||
         scene_material_inputs(sp, "chain", 0, 0) != PBD_OK)
         return NULL;
-    int n = sp->resolution > 1 ? sp->resolution : 20;
-    pbd_world *w = pbd_world_create(n);
+    int n = scene_side(sp, "chain", 20);
+    pbd_world *w = n < 0 ? NULL : pbd_world_create(n);
     if (!w) return NULL;
     double seg = sp->size / (n - 1), m = sp->total_mass / n;
     for (int i = 0; i < n; i++) {
@@ -71,8 +71,8 @@ static pbd_status cloth_surface(const pbd_scene_params *sp, const char *scene, p
     if (st == PBD_OK) st = scene_material_inputs(sp, scene, 0, 1);
     if (st != PBD_OK) return st;
     if (sp->mesh_path) return pbd_trimesh_load_obj(sp->mesh_path, PBD_MESH_CLOTH, m);
-    int r = sp->resolution > 1 ? sp->resolution : 16;
-    return pbd_mesh_grid(r, r, sp->size, sp->size, sp->diagonal, m);
+    int r = scene_side(sp, scene, 16);
+    return r < 0 ? PBD_EINVAL : pbd_mesh_grid(r, r, sp->size, sp->size, sp->diagonal, m);
 }
 
 /* Particles of equal mass on the vertices and the stretch constraints: --stretch=distance, a

@@ -6,6 +6,10 @@
 
 #include "solver/pbd.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- collision, friction, rigid coupling ------------------------------------------- */
 
 /* Colliders (PBD Sec. 3.4): each substep, generateCollisionConstraints tests every free
@@ -139,5 +143,9 @@ int pbd_spatial_hash_query(pbd_spatial_hash *h, const double lo[3], const double
                            int32_t *out, int max_out);
 /* Mean edge length of a triangle list (each interior edge counted twice); 0 if none. */
 double pbd_mean_edge_length(const double *x, const int32_t *tris, int n_tris);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -5,6 +5,10 @@
 
 #include "solver/pbd.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Tearing of a cloth built from a triangle mesh whose vertex i is world particle i. After a
  * step, every edge of the distance set stretched beyond the threshold,
  *   (|x_a - x_b| - L) / L > threshold    (L its rest length),
@@ -70,5 +74,9 @@ int pbd_tearing_parent(const pbd_tearing *t, int i);
 /* Splits by the threshold rule since creation, and by the manifold repair. */
 long pbd_tearing_splits(const pbd_tearing *t);
 long pbd_tearing_repairs(const pbd_tearing *t);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,9 +1,13 @@
 #!/bin/sh
 # make test-install: install pbdlab into a temporary prefix under the build directory and
 # use it as a researcher would, with nothing from this tree on the include path:
-#   1. every installed header compiles on its own with only `pkg-config --cflags pbdlab`;
+#   1. every installed header, included as <pbdlab/ROOM/HEADER.h>, compiles on its own with
+#      only `pkg-config --cflags pbdlab` (= -I${includedir}), as C11 and as C++ (g++), and
+#      no installed header includes another without the pbdlab/ prefix;
 #   2. tests/install/example.c builds with `pkg-config --cflags --libs pbdlab` (and with
-#      --static), runs, and its XPBD update equals Eq. 18 worked out here in awk;
+#      --static) as C and as C++ (g++ -x c++: extern "C" guards), runs, and both builds
+#      print the same; its XPBD update equals Eq. 18 worked out here in awk, and its
+#      pendulum, stepped for 0.5 s, keeps its 1 m rod and swings down;
 #   3. the installed programs answer --help; DESTDIR stages the same files under the same
 #      prefix, and `make uninstall` removes them.
 # Usage: check.sh MAKE BUILD (the Makefile passes both). Exit status 1 on any failure.
@@ -11,6 +15,7 @@ set -eu
 make=$1
 build=$2
 cc=${CC:-cc}
+cxx=${CXX:-g++}
 src=$(pwd)
 root=$(cd "$build" && pwd)/test-install
 prefix=$root/prefix
@@ -36,9 +41,14 @@ for h in $(cd "$prefix/include/pbdlab" && find . -name '*.h' | sed 's|^\./||' | 
     if grep -q '#include *<hdf5' "$prefix/include/pbdlab/$h"; then
         fail "installed header $h includes hdf5.h (Cflags would need HDF5's include directory)"
     fi
-    printf '#include "%s"\nint pbdlab_header_check;\n' "$h" > header.c
+    if grep -E '^#include "' "$prefix/include/pbdlab/$h" | grep -v '^#include "pbdlab/' ; then
+        fail "installed header $h includes a header without the pbdlab/ prefix (above)"
+    fi
+    printf '#include <pbdlab/%s>\nint pbdlab_header_check;\n' "$h" > header.c
     $cc -std=c11 -Wall -Wextra -Werror -fsyntax-only $cflags header.c ||
         fail "installed header $h does not compile alone with $cflags"
+    $cxx -x c++ -std=c++11 -Wall -Wextra -Werror -fsyntax-only $cflags header.c ||
+        fail "installed header $h does not compile alone as C++ ($cxx) with $cflags"
     n=$((n + 1))
 done
 [ "$n" -gt 0 ] || fail "no header installed under $prefix/include/pbdlab"
@@ -49,8 +59,14 @@ $cc -std=c11 -Wall -Wextra -Werror $cflags example.c $libs -o example ||
     fail "example.c does not build with pkg-config --cflags --libs pbdlab"
 $cc -std=c11 -Wall -Wextra -Werror $cflags example.c $static_libs -o example-static ||
     fail "example.c does not build with pkg-config --static --libs pbdlab"
+$cxx -x c++ -std=c++11 -Wall -Wextra -Werror $cflags example.c -x none $libs -o example-cxx ||
+    fail "example.c does not build as C++ ($cxx) with pkg-config --cflags --libs pbdlab"
+nm -C example-cxx | grep -q ' T pbd_step$' ||
+    fail "the C++ build does not link pbd_step with C linkage"
 ./example > example.out || fail "the example exited with status $? (output: $(cat example.out))"
 ./example-static | cmp -s - example.out || fail "the --static build prints something else"
+./example-cxx | cmp -s - example.out || fail "the C++ build prints something else"
+echo "test-install: example.c built as C ($cc) and C++ ($cxx), same output"
 # XPBD Eq. 18 for one distance constraint C = |x1 - x2| - d, n = (x1 - x2)/|x1 - x2|:
 #   Δλ = (-C - α̃λ)/(w1 + w2 + α̃),  λ' = λ + Δλ,  x1' = x1 + Δλ w1 n,  x2' = x2 - Δλ w2 n.
 awk '
@@ -64,6 +80,7 @@ $1 == "input" { w1 = $2; w2 = $3; d = $4; at = $5; l0 = $6; for (i = 0; i < 6; i
 $1 == "status" { st = $2 }
 $1 == "lambda" { lambda = $2 }
 $1 == "x" { for (i = 0; i < 6; i++) y[i] = $(2 + i); seen = 1 }
+$1 == "pendulum" { pt = $3; plen = $5; py = $7; pseen = 1 }
 END {
     if (!seen || st != 0) { print "test-install: no result from the example (status " st ")"; exit 1 }
     if (w1 != 0.11) { printf "test-install: w1 = %.17g, set as 0.11 exactly\n", w1; exit 1 }
@@ -76,8 +93,13 @@ END {
         check("x1[" c "]", y[c], x[c] + dl * w1 * n[c] / len)
         check("x2[" c "]", y[3 + c], x[3 + c] - dl * w2 * n[c] / len)
     }
+    if (!pseen) { print "test-install: no pendulum line from the example"; exit 1 }
+    if (abs(pt - 0.5) > 1e-9 || abs(plen - 1) > 1e-3 || !(py < -0.5)) {
+        printf "test-install: pendulum after t = %.6g s: rod %.6g m (1 m; t = 0.5 s), bob at y = %.6g m (expected < -0.5 m)\n", pt, plen, py
+        exit 1
+    }
     if (bad) exit 1
-    printf "test-install: %d headers compile alone; example: C = %.6g, dlambda = %.6g, max rel. error vs Eq. 18 %.2g\n", hdrs, C, dl, worst
+    printf "test-install: %d headers compile alone (C and C++); example: C = %.6g, dlambda = %.6g, max rel. error vs Eq. 18 %.2g; pendulum rod %.9g m, bob y %.4g m\n", hdrs, C, dl, worst, plen, py
 }' hdrs="$n" example.out || fail "the example disagrees with XPBD Eq. 18 (output in $root/work/example.out)"
 
 # the programs run from the prefix, outside the tree

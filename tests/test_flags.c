@@ -1,0 +1,123 @@
+/* Flags that cannot act (issue 24, suite `flags`): each is refused with exit status 2 and one
+ * line on stderr that names it, and the same flag where it acts still runs (exit 0). Before,
+ * every case below ran with exit 0 and the flag ignored. */
+#include "tests.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char dir[256], err_path[300];
+
+static int suite_init(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/pbd-test-flags-XXXXXX");
+    if (!mkdtemp(dir)) return 1;
+    snprintf(err_path, sizeof err_path, "%s/err", dir);
+    return 0;
+}
+
+static int suite_clean(void) { return test_remove_dir(dir) == 0 ? 0 : 1; }
+
+/* pbd-run ARGS --steps=1 --quiet (stdout dropped, stderr to err_path); the exit status and,
+ * in err, what it printed on stderr. */
+static int run(const char *args, char *err, size_t size)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s/pbd-run %s --steps=1 --quiet >/dev/null 2>%s", test_bin_dir(),
+             args, err_path);
+    int rc = test_run(cmd);
+    err[0] = '\0';
+    FILE *f = fopen(err_path, "r");
+    if (f) {
+        size_t n = fread(err, 1, size - 1, f);
+        err[n] = '\0';
+        fclose(f);
+    }
+    return rc;
+}
+
+/* ARGS is refused: status 2, one line that names --FLAG and says why */
+static void refused(const char *args, const char *flag)
+{
+    char err[4096], want[128];
+    snprintf(want, sizeof want, "--%s: ", flag);
+    int rc = run(args, err, sizeof err);
+    if (rc != 2 || test_count_lines(err) != 1 || !strstr(err, want))
+        printf("\n    pbd-run %s: exit %d, stderr '%s' (expected 2 and one line naming --%s)", args,
+               rc, err, flag);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_EQUAL(test_count_lines(err), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+}
+
+static void accepted(const char *args)
+{
+    char err[4096];
+    int rc = run(args, err, sizeof err);
+    if (rc != 0) printf("\n    pbd-run %s: exit %d, stderr '%s' (expected 0)", args, rc, err);
+    CU_ASSERT_EQUAL(rc, 0);
+}
+
+/* Scene options a scene does not read at all, or not with the other options given. */
+static void test_scene_options(void)
+{
+    refused("chain --youngs-modulus=5", "youngs-modulus");
+    refused("cloth --poisson-ratio=0.1", "poisson-ratio");
+    refused("tet_beam --material=distance-volume --youngs-modulus=5", "youngs-modulus");
+    refused("chain --k-bend=0.5", "k-bend");
+    refused("cloth --stretch=fem --method=xpbd --compliance=1e-3", "compliance");
+    char args[512];
+    snprintf(args, sizeof args, "tet_beam --tet=data/meshes/beam_8.node --tets-per-cube=6");
+    refused(args, "tets-per-cube");
+    refused("cloth --mesh=data/meshes/cloth_16.obj --resolution=8", "resolution");
+    /* where they act */
+    accepted("tet_beam --material=stvk --method=xpbd --youngs-modulus=5e5 --poisson-ratio=0.3");
+    accepted("cloth --stretch=fem --method=xpbd --youngs-modulus=5 --poisson-ratio=0.1");
+    accepted("tet_beam --tets-per-cube=6 --resolution=4");
+    accepted("tet_beam --tet=data/meshes/beam_8.node");
+    accepted("cloth_bend --k-bend=0.5 --bend-compliance=1e-3");
+}
+
+/* Under --method=pbd a material's constraints are projected with the stiffness: E changes
+ * only the size of C (C = √(2ΨV) ∝ √E) or the compliance, never the motion. Refused there,
+ * accepted for xpbd and newton. */
+static void test_youngs_modulus_under_pbd(void)
+{
+    refused("tet_beam --material=stvk --method=pbd --youngs-modulus=5e5", "youngs-modulus");
+    refused("cloth --stretch=fem --method=pbd --youngs-modulus=5", "youngs-modulus");
+    accepted("tet_beam --material=stvk --method=pbd --poisson-ratio=0.3");
+    accepted("cloth --stretch=fem --method=newton --youngs-modulus=5");
+}
+
+/* pbd-run's own options that depend on another one. */
+static void test_output_options(void)
+{
+    char args[512];
+    refused("cloth --frames=5", "frames");
+    snprintf(args, sizeof args, "cloth --out=%s --frame-velocities", dir);
+    refused(args, "frame-velocities");
+    refused("cloth --run=x", "run");
+    refused("cloth --every=5", "every"); /* the helper passes --quiet */
+    snprintf(args, sizeof args, "cloth --out=%s --frames=1 --frame-velocities --run=fv", dir);
+    accepted(args);
+}
+
+/* --resolution=1 made the default 16 × 16 cloth (20-particle chain) silently. */
+static void test_resolution_one(void)
+{
+    refused("cloth --resolution=1", "resolution");
+    refused("chain --resolution=1", "resolution");
+    refused("tear --resolution=1", "resolution");
+    accepted("cloth --resolution=2");
+    accepted("balloon --resolution=1"); /* the icosphere's level 1 */
+}
+
+void register_flags_tests(void)
+{
+    CU_pSuite s = CU_add_suite("flags", suite_init, suite_clean);
+    CU_add_test(s, "scene_options", test_scene_options);
+    CU_add_test(s, "youngs_modulus_under_pbd", test_youngs_modulus_under_pbd);
+    CU_add_test(s, "output_options", test_output_options);
+    CU_add_test(s, "resolution_one", test_resolution_one);
+}
