@@ -131,8 +131,9 @@ typedef struct pbd_solver_def {
                                * reduction", "Warm starting"), in [0, 1] */
     double avbd_gamma;        /* AVBD warm start k <- max(γ k, k_start) (AVBD "Warm
                                * starting"), [0, 1] */
-    double avbd_k_start;      /* AVBD's smallest penalty k_start (its unit as k); 0 = per
-                               * constraint the mean m/h² of its free particles (ours) */
+    double avbd_k_start;      /* AVBD's smallest penalty k_start (its unit as k); 0 = soft:
+                               * the mean m/h² of its free particles, hard: the world's
+                               * largest m/h² (ours) */
 } pbd_solver_def;
 
 pbd_solver_def pbd_solver_def_default(void);

@@ -69,7 +69,8 @@ int pbd_solver_options(pbd_solver_def *d, cli_option *out)
         {"avbd-gamma", CLI_DOUBLE, &d->avbd_gamma, 0, 1, 0,
          "AVBD warm start: k <- max(gamma k, k_start), lambda <- alpha gamma lambda", NULL},
         {"avbd-k-start", CLI_DOUBLE, &d->avbd_k_start, 0, 1e100, 0,
-         "AVBD smallest penalty k_start (0: the mean m/h^2 of each constraint's particles)",
+         "AVBD smallest penalty k_start (0: soft: the mean m/h^2 of its particles, hard: the "
+         "largest m/h^2)",
          NULL},
     };
     int n = (int)(sizeof rows / sizeof rows[0]);
