@@ -1,7 +1,7 @@
 /* The step of the solver families (method vbd, avbd, pd): implicit Euler as the minimisation
  *   G(x) = 1/(2h²) ‖x − y‖²_M + Σ_j E_j(x),   y = x_t + h v_t + h² g,   E_j = C_j²/(2α_j)
- * (VBD Eq. 1–2; Projective Dynamics Sec. 3, Eq. 5), whose stationary point is the Newton
- * reference's implicit step (XPBD Eq. 8–9 with λ = −C/α̃). What the methods share lives here:
+ * (VBD Sec. 3, "variational implicit Euler"; Projective Dynamics Sec. 3), whose stationary
+ * point is the Newton reference's implicit step (XPBD Eq. 8–9 with λ = −C/α̃). What the methods share lives here:
  * refusals, the inertial target and fixed particles, the per-vertex adjacency and its vertex
  * colouring, the iteration log and the end of a step; the iterations are in solver/vbd/ and
  * solver/pd/. */
@@ -98,7 +98,7 @@ void pbd_family_free(pbd_family_ws *fw)
 
 /* Greedy vertex colouring in particle order (as solver/colouring.c colours constraints): a
  * free particle takes the smallest colour none of the particles sharing a constraint with it
- * has, so that the particles of one colour can be updated in parallel (VBD Sec. 3.3). */
+ * has, so that the particles of one colour can be updated in parallel (VBD "Parallelization"). */
 static pbd_status colour_vertices(const pbd_world *w, pbd_family_ws *fw)
 {
     int n = w->n;
@@ -339,6 +339,25 @@ static void initial_guess(pbd_world *w, pbd_family_ws *fw, double h)
     fw->have_v_prev = 1;
 }
 
+/* The sets' λ in XPBD's convention (the constraint force on particle j is ∇_jC λ/h², XPBD
+ * Eq. 9): λ = −h² λ⁺, so that C + α̃λ = 0 at the energies of VBD and PD, and the measure
+ * stage's XPBD residual says how far AVBD's penalties are from the material (or, hard, C
+ * from 0). */
+static void store_lambda(pbd_world *w, pbd_family_ws *fw, double h)
+{
+    family_scratch *sc = &fw->scratch[0];
+    for (int s = 0; s < w->n_sets; s++) {
+        pbd_constraint_set *set = &w->sets[s];
+        for (int c = 0; c < set->count; c++) {
+            pbd_eval_input in;
+            double C, lam = 0.0, k;
+            set->lambda[c] = 0.0;
+            if (pbd_family_eval(w, set, c, w->p, sc, &in, &C) != PBD_EVAL_OK) continue;
+            if (pbd_vbd_force(w, fw, s, c, C, &lam, &k)) set->lambda[c] = -h * h * lam;
+        }
+    }
+}
+
 static void log_iteration(pbd_world *w, pbd_family_ws *fw, double h, int k)
 {
     pbd_world_residuals_per_set(w, w->p, 1.0 / (h * h), w->iter_sets + (size_t)k * w->n_sets * 3,
@@ -373,13 +392,11 @@ pbd_status pbd_family_step_def(pbd_world *w)
                     : pbd_vbd_iteration(w, fw, h, it, threads);
             if (st != PBD_OK) return st;
             if (d->record_iterations) {
-                if (pd) pbd_pd_end(w, fw, h); /* λ for the XPBD residual */
-                else pbd_vbd_end(w, fw, h);
+                store_lambda(w, fw, h); /* for the XPBD residual */
                 log_iteration(w, fw, h, sub * d->iterations + it);
             }
         }
-        if (pd) pbd_pd_end(w, fw, h);
-        else pbd_vbd_end(w, fw, h);
+        store_lambda(w, fw, h);
         for (int i = 0; i < 3 * w->n; i++) {
             w->v[i] = (w->p[i] - w->x[i]) / h;
             w->x[i] = w->p[i];

@@ -77,10 +77,14 @@ int pbd_avbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, do
 int pbd_family_eval(const pbd_world *w, const pbd_constraint_set *set, int c, const double *pos,
                     family_scratch *sc, pbd_eval_input *in_out, double *C);
 pbd_status pbd_vbd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int it, int threads);
-void pbd_vbd_end(pbd_world *w, pbd_family_ws *fw, double h);
+/* The force multiplier λ⁺ (the force on particle j is −λ⁺ ∇_jC) and stiffness k of
+ * constraint c of set s at C for VBD (k = 1/α, λ⁺ = kC; an inequality only while C < 0) or
+ * AVBD (pbd_avbd_force); 0 when it exerts no force (solver/vbd/vbd.c). PD's energies are
+ * VBD's. */
+int pbd_vbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
+                  double *lam_plus, double *k);
 pbd_status pbd_pd_begin(pbd_world *w, pbd_family_ws *fw, double h);
 pbd_status pbd_pd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int threads);
-void pbd_pd_end(pbd_world *w, pbd_family_ws *fw, double h);
 void pbd_pd_free(struct pd_state *pd);
 /* What PD takes: PBD_OK or PBD_EINVAL with the reason (solver/pd/pd.c). */
 pbd_status pbd_pd_check(const pbd_world *w);

@@ -293,7 +293,8 @@ static int summarize(pbd_exp_ctx *ctx)
         char path[4096];
         pbd_exp_run_path(ctx, ctx->runs[i], path, sizeof path);
         int ok = 1;
-        for (int k = 0; k < NC && ok; k++) ok = !pbd_h5_read_attr_double(path, keys[k], &rows[NC * n + k]);
+        for (int k = 0; k < NC && ok; k++)
+            ok = !pbd_h5_read_attr_double(path, keys[k], &rows[NC * n + k]);
         n += ok;
     }
     pbd_exp_sort_rows(rows, n, NC, 2);

@@ -1,9 +1,9 @@
 /* Projective Dynamics (Bouaziz, Martin, Liu, Kavan, Pauly 2014) on the constraint table.
  * Each constraint whose energy is a squared distance to a constraint manifold,
  *   E_j = C_j²/(2α_j) = (w_j/2) ‖A_j S_j x − p_j‖²,   p_j the projection of A_j S_j x onto it
- * (PD Eq. 6, Sec. 4), is minimised by local–global alternation (PD Sec. 3.3, Algorithm 1):
+ * (PD Sec. 4), is minimised by local–global alternation (PD Sec. 3, Algorithm 1):
  * local: p_j from the current x; global: the constant system
- *   (M/h² + Σ_j w_j S_jᵀA_jᵀA_jS_j) x = M y/h² + Σ_j w_j S_jᵀA_jᵀ p_j      (PD Eq. 10)
+ *   (M/h² + Σ_j w_j S_jᵀA_jᵀA_jS_j) x = M y/h² + Σ_j w_j S_jᵀA_jᵀ p_j      (PD Sec. 3)
  * prefactored once by CHOLMOD (its matrix is the same for x, y and z) and solved per
  * iteration. The types with such a projection here (solver/README.md "Solver families"):
  *   distance    A S x = x_i − x_j, p = d (x_i − x_j)/|x_i − x_j|, w = 1/α   (PD Sec. 5 "springs")
@@ -129,7 +129,8 @@ static uint64_t state_key(const pbd_world *w, const pbd_family_ws *fw, double h)
 static pbd_status factor(pbd_world *w, pbd_family_ws *fw, pd_state *pd, double h)
 {
     long nnz = pd->nf;
-    for (int s = 0; s < w->n_sets; s++) nnz += (long)w->sets[s].count * w->sets[s].arity * w->sets[s].arity * 3;
+    for (int s = 0; s < w->n_sets; s++)
+        nnz += 3L * w->sets[s].count * w->sets[s].arity * w->sets[s].arity;
     cholmod_triplet *T = cholmod_allocate_triplet((size_t)pd->nf, (size_t)pd->nf, (size_t)nnz, -1,
                                                   CHOLMOD_REAL, &pd->cc);
     if (!T) return pbd_error(PBD_ENOMEM, "pd: out of memory for the system matrix");
@@ -220,7 +221,7 @@ static void rotation_of(const double *F, double *R)
     }
 }
 
-/* The local step (PD Sec. 3.3): every constraint's projection p_j at w->p. */
+/* The local step (PD Sec. 3): every constraint's projection p_j at w->p. */
 static void local_step(pbd_world *w, pbd_family_ws *fw, pd_state *pd, int threads)
 {
     for (int s = 0; s < w->n_sets; s++) {
@@ -245,7 +246,8 @@ static void local_step(pbd_world *w, pbd_family_ws *fw, pd_state *pd, int thread
                     for (int b = 0; b < 3; b++) {
                         F[3 * a + b] = 0.0;
                         for (int k = 1; k <= 3; k++)
-                            F[3 * a + b] += (w->p[3 * (size_t)idx[k] + a] - x0[a]) * r[3 * (k - 1) + b];
+                            F[3 * a + b] +=
+                                (w->p[3 * (size_t)idx[k] + a] - x0[a]) * r[3 * (k - 1) + b];
                     }
                 rotation_of(F, t);
             }
@@ -298,19 +300,4 @@ pbd_status pbd_pd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int threa
     }
     cholmod_free_dense(&X, &pd->cc);
     return PBD_OK;
-}
-
-/* λ in XPBD's convention, λ = −h² C/α (the energy's force), as VBD's. */
-void pbd_pd_end(pbd_world *w, pbd_family_ws *fw, double h)
-{
-    family_scratch *sc = &fw->scratch[0];
-    for (int s = 0; s < w->n_sets; s++) {
-        pbd_constraint_set *set = &w->sets[s];
-        for (int c = 0; c < set->count; c++) {
-            pbd_eval_input in;
-            double C;
-            int st = pbd_family_eval(w, set, c, w->p, sc, &in, &C);
-            set->lambda[c] = st == PBD_EVAL_OK ? -h * h * C / set->compliance[c] : 0.0;
-        }
-    }
 }

@@ -10,8 +10,8 @@
  * an inequality whose λ⁺ is clamped (it is inactive). Warm start at each (sub)step (AVBD "Warm
  * starting"): k_j ← max(γ k_j, k_start), λ_j ← α γ λ_j. Where the paper leaves k_start to the
  * scene, def.avbd_k_start = 0 takes for a soft constraint the mean m/h² of its free particles
- * and for a hard one the largest m/h² of the world (our choice, see k_start); C̃'s error reduction applies to hard equalities only
- * (inequalities start from C_j(x_t) = 0 here, ours). */
+ * and for a hard one the largest m/h² of the world (our choice, see k_start); C̃'s error
+ * reduction applies to hard equalities only (inequalities start from C_j(x_t) = 0 here, ours). */
 #include "solver/families.h"
 
 #include <math.h>

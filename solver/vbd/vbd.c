@@ -1,10 +1,10 @@
 /* Vertex Block Descent (Chen, Liu, Yang, Yuksel 2024) and its augmented form (AVBD, Giles,
  * Diaz, Yuksel 2025) on the constraint table: each constraint is the energy E = C²/(2α), so
  *   ∇_iE = (C/α) ∇_iC,   ∇²_iiE = (∇_iC ∇_iCᵀ + C ∇²_iiC)/α.
- * One iteration visits the free particles colour by colour (VBD Sec. 3.3: the particles of
+ * One iteration visits the free particles colour by colour (VBD "Parallelization": the particles of
  * one colour share no constraint, so they are updated in parallel, and the result does not
  * depend on the thread count); particle i takes one Newton step on G with the others fixed
- * (VBD Eq. 4–6):
+ * (VBD Sec. 3, the local system):
  *   f_i = −(m_i/h²)(x_i − y_i) − Σ_j ∇_iE_j,   H_i = (m_i/h²) I + Σ_j ∇²_iiE_j,   x_i += H_i⁻¹ f_i,
  * skipped when |det H_i| is below 1e-12 of its scale (VBD: "when |det H_i| < ε we skip the
  * update"). VBD keeps the full local Hessian, C∇²C included, and relies on that test for
@@ -23,8 +23,8 @@
 /* The force multiplier λ⁺ (force −λ⁺ ∇_iC) and stiffness k of constraint c for the method;
  * 0 when it exerts no force. VBD: k = 1/α, λ⁺ = kC; an inequality only while C < 0 (VBD's
  * collisions are penalty energies of the penetration). */
-static int force_of(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
-                    double *lam_plus, double *k)
+int pbd_vbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
+                  double *lam_plus, double *k)
 {
     const pbd_constraint_set *set = &w->sets[s];
     if (w->def.method == PBD_METHOD_AVBD) return pbd_avbd_force(w, fw, s, c, C, lam_plus, k);
@@ -57,7 +57,7 @@ static void vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, i
         pbd_eval_input in;
         double C, lam, k;
         if (pbd_family_eval(w, set, c, w->p, sc, &in, &C) != PBD_EVAL_OK) continue;
-        if (!force_of(w, fw, s, c, C, &lam, &k)) continue;
+        if (!pbd_vbd_force(w, fw, s, c, C, &lam, &k)) continue;
         const double *g = sc->grad + 3 * j;
         double Hl[9];
         for (int r = 0; r < 3; r++) {
@@ -65,12 +65,13 @@ static void vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, i
             for (int q = 0; q < 3; q++) Hl[3 * r + q] = k * g[r] * g[q];
         }
         int n3 = 3 * set->arity;
-        if (lam != 0.0 && pbd_constraint_hessian(set->type, &in, sc->xl, sc->gp, sc->gm, sc->H) == 0) {
+        if (lam != 0.0 &&
+            pbd_constraint_hessian(set->type, &in, sc->xl, sc->gp, sc->gm, sc->H) == 0) {
             const double *B = sc->H + (size_t)(3 * j) * n3 + 3 * j; /* the (j, j) block */
             for (int r = 0; r < 3; r++)
                 if (avbd) {
                     double col = 0.0;
-                    for (int q = 0; q < 3; q++) col += B[(size_t)q * n3 + r] * B[(size_t)q * n3 + r];
+                    for (int q = 0; q < 3; q++) col += pow(B[(size_t)q * n3 + r], 2);
                     Hl[4 * r] += fabs(lam) * sqrt(col);
                 } else {
                     for (int q = 0; q < 3; q++) Hl[3 * r + q] += lam * B[(size_t)r * n3 + q];
@@ -85,9 +86,11 @@ static void vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, i
     }
     double det = det3(H), scale = fmax(fabs(H[0]), fmax(fabs(H[4]), fabs(H[8])));
     if (!(fabs(det) > 1e-12 * scale * scale * scale)) return;
-    double inv[9] = {H[4] * H[8] - H[5] * H[7], H[2] * H[7] - H[1] * H[8], H[1] * H[5] - H[2] * H[4],
-                     H[5] * H[6] - H[3] * H[8], H[0] * H[8] - H[2] * H[6], H[2] * H[3] - H[0] * H[5],
-                     H[3] * H[7] - H[4] * H[6], H[1] * H[6] - H[0] * H[7], H[0] * H[4] - H[1] * H[3]};
+    double inv[9] = {H[4] * H[8] - H[5] * H[7], H[2] * H[7] - H[1] * H[8],
+                     H[1] * H[5] - H[2] * H[4], H[5] * H[6] - H[3] * H[8],
+                     H[0] * H[8] - H[2] * H[6], H[2] * H[3] - H[0] * H[5],
+                     H[3] * H[7] - H[4] * H[6], H[1] * H[6] - H[0] * H[7],
+                     H[0] * H[4] - H[1] * H[3]}; /* the adjugate: H⁻¹ = inv/det */
     for (int r = 0; r < 3; r++)
         xi[r] += (inv[3 * r] * f[0] + inv[3 * r + 1] * f[1] + inv[3 * r + 2] * f[2]) / det;
 }
@@ -104,7 +107,9 @@ pbd_status pbd_vbd_begin(pbd_world *w, pbd_family_ws *fw, double h)
 static void chebyshev(pbd_world *w, pbd_family_ws *fw, int it)
 {
     double rho2 = w->def.vbd_chebyshev_rho * w->def.vbd_chebyshev_rho;
-    double omega = it == 0 ? 1.0 : it == 1 ? 2.0 / (2.0 - rho2) : 4.0 / (4.0 - rho2 * fw->cheb_omega);
+    double omega = it == 0   ? 1.0
+                   : it == 1 ? 2.0 / (2.0 - rho2)
+                             : 4.0 / (4.0 - rho2 * fw->cheb_omega);
     fw->cheb_omega = omega;
     for (int i = 0; i < w->n; i++) {
         if (w->w[i] <= 0.0) continue;
@@ -132,22 +137,4 @@ pbd_status pbd_vbd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int it, 
     if (w->def.vbd_chebyshev_rho > 0.0) chebyshev(w, fw, it);
     if (w->def.method == PBD_METHOD_AVBD) pbd_avbd_update(w, fw, threads);
     return PBD_OK;
-}
-
-/* The sets' λ in XPBD's convention (the constraint force on particle j is ∇_jC λ/h², XPBD
- * Eq. 9): λ = −h² λ⁺, so that C + α̃λ = 0 at VBD's energies and the measure stage's XPBD
- * residual says how far AVBD's penalties are from the material (or, hard, from C = 0). */
-void pbd_vbd_end(pbd_world *w, pbd_family_ws *fw, double h)
-{
-    family_scratch *sc = &fw->scratch[0];
-    for (int s = 0; s < w->n_sets; s++) {
-        pbd_constraint_set *set = &w->sets[s];
-        for (int c = 0; c < set->count; c++) {
-            pbd_eval_input in;
-            double C, lam = 0.0, k;
-            set->lambda[c] = 0.0;
-            if (pbd_family_eval(w, set, c, w->p, sc, &in, &C) != PBD_EVAL_OK) continue;
-            if (force_of(w, fw, s, c, C, &lam, &k)) set->lambda[c] = -h * h * lam;
-        }
-    }
 }
