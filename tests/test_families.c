@@ -246,6 +246,78 @@ static void test_stop_and_log(void)
     pbd_world_free(w);
 }
 
+/* Inequalities (a long-range attachment C = ℓ − |p − a| >= 0, Kim et al. 2012): AVBD's λ⁺ is
+ * clamped to pushing only, so a particle inside the radius falls freely, and one moving out of
+ * it is held at |p − a| = ℓ (hard: to 1e-9 m); VBD's one-sided penalty (α > 0) holds it at the
+ * implicit step's stretch. */
+static void test_inequality(void)
+{
+    const double l = 1.0, h = 1.0 / 60.0;
+    for (int inside = 0; inside < 2; inside++)
+        for (int k = 0; k < 2; k++) {
+            double a[3] = {0, 0, 0}, p[3] = {inside ? 0.5 : 0.99, 0, 0};
+            double v[3] = {inside ? 0 : 3, 0, 0};
+            pbd_world *w = test_two_particles(a, p, INFINITY, 0.1);
+            pbd_world_set_particle(w, 1, p, v, 0.1);
+            w->def.gravity[1] = -9.81;
+            int set = pbd_world_add_set(w, &pbd_long_range_attachment_type, 0);
+            int32_t idx[2] = {1, 0};
+            pbd_set_add(w, set, idx, &l, 1.0, k ? 1e-4 : 0.0);
+            w->def.method = k ? PBD_METHOD_VBD : PBD_METHOD_AVBD;
+            w->def.dt = h;
+            w->def.iterations = 200;
+            CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
+            double r = sqrt(w->x[3] * w->x[3] + w->x[4] * w->x[4] + w->x[5] * w->x[5]);
+            if (inside) { /* free fall: y = −g h² */
+                CU_ASSERT(fabs(w->x[4] + 9.81 * h * h) < 1e-12);
+                CU_ASSERT(fabs(w->x[3] - 0.5) < 1e-12);
+            } else if (!k) {
+                CU_ASSERT(fabs(r - l) < 1e-9);
+            } else { /* the penalty: out by about m v/(h k) at most, and not free */
+                CU_ASSERT(r > l && r < 0.99 + 3 * h - 1e-3);
+            }
+            pbd_world_free(w);
+        }
+}
+
+/* VBD's initial guesses (previous, inertia, acceleration, adaptive) converge to the same step;
+ * its damping k_d takes kinetic energy out. */
+static void test_init_and_damping(void)
+{
+    pbd_world *ref = swinging_cloth(PBD_METHOD_VBD, 1000);
+    double *xs = malloc(3 * (size_t)ref->n * sizeof *xs);
+    CU_ASSERT_EQUAL_FATAL(pbd_newton_solve(ref, 40, 1e-12, xs, NULL, NULL, NULL), PBD_OK);
+    for (int init = 0; init < 4; init++) {
+        pbd_world *w = swinging_cloth(PBD_METHOD_VBD, 1000);
+        w->def.vbd_init = (pbd_vbd_init)init;
+        CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
+        CU_ASSERT(max_dist(w->x, xs, 3 * w->n) < 1e-6);
+        pbd_world_free(w);
+    }
+    free(xs);
+    pbd_world_free(ref);
+    double ke[2];
+    for (int damped = 0; damped < 2; damped++) {
+        pbd_world *w = swinging_cloth(PBD_METHOD_VBD, 50);
+        w->def.vbd_damping = damped ? 1e-2 : 0.0;
+        for (int s = 0; s < 10; s++) CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
+        ke[damped] = w->stats.kinetic_energy;
+        pbd_world_free(w);
+    }
+    CU_ASSERT(ke[1] < 0.9 * ke[0]);
+}
+
+/* The watchdog reads what the families' measure stage found: a set's max |C| above
+ * watch-residual stops the step with PBD_ENUMERIC, naming the set. */
+static void test_watchdog(void)
+{
+    pbd_world *w = swinging_cloth(PBD_METHOD_VBD, 10);
+    w->def.watch_residual = 1e-9;
+    CU_ASSERT_EQUAL(pbd_step(w), PBD_ENUMERIC);
+    CU_ASSERT(strstr(pbd_last_error(), "watch-residual") != NULL);
+    pbd_world_free(w);
+}
+
 void register_families_tests(void)
 {
     CU_pSuite s = CU_add_suite("families", NULL, NULL);
@@ -257,4 +329,7 @@ void register_families_tests(void)
     CU_add_test(s, "threads_identical", test_threads_identical);
     CU_add_test(s, "pd_tets_and_refusals", test_pd_tets_and_refusals);
     CU_add_test(s, "stop_and_log", test_stop_and_log);
+    CU_add_test(s, "inequality", test_inequality);
+    CU_add_test(s, "init_and_damping", test_init_and_damping);
+    CU_add_test(s, "watchdog", test_watchdog);
 }
