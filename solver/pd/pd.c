@@ -23,7 +23,8 @@
 enum { PD_SPRING, PD_ATTACH, PD_TET };
 
 typedef struct pd_state {
-    uint64_t key;           /* topology (fw->key), h and the compliances it was factored for */
+    uint64_t key;           /* topology (fw->key), h, compliances, masses and tet rests it was
+                             * factored for */
     int n, nf, m;
     int32_t *free_of;       /* particle -> free index or -1 */
     double *target;         /* per constraint (global numbering) 9 doubles: p_j (3) or R (9) */
@@ -122,6 +123,16 @@ static uint64_t state_key(const pbd_world *w, const pbd_family_ws *fw, double h)
             memcpy(&bits, &w->sets[s].compliance[c], sizeof bits);
             key = (key ^ bits) * 1099511628211ULL;
         }
+    for (int s = 0; s < w->n_sets; s++) /* the tets' D_m⁻¹, V and μ are in the matrix */
+        for (long q = 0; kind_of(w->sets[s].type) == PD_TET &&
+                         q < (long)w->sets[s].count * w->sets[s].type->n_rest; q++) {
+            memcpy(&bits, &w->sets[s].rest[q], sizeof bits);
+            key = (key ^ bits) * 1099511628211ULL;
+        }
+    for (int i = 0; i < w->n; i++) { /* the masses of M/h² */
+        memcpy(&bits, &w->w[i], sizeof bits);
+        key = (key ^ bits) * 1099511628211ULL;
+    }
     return key;
 }
 
