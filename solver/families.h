@@ -51,9 +51,6 @@ typedef struct pbd_family_ws {
 /* The world's family workspace for its current topology (built or rebuilt as needed). */
 pbd_status pbd_family_workspace(pbd_world *w, pbd_family_ws **out);
 void pbd_family_free(pbd_family_ws *fw);
-/* Whether the world's method (vbd, avbd, pd) can take this world: PBD_OK or PBD_EINVAL with
- * one line naming the set, the type and the reason (solver/README.md "Solver families"). */
-pbd_status pbd_family_check(const pbd_world *w);
 /* pbd_step for the families: def.substeps steps of dt/substeps (solver/families.c). */
 pbd_status pbd_family_step_def(pbd_world *w);
 

@@ -427,6 +427,10 @@ pbd_status pbd_newton_step(pbd_world *w, int max_iter, double tol, double *resid
 /* Whether the Newton reference can take this world (the refusals above, def's newton_*
  * fields): PBD_OK or PBD_EINVAL with the one line. */
 pbd_status pbd_newton_check(const pbd_world *w);
+/* Whether the solver family of def.method (vbd, avbd, pd) can take this world: PBD_OK, or
+ * PBD_EINVAL with one line naming the set, the type and the reason (solver/README.md "Solver
+ * families": the method table). pbd_step checks it too, at every step. */
+pbd_status pbd_family_check(const pbd_world *w);
 /* What the last solve of this world did (zeros before the first). */
 typedef struct pbd_newton_info {
     int iterations;          /* Newton iterations */

@@ -43,7 +43,7 @@ static int options(cli_option *out, int quick)
     P.scenes = "cloth,beam_snh,beam_corotated,chain,bend_cloth";
     P.methods = "xpbd,xpbd_substeps,vbd,vbd_chebyshev,avbd,pd,newton";
     P.iterations = quick ? "1,10,100" : "1,3,10,30,100,300";
-    P.cloth_res = quick ? 12 : 48;
+    P.cloth_res = quick ? 12 : 64;
     P.bend_res = quick ? 8 : 24;
     P.beam_res = quick ? 2 : 4;
     P.chain_n = 20;
