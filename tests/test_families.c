@@ -3,6 +3,7 @@
 #include "tests.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,6 +136,10 @@ static void test_avbd_hard_chain(void)
     CU_ASSERT_EQUAL(pbd_step(w), PBD_EINVAL);
     CU_ASSERT(strstr(pbd_last_error(), "alpha = 0") != NULL);
     pbd_world_free(w);
+    char cmd[1024]; /* pbd-run refuses it up front (nothing on stdout): exit status 2 */
+    snprintf(cmd, sizeof cmd, "out=$(%s/pbd-run chain --method=vbd --steps=1 2>/dev/null); "
+             "rc=$?; [ -z \"$out\" ] || exit 9; exit $rc", test_bin_dir());
+    CU_ASSERT_EQUAL(test_run(cmd), 2);
 }
 
 /* Internal constraints, no gravity, nothing fixed: the implicit step conserves linear
