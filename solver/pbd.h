@@ -123,12 +123,11 @@ typedef struct pbd_solver_def {
                                * Wang 2015); 0 = off */
     double vbd_damping;       /* VBD/AVBD damping k_d in s ("Damping"): each energy adds the
                                * force -(k_d/h) ∇²E (x - x_t); 0 = off */
-    double avbd_beta;         /* AVBD penalty ramp k <- k + β|C| (AVBD "Hard
-                               * constraints"), in the
-                               * stiffness' unit per C unit (N/m² for distances) */
+    double avbd_beta;         /* AVBD penalty ramp k <- k + β|C| (AVBD "Hard constraints"),
+                               * in the stiffness' unit per C unit (N/m² for distances) */
     double avbd_alpha;        /* AVBD error reduction C = C* - α C*(x_t) for hard constraints
-                               * and warm start λ <- αγλ (AVBD "Error
-                               * reduction", "Warm starting"), in [0, 1] */
+                               * and warm start λ <- αγλ (AVBD "Error reduction", "Warm
+                               * starting"), in [0, 1] */
     double avbd_gamma;        /* AVBD warm start k <- max(γ k, k_start) (AVBD "Warm
                                * starting"), [0, 1] */
     double avbd_k_start;      /* AVBD's smallest penalty k_start (its unit as k); 0 = soft:
