@@ -3,7 +3,7 @@
 load 'analysis/plots/common.gp'
 scenes = 'cloth beam_snh beam_corotated chain bend_cloth'
 titles = 'cloth~(springs) tet~beam,~Stable~Neo-Hookean tet~beam,~corotated~(nu~=~0) hard~chain,~1:1000~mass~ratio bending~cloth'
-methods = 'xpbd xpbd_substeps vbd vbd_chebyshev avbd pd newton'
+methods = 'pbd xpbd xpbd_substeps vbd vbd_chebyshev avbd pd newton'
 present = values('/tables/time_to_accuracy', 1)
 run(s, m) = dir.'/'.s.'_'.m.'.h5'
 ok(s, m) = file_exists(run(s, m))

@@ -1,5 +1,6 @@
-/* solver_families — issue 21: XPBD (Macklin et al. 2016), XPBD with substeps at equal cost
- * (Small Steps), Vertex Block Descent (Chen et al. 2024) with and without Chebyshev
+/* solver_families — issue 21: PBD (Müller et al. 2006; stiffness k = 1, so it ignores the
+ * compliance and its fixed point is the rigid constraints' step), XPBD (Macklin et al. 2016),
+ * XPBD with substeps at equal cost (Small Steps), Vertex Block Descent (Chen et al. 2024) with and without Chebyshev
  * acceleration, Augmented VBD (Giles et al. 2025) and Projective Dynamics (Bouaziz et al.
  * 2014) on the same constraints, each against the exact implicit step (the Newton reference,
  * XPBD Eq. 8–9 solved to 1e-12).
@@ -28,9 +29,9 @@
 enum { S_CLOTH, S_BEAM_SNH, S_BEAM_COROT, S_CHAIN, S_BEND, N_SCENES };
 static const char *const scene_words[] = {"cloth", "beam_snh", "beam_corotated", "chain",
                                           "bend_cloth", NULL};
-enum { M_XPBD, M_XPBD_SUB, M_VBD, M_VBD_CHEB, M_AVBD, M_PD, M_NEWTON, N_METHODS };
+enum { M_XPBD, M_XPBD_SUB, M_VBD, M_VBD_CHEB, M_AVBD, M_PD, M_NEWTON, M_PBD, N_METHODS };
 static const char *const method_words[] = {"xpbd", "xpbd_substeps", "vbd", "vbd_chebyshev",
-                                           "avbd", "pd", "newton", NULL};
+                                           "avbd", "pd", "newton", "pbd", NULL};
 
 static struct {
     const char *scenes, *methods, *iterations;
@@ -41,7 +42,7 @@ static struct {
 static int options(cli_option *out, int quick)
 {
     P.scenes = "cloth,beam_snh,beam_corotated,chain,bend_cloth";
-    P.methods = "xpbd,xpbd_substeps,vbd,vbd_chebyshev,avbd,pd,newton";
+    P.methods = "pbd,xpbd,xpbd_substeps,vbd,vbd_chebyshev,avbd,pd,newton";
     P.iterations = quick ? "1,10,100" : "1,3,10,30,100,300";
     P.cloth_res = quick ? 12 : 64;
     P.bend_res = quick ? 8 : 24;
@@ -56,8 +57,8 @@ static int options(cli_option *out, int quick)
     const cli_option rows[] = {
         {"scenes", CLI_STRING, &P.scenes, 0, 0, 0, "scenes (list of cloth, beam_snh, "
          "beam_corotated, chain, bend_cloth)", NULL},
-        {"methods", CLI_STRING, &P.methods, 0, 0, 0, "methods (list of xpbd, xpbd_substeps, "
-         "vbd, vbd_chebyshev, avbd, pd, newton)", NULL},
+        {"methods", CLI_STRING, &P.methods, 0, 0, 0, "methods (list of pbd, xpbd, "
+         "xpbd_substeps, vbd, vbd_chebyshev, avbd, pd, newton)", NULL},
         {"iterations", CLI_STRING, &P.iterations, 0, 0, 0,
          "iterations per step (list; xpbd_substeps: substeps of 1 iteration)", NULL},
         {"cloth-resolution", CLI_INT, &P.cloth_res, 2, 1000, 0, "cloth side (particles)", NULL},
@@ -124,7 +125,7 @@ static pbd_world *build(int scene, int method, int iterations)
         }
     static const pbd_method as[N_METHODS] = {PBD_METHOD_XPBD, PBD_METHOD_XPBD, PBD_METHOD_VBD,
                                              PBD_METHOD_VBD, PBD_METHOD_AVBD, PBD_METHOD_PD,
-                                             PBD_METHOD_NEWTON};
+                                             PBD_METHOD_NEWTON, PBD_METHOD_PBD};
     w->def.method = as[method];
     w->def.iterations = method == M_XPBD_SUB ? 1 : iterations;
     w->def.substeps = method == M_XPBD_SUB ? iterations : 1;
