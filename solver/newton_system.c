@@ -33,7 +33,6 @@
 
 #define NEWTON_REGULARISATION 1e-4
 #define NEWTON_REGULARISATION_MIN 1e-10
-#define FD_REL_STEP 6e-6      /* central differences of ∇C: truncation ≈ rounding ≈ 1e-11 */
 
 void newton_system_free(newton_system *s)
 {
@@ -319,40 +318,14 @@ pbd_status newton_system_prepare(pbd_world *w, struct pbd_newton_workspace *nw, 
  * is undefined there (degenerate): the constraint then contributes no geometric stiffness. */
 static int hessian(struct pbd_newton_workspace *nw, const pbd_constraint_set *set, int c)
 {
-    int a = set->arity, n3 = 3 * a;
+    int a = set->arity;
     const int32_t *idx = set->idx + (size_t)c * a;
     for (int j = 0; j < a; j++)
         for (int k = 0; k < 3; k++) nw->xl[3 * j + k] = nw->x[3 * (size_t)idx[j] + k];
     int nr = set->type->n_rest;
     pbd_eval_input in = {nw->xl, a, set->rest + (size_t)c * (nr > 0 ? nr : 1), set->aux,
                          set->n_aux};
-    if (set->type->hessian) return set->type->hessian(&in, nw->H) != PBD_EVAL_OK;
-    double centre[3] = {0, 0, 0}, size = 0.0, C;
-    for (int j = 0; j < a; j++)
-        for (int k = 0; k < 3; k++) centre[k] += nw->xl[3 * j + k] / a;
-    for (int j = 0; j < a; j++) {
-        double d2 = 0.0;
-        for (int k = 0; k < 3; k++) d2 += pow(nw->xl[3 * j + k] - centre[k], 2);
-        size = fmax(size, sqrt(d2));
-    }
-    double eps = FD_REL_STEP * (size > 0.0 ? size : 1.0);
-    for (int col = 0; col < n3; col++) {
-        double keep = nw->xl[col];
-        nw->xl[col] = keep + eps;
-        int s1 = set->type->eval(&in, &C, nw->gp);
-        nw->xl[col] = keep - eps;
-        int s2 = set->type->eval(&in, &C, nw->gm);
-        nw->xl[col] = keep;
-        if (s1 != PBD_EVAL_OK || s2 != PBD_EVAL_OK) return 1;
-        for (int row = 0; row < n3; row++)
-            nw->H[(size_t)row * n3 + col] = (nw->gp[row] - nw->gm[row]) / (2.0 * eps);
-    }
-    for (int row = 0; row < n3; row++)
-        for (int col = row + 1; col < n3; col++) {
-            double avg = 0.5 * (nw->H[(size_t)row * n3 + col] + nw->H[(size_t)col * n3 + row]);
-            nw->H[(size_t)row * n3 + col] = nw->H[(size_t)col * n3 + row] = avg;
-        }
-    return 0;
+    return pbd_constraint_hessian(set->type, &in, nw->xl, nw->gp, nw->gm, nw->H);
 }
 
 /* Add v to entry (row, col) of the dense matrix, or of block b's 3×3 in the CSC. */

@@ -48,8 +48,26 @@ int pbd_stop_requested(void);
 /* ---- solver definition ------------------------------------------------------------- */
 
 /* PBD, XPBD, or the implicit step they approximate solved by Newton's method (the Newton
- * reference below, as a method of the step). */
-typedef enum { PBD_METHOD_PBD = 0, PBD_METHOD_XPBD = 1, PBD_METHOD_NEWTON = 2 } pbd_method;
+ * reference below, as a method of the step), or another solver family on the same
+ * constraints read as energies E = C²/(2α) (solver/README.md "Solver families"): Vertex Block
+ * Descent (Chen et al. 2024, solver/vbd/), Augmented VBD (Giles et al. 2025, solver/vbd/),
+ * Projective Dynamics (Bouaziz et al. 2014, solver/pd/). */
+typedef enum {
+    PBD_METHOD_PBD = 0,
+    PBD_METHOD_XPBD = 1,
+    PBD_METHOD_NEWTON = 2,
+    PBD_METHOD_VBD = 3,
+    PBD_METHOD_AVBD = 4,
+    PBD_METHOD_PD = 5
+} pbd_method;
+/* VBD's initial guess of the step's positions (VBD "Initialization"). */
+typedef enum {
+    PBD_VBD_INIT_PREVIOUS = 0,     /* x_t */
+    PBD_VBD_INIT_INERTIA = 1,      /* x_t + h v_t */
+    PBD_VBD_INIT_ACCELERATION = 2, /* x_t + h v_t + h² a_ext = y, the inertial target */
+    PBD_VBD_INIT_ADAPTIVE = 3      /* x_t + h v_t + h² ã, ã the previous step's acceleration's
+                                    * component along a_ext, clamped to [0, |a_ext|] */
+} pbd_vbd_init;
 /* The Newton reference's linear solver (solver/newton_linear.c; solver/README.md). */
 typedef enum {
     PBD_NEWTON_AUTO = 0,    /* CHOLMOD on the Schur complement, 3 unknowns per free particle:
@@ -103,6 +121,22 @@ typedef struct pbd_solver_def {
     double newton_tol;        /* stop at ||(g, h)||_2 <= this */
     int newton_max_iterations;/* Newton iterations per (sub)step at most */
     pbd_newton_solver newton_solver;
+    /* the solver families (method vbd, avbd, pd; solver/README.md "Solver families") */
+    pbd_vbd_init vbd_init;    /* VBD/AVBD initial guess (VBD "Initialization") */
+    double vbd_chebyshev_rho; /* VBD/AVBD Chebyshev acceleration's ρ in [0, 1) (VBD Sec. 3.8,
+                               * Wang 2015); 0 = off */
+    double vbd_damping;       /* VBD/AVBD damping k_d in s ("Damping"): each energy adds the
+                               * force -(k_d/h) ∇²E (x - x_t); 0 = off */
+    double avbd_beta;         /* AVBD penalty ramp k <- k + β|C| (AVBD "Hard constraints"),
+                               * in the stiffness' unit per C unit (N/m² for distances) */
+    double avbd_alpha;        /* AVBD error reduction C = C* - α C*(x_t) for hard constraints
+                               * and warm start λ <- αγλ (AVBD "Error reduction", "Warm
+                               * starting"), in [0, 1] */
+    double avbd_gamma;        /* AVBD warm start k <- max(γ k, k_start) (AVBD "Warm
+                               * starting"), [0, 1] */
+    double avbd_k_start;      /* AVBD's smallest penalty k_start (its unit as k); 0 = soft:
+                               * the mean m/h² of its free particles, hard: the world's
+                               * largest m/h² (ours) */
 } pbd_solver_def;
 
 pbd_solver_def pbd_solver_def_default(void);
@@ -402,6 +436,10 @@ pbd_status pbd_newton_step(pbd_world *w, int max_iter, double tol, double *resid
 /* Whether the Newton reference can take this world (the refusals above, def's newton_*
  * fields): PBD_OK or PBD_EINVAL with the one line. */
 pbd_status pbd_newton_check(const pbd_world *w);
+/* Whether the solver family of def.method (vbd, avbd, pd) can take this world: PBD_OK, or
+ * PBD_EINVAL with one line naming the set, the type and the reason (solver/README.md "Solver
+ * families": the method table). pbd_step checks it too, at every step. */
+pbd_status pbd_family_check(const pbd_world *w);
 /* What the last solve of this world did (zeros before the first). */
 typedef struct pbd_newton_info {
     int iterations;          /* Newton iterations */

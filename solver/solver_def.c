@@ -27,6 +27,13 @@ pbd_solver_def pbd_solver_def_default(void)
         .newton_tol = 1e-10,
         .newton_max_iterations = 20,
         .newton_solver = PBD_NEWTON_AUTO,
+        .vbd_init = PBD_VBD_INIT_ADAPTIVE,
+        .vbd_chebyshev_rho = 0.0,
+        .vbd_damping = 0.0,
+        .avbd_beta = 1e5,
+        .avbd_alpha = 0.95,
+        .avbd_gamma = 0.99,
+        .avbd_k_start = 0.0,
     };
     return d;
 }
@@ -63,9 +70,30 @@ pbd_status pbd_solver_def_validate(const pbd_solver_def *d)
     if (!(isfinite(d->xpbd_beta) && d->xpbd_beta >= 0.0))
         return pbd_error(PBD_EINVAL, "xpbd-damping: expected a finite number >= 0, found %g",
                          d->xpbd_beta);
-    if ((int)d->method < 0 || d->method > PBD_METHOD_NEWTON)
-        return pbd_error(PBD_EINVAL, "method: expected 0 (pbd), 1 (xpbd) or 2 (newton), found %d",
-                         (int)d->method);
+    if ((int)d->method < 0 || d->method > PBD_METHOD_PD)
+        return pbd_error(PBD_EINVAL, "method: expected 0 (pbd), 1 (xpbd), 2 (newton), 3 (vbd), "
+                         "4 (avbd) or 5 (pd), found %d", (int)d->method);
+    if ((int)d->vbd_init < 0 || d->vbd_init > PBD_VBD_INIT_ADAPTIVE)
+        return pbd_error(PBD_EINVAL, "vbd-init: expected 0 .. 3 (previous, inertia, "
+                         "acceleration, adaptive), found %d", (int)d->vbd_init);
+    if (!(d->vbd_chebyshev_rho >= 0.0 && d->vbd_chebyshev_rho < 1.0))
+        return pbd_error(PBD_EINVAL, "vbd-chebyshev: expected a spectral radius rho in [0, 1), "
+                         "found %g", d->vbd_chebyshev_rho);
+    if (!(isfinite(d->vbd_damping) && d->vbd_damping >= 0.0))
+        return pbd_error(PBD_EINVAL, "vbd-damping: expected a finite number >= 0 (s), found %g",
+                         d->vbd_damping);
+    if (!(isfinite(d->avbd_beta) && d->avbd_beta >= 0.0))
+        return pbd_error(PBD_EINVAL, "avbd-beta: expected a finite number >= 0, found %g",
+                         d->avbd_beta);
+    if (!(d->avbd_alpha >= 0.0 && d->avbd_alpha <= 1.0))
+        return pbd_error(PBD_EINVAL, "avbd-alpha: expected a number in [0, 1], found %g",
+                         d->avbd_alpha);
+    if (!(d->avbd_gamma >= 0.0 && d->avbd_gamma <= 1.0))
+        return pbd_error(PBD_EINVAL, "avbd-gamma: expected a number in [0, 1], found %g",
+                         d->avbd_gamma);
+    if (!(isfinite(d->avbd_k_start) && d->avbd_k_start >= 0.0))
+        return pbd_error(PBD_EINVAL, "avbd-k-start: expected a finite number >= 0 (0: auto), "
+                         "found %g", d->avbd_k_start);
     if (!(isfinite(d->newton_tol) && d->newton_tol >= 0.0))
         return pbd_error(PBD_EINVAL, "newton-tol: expected a finite number >= 0, found %g",
                          d->newton_tol);

@@ -10,6 +10,14 @@ void pbd_scatter(pbd_world *w, const pbd_constraint_set *s, int c, double *pos);
 /* Project one constraint in place on w->p with the method of w->def; alpha_scale = 1/h². */
 int pbd_project_one(pbd_world *w, pbd_constraint_set *s, int c, double alpha_scale);
 
+/* ∇²C of one constraint at in->x == xl (3·arity, writable: moved and restored by the
+ * differences) into H ((3·arity)², row-major, symmetric): the type's analytic Hessian, or
+ * central differences of its analytic gradient (step 6e-6 of the constraint's size), gp and
+ * gm 3·arity doubles of scratch (solver/hessian.c). Returns 0, or 1 when it is undefined
+ * there (degenerate). */
+int pbd_constraint_hessian(const pbd_constraint_type *type, pbd_eval_input *in, double *xl,
+                           double *gp, double *gm, double *H);
+
 /* Stages of Algorithm 1 that live in their own files. */
 void pbd_damp_velocities(pbd_world *w);
 /* One projection sweep over all constraint sets with the scheme of w->def. Returns the

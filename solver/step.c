@@ -4,6 +4,7 @@
 #include "pbd.h"
 #include "solver_private.h"
 #include "variants.h"
+#include "solver/families.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -293,6 +294,12 @@ pbd_status pbd_step(pbd_world *w)
     if (w->def.method == PBD_METHOD_NEWTON) { /* the implicit step (solver/newton.c); it
                                                 * measures, then the hook, the watchdog */
         status = pbd_newton_step_def(w);
+        if (status == PBD_OK && w->post_step) status = w->post_step(w, w->post_step_user);
+        return status == PBD_OK ? check_measured(w) : status;
+    }
+    if (w->def.method >= PBD_METHOD_VBD) { /* the solver families (solver/families.c) */
+        status = pbd_family_step_def(w);
+        if (status == PBD_OK) status = check_finite(w, 1);
         if (status == PBD_OK && w->post_step) status = w->post_step(w, w->post_step_user);
         return status == PBD_OK ? check_measured(w) : status;
     }

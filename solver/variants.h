@@ -87,6 +87,8 @@ struct pbd_variants_state {
     int jac_n_cap, jac_m_cap, jac_delta_cap, jac_sets_cap;
     /* Newton reference (solver/newton.c) */
     struct pbd_newton_workspace *newton;
+    /* the solver families (solver/families.c: method vbd, avbd, pd) */
+    struct pbd_family_ws *family;
 };
 
 /* Make the variant workspaces match the world and its definition (colouring, Jacobi,
@@ -132,6 +134,7 @@ void pbd_world_residuals(pbd_world *w, const double *pos, double alpha_scale, do
 void pbd_measure(pbd_world *w, double h, int energy);
 
 void pbd_newton_free(struct pbd_newton_workspace *nw);
+void pbd_family_free(struct pbd_family_ws *fw);
 /* pbd_step for def.method = newton: def.substeps implicit steps (solver/newton.c). */
 pbd_status pbd_newton_step_def(pbd_world *w);
 

@@ -38,5 +38,6 @@ void pbd_variants_free(pbd_world *w)
 {
     if (!w->variants) return;
     pbd_newton_free(w->variants->newton);
+    pbd_family_free(w->variants->family);
     pbd_variants_free_buffers(w);
 }

@@ -4,7 +4,9 @@
 
 #include <math.h>
 
-static const char *const method_names[] = {"pbd", "xpbd", "newton", NULL};
+static const char *const method_names[] = {"pbd", "xpbd", "newton", "vbd", "avbd", "pd", NULL};
+static const char *const vbd_init_names[] = {"previous", "inertia", "acceleration", "adaptive",
+                                             NULL};
 static const char *const newton_solver_names[] = {"auto", "umfpack", "cholmod", "dense", NULL};
 static const char *const scheme_names[] = {"gauss-seidel", "jacobi", "colored", NULL};
 static const char *const damping_names[] = {"none", "scale", "momentum", NULL};
@@ -54,6 +56,22 @@ int pbd_solver_options(pbd_solver_def *d, cli_option *out)
          "Newton: iterations per (sub)step at most", NULL},
         {"newton-solver", CLI_CHOICE, &d->newton_solver, 0, 0, 0,
          "Newton's linear solver (dense: GSL's LU, small scenes)", newton_solver_names},
+        {"vbd-init", CLI_CHOICE, &d->vbd_init, 0, 0, 0,
+         "VBD/AVBD initial guess (VBD \"Initialization\")", vbd_init_names},
+        {"vbd-chebyshev", CLI_DOUBLE, &d->vbd_chebyshev_rho, 0, 0.999999, 0,
+         "VBD/AVBD Chebyshev acceleration rho (VBD Sec. 3.8; 0: off)", NULL},
+        {"vbd-damping", CLI_DOUBLE, &d->vbd_damping, 0, 1e100, 0,
+         "VBD/AVBD damping k_d in s: force -(k_d/h) Hessian (x - x_t) per energy (0: off)", NULL},
+        {"avbd-beta", CLI_DOUBLE, &d->avbd_beta, 0, 1e100, 0,
+         "AVBD penalty ramp k <- k + beta |C| (stiffness unit per C unit)", NULL},
+        {"avbd-alpha", CLI_DOUBLE, &d->avbd_alpha, 0, 1, 0,
+         "AVBD error reduction C - alpha C(x_t) of hard constraints, warm start of lambda", NULL},
+        {"avbd-gamma", CLI_DOUBLE, &d->avbd_gamma, 0, 1, 0,
+         "AVBD warm start: k <- max(gamma k, k_start), lambda <- alpha gamma lambda", NULL},
+        {"avbd-k-start", CLI_DOUBLE, &d->avbd_k_start, 0, 1e100, 0,
+         "AVBD smallest penalty k_start (0: soft: the mean m/h^2 of its particles, hard: the "
+         "largest m/h^2)",
+         NULL},
     };
     int n = (int)(sizeof rows / sizeof rows[0]);
     for (int i = 0; i < n; i++) out[i] = rows[i];

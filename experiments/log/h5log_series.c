@@ -204,6 +204,11 @@ int log_make_iterations(pbd_h5log *log, const pbd_world *w)
     if (newton)
         bad = add_iter(log, g, "newton_residual", -1, 3, "kg m (g), constraint units (h)",
                        "||(g, h)||_2 of the implicit step (XPBD Eq. 8-9) at each Newton iterate");
+    else if (w->def.method >= PBD_METHOD_VBD) /* the solver families (solver/families.c) */
+        bad = add_iter(log, g, "gradient_residual", -1, 3, "kg m",
+                       "||M(x - y) + h^2 sum grad E||_2 = h^2 ||grad G|| of the implicit step's "
+                       "objective (VBD Sec. 3) after each iteration, E = C^2/(2 alpha), hard "
+                       "constraints left out");
     const char *unit = log_common_unit(w);
     for (int k = 0; unit && k < 3 && !bad; k++)
         bad = add_iter(log, g, iter_names[k], -1, k, unit, iter_descriptions[k]);

@@ -58,7 +58,7 @@ typedef struct config {
 
 enum {
     C_BASE, C_GENERIC, C_GS, C_GS_XPBD, C_COL1, C_COLT, C_COLT_UNSORTED, C_COLT_XPBD,
-    C_COL1_BUSY, C_COLT_BUSY, C_COUNT
+    C_COL1_BUSY, C_COLT_BUSY, C_VBD1, C_VBDT, C_AVBD1, C_AVBDT, C_PD1, C_PDT, C_COUNT
 };
 static const config configs[C_COUNT] = {
     [C_BASE] = {"baseline", 1, 0, 0, 0, 0, 0, 0},
@@ -71,9 +71,19 @@ static const config configs[C_COUNT] = {
     [C_COLT_XPBD] = {"colour-Nt-xpbd", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_XPBD, 1, 1, 1, 0},
     [C_COL1_BUSY] = {"colour-1t-busy", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_PBD, 1, 0, 1, 1},
     [C_COLT_BUSY] = {"colour-Nt-busy", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_PBD, 1, 1, 1, 1},
+    /* the solver families (issue 21; solver/README.md "Solver families"): the scene's
+     * constraints with compliance 1e-6 where they have none (VBD and PD need an energy) */
+    [C_VBD1] = {"vbd-1t", 0, 0, PBD_METHOD_VBD, 1, 0, 0, 0},
+    [C_VBDT] = {"vbd-Nt", 0, 0, PBD_METHOD_VBD, 1, 1, 0, 0},
+    [C_AVBD1] = {"avbd-1t", 0, 0, PBD_METHOD_AVBD, 1, 0, 0, 0},
+    [C_AVBDT] = {"avbd-Nt", 0, 0, PBD_METHOD_AVBD, 1, 1, 0, 0},
+    [C_PD1] = {"pd-1t", 0, 0, PBD_METHOD_PD, 1, 0, 0, 0},
+    [C_PDT] = {"pd-Nt", 0, 0, PBD_METHOD_PD, 1, 1, 0, 0},
 };
 #define BIT(c) (1u << (c))
-#define ALL_CONFIGS (((1u << C_COUNT) - 1) & ~(BIT(C_COL1_BUSY) | BIT(C_COLT_BUSY)))
+#define FAMILIES (BIT(C_VBD1) | BIT(C_VBDT) | BIT(C_AVBD1) | BIT(C_AVBDT))
+#define FAMILIES_PD (FAMILIES | BIT(C_PD1) | BIT(C_PDT))
+#define ALL_CONFIGS (((1u << C_COUNT) - 1) & ~(BIT(C_COL1_BUSY) | BIT(C_COLT_BUSY) | FAMILIES_PD))
 
 enum { S_CLOTH, S_CLOTH_DIHEDRAL, S_TET_BEAM, S_CHAIN, S_CLOTH_SHUFFLED, S_CLOTH_RENUMBERED,
        S_CLOTH_BEND };
@@ -91,6 +101,8 @@ typedef struct scene_spec {
 #define BEND (FAST | BIT(C_COL1_BUSY) | BIT(C_COLT_BUSY))
 static const scene_spec full_scenes[] = {
     {"cloth100-bend", S_CLOTH_BEND, 100, 10, 0, 0, BEND, 300},
+    {"cloth100-bend-families", S_CLOTH_BEND, 100, 10, 0, 0, FAMILIES, 6},
+    {"cloth316-families", S_CLOTH, 316, 10, 1, 1, FAMILIES_PD, 0},
     {"cloth100-dihedral", S_CLOTH_DIHEDRAL, 100, 10, 5, 3, ALL_CONFIGS & ~BIT(C_COLT_UNSORTED), 0},
     {"cloth316", S_CLOTH, 316, 10, 4, 2, ALL_CONFIGS, 0},
     {"cloth1000", S_CLOTH, 1000, 10, 1, 1, FAST | BIT(C_GS_XPBD) | BIT(C_COLT_XPBD), 0},
@@ -102,6 +114,8 @@ static const scene_spec full_scenes[] = {
 };
 static const scene_spec quick_scenes[] = {
     {"cloth32-bend", S_CLOTH_BEND, 32, 10, 0, 0, BEND, 60},
+    {"cloth32-bend-families", S_CLOTH_BEND, 32, 10, 0, 0, FAMILIES, 10},
+    {"cloth100-families", S_CLOTH, 100, 10, 2, 1, FAMILIES_PD, 0},
     {"cloth32-dihedral", S_CLOTH_DIHEDRAL, 32, 10, 20, 2, ALL_CONFIGS & ~BIT(C_COLT_UNSORTED), 0},
     {"cloth100", S_CLOTH, 100, 10, 3, 1, ALL_CONFIGS, 0},
     {"tet-beam", S_TET_BEAM, 8, 10, 5, 1, FAST | BIT(C_GENERIC), 0},
@@ -274,6 +288,9 @@ static int run_scene(const scene_spec *sc, int reps, int threads, bench_row *row
         d->kernels = r->cfg->kernels;
         d->threads = r->cfg->parallel ? threads : 1;
         d->sort_by_colour = r->cfg->sort;
+        for (int st = 0; d->method >= PBD_METHOD_VBD && st < r->w->n_sets; st++)
+            for (int c = 0; c < r->w->sets[st].count; c++)
+                if (r->w->sets[st].compliance[c] == 0.0) r->w->sets[st].compliance[c] = 1e-6;
         if (r->cfg->baseline) {
             r->b = sc->kind == S_CLOTH_BEND ? baseline_bend_of(r->w) : baseline_of(r->w);
             if (!r->b) return -1;

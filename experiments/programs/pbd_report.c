@@ -36,6 +36,8 @@ static const struct {
      "Newton solution (pbd_exp_static_equilibrium)"},
     {"poisson", "the Stable Neo-Hookean tet (snh_tet) and its coupled blocks"},
     {"long_range_attachments", "long-range attachments on the cloth scene (geodesic rest lengths)"},
+    {"solver_families", "VBD, AVBD and Projective Dynamics (--method=vbd|avbd|pd) and the "
+     "Newton reference"},
     {"scaling", "Jacobi / coloured Gauss-Seidel with OpenMP threads"},
     {"gradcheck", "the gradient checker (pbd-gradcheck)"},
 };

@@ -146,6 +146,12 @@ int main(int argc, char **argv)
         pbd_world_free(w);
         return 2;
     }
+    if (def.method >= PBD_METHOD_VBD && pbd_family_check(w) != PBD_OK) { /* up front */
+        fprintf(stderr, "pbd-run: %s\n", pbd_last_error());
+        pbd_scene_cells_free(&cells);
+        pbd_world_free(w);
+        return 2;
+    }
     pbd_h5log *log = NULL;
     if (out_dir) {
         pbd_h5log_options o = {.frames_every = frames, .frame_velocities = frame_velocities,

@@ -1,0 +1,363 @@
+/* solver_families — issue 21: PBD (Müller et al. 2006; stiffness k = 1, so it ignores the
+ * compliance and its fixed point is the rigid constraints' step), XPBD (Macklin et al. 2016),
+ * XPBD with substeps at equal cost (Small Steps), Vertex Block Descent (Chen et al. 2024) with and without Chebyshev
+ * acceleration, Augmented VBD (Giles et al. 2025) and Projective Dynamics (Bouaziz et al.
+ * 2014) on the same constraints, each against the exact implicit step (the Newton reference,
+ * XPBD Eq. 8–9 solved to 1e-12).
+ *
+ * Each scene is moved to a common state (a few XPBD steps; the chain starts released
+ * horizontally), the Newton reference solves the next step x* from it, and every method
+ * steps the same state with N iterations for each N of the sweep. A run's /series has one row
+ * per N: the distance max|x − x*| in m, the residual h²‖∇G(x)‖ = ‖M(x − x̃) + h² Σ C∇C/α‖ in
+ * kg m (G the implicit step's objective; NaN for scenes with hard constraints, whose G has
+ * no finite energy), and the step's wall time. The time to accuracy is the first N's time at
+ * which the distance falls below 1e-2, 1e-3, 1e-4 of the Newton step's displacement
+ * max|x* − x_n| (NaN: not within the sweep). Methods that refuse a scene (VBD: hard
+ * constraints; PD: types without a projection) have no run for it. */
+#include "pbd_drivers.h"
+
+#include <hdf5.h>
+#include <hdf5_hl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_LIST 16
+
+enum { S_CLOTH, S_BEAM_SNH, S_BEAM_COROT, S_CHAIN, S_BEND, N_SCENES };
+static const char *const scene_words[] = {"cloth", "beam_snh", "beam_corotated", "chain",
+                                          "bend_cloth", NULL};
+enum { M_XPBD, M_XPBD_SUB, M_VBD, M_VBD_CHEB, M_AVBD, M_PD, M_NEWTON, M_PBD, N_METHODS };
+static const char *const method_words[] = {"xpbd", "xpbd_substeps", "vbd", "vbd_chebyshev",
+                                           "avbd", "pd", "newton", "pbd", NULL};
+
+static struct {
+    const char *scenes, *methods, *iterations;
+    int cloth_res, bend_res, beam_res, chain_n, threads, warm;
+    double cloth_alpha, rho, avbd_beta, avbd_k_start;
+} P;
+
+static int options(cli_option *out, int quick)
+{
+    P.scenes = "cloth,beam_snh,beam_corotated,chain,bend_cloth";
+    P.methods = "pbd,xpbd,xpbd_substeps,vbd,vbd_chebyshev,avbd,pd,newton";
+    P.iterations = quick ? "1,10,100" : "1,3,10,30,100,300";
+    P.cloth_res = quick ? 12 : 64;
+    P.bend_res = quick ? 8 : 24;
+    P.beam_res = quick ? 2 : 4;
+    P.chain_n = 20;
+    P.threads = 1;
+    P.warm = 3;
+    P.cloth_alpha = 1e-7;
+    P.rho = 0.9;
+    P.avbd_beta = pbd_solver_def_default().avbd_beta;
+    P.avbd_k_start = 0.0;
+    const cli_option rows[] = {
+        {"scenes", CLI_STRING, &P.scenes, 0, 0, 0, "scenes (list of cloth, beam_snh, "
+         "beam_corotated, chain, bend_cloth)", NULL},
+        {"methods", CLI_STRING, &P.methods, 0, 0, 0, "methods (list of pbd, xpbd, "
+         "xpbd_substeps, vbd, vbd_chebyshev, avbd, pd, newton)", NULL},
+        {"iterations", CLI_STRING, &P.iterations, 0, 0, 0,
+         "iterations per step (list; xpbd_substeps: substeps of 1 iteration)", NULL},
+        {"cloth-resolution", CLI_INT, &P.cloth_res, 2, 1000, 0, "cloth side (particles)", NULL},
+        {"cloth-compliance", CLI_DOUBLE, &P.cloth_alpha, 0, 1, 0, "cloth alpha in m/N", NULL},
+        {"bend-resolution", CLI_INT, &P.bend_res, 2, 1000, 0, "bending cloth side", NULL},
+        {"beam-resolution", CLI_INT, &P.beam_res, 1, 100, 0, "tet beam cubes along it", NULL},
+        {"chain-particles", CLI_INT, &P.chain_n, 2, 1000, 0, "chain particles", NULL},
+        {"threads", CLI_INT, &P.threads, 1, 64, 0, "threads of every method", NULL},
+        {"warm", CLI_INT, &P.warm, 0, 100, 0, "XPBD steps to the common state", NULL},
+        {"chebyshev", CLI_DOUBLE, &P.rho, 0, 0.999, 0, "vbd_chebyshev's rho", NULL},
+        {"avbd-beta", CLI_DOUBLE, &P.avbd_beta, 0, 1e100, 0, "avbd's beta", NULL},
+        {"avbd-k-start", CLI_DOUBLE, &P.avbd_k_start, 0, 1e100, 0, "avbd's k_start (0: auto)",
+         NULL},
+    };
+    int n = (int)(sizeof rows / sizeof rows[0]);
+    for (int i = 0; i < n; i++) out[i] = rows[i];
+    return n;
+}
+
+static pbd_scene_params sp;
+
+/* The scene in its common state, with the method's definition. */
+static pbd_world *build(int scene, int method, int iterations)
+{
+    sp = pbd_scene_params_default();
+    pbd_world *w = NULL;
+    int warm = P.warm;
+    if (scene == S_CLOTH) { /* XPBD Table 1's cloth: springs, α = 1e-7 m/N */
+        sp.resolution = P.cloth_res;
+        sp.compliance = P.cloth_alpha;
+        w = pbd_scene_cloth(&sp);
+    } else if (scene == S_BEAM_SNH || scene == S_BEAM_COROT) {
+        sp.resolution = P.beam_res;
+        sp.material = scene == S_BEAM_SNH ? 1 : 3; /* neo-hookean, corotated */
+        sp.youngs_modulus = 1e5;
+        sp.poisson_ratio = scene == S_BEAM_SNH ? 0.3 : 0.0; /* corotated: PD's form (λ = 0) */
+        w = pbd_scene_tet_beam(&sp);
+        warm = 0; /* from rest: XPBD's stretched states are far for Newton (solver/README.md) */
+    } else if (scene == S_CHAIN) { /* hard, the last particle 1000× heavier (AVBD's showcase) */
+        sp.resolution = P.chain_n;
+        w = pbd_scene_chain(&sp);
+        if (w) {
+            w->w[w->n - 1] /= 1000.0;
+            for (int i = 0; i < w->n; i++) {
+                w->x[3 * i] = w->p[3 * i] = -w->x[3 * i + 1];
+                w->x[3 * i + 1] = w->p[3 * i + 1] = 0.0;
+            }
+        }
+        warm = 0; /* released horizontally: the first step is the problem */
+    } else {
+        sp.resolution = P.bend_res;
+        sp.compliance = 1e-6;
+        sp.bend_compliance = 1e-2;
+        w = pbd_scene_cloth_bend(&sp);
+    }
+    if (!w) return NULL;
+    w->def.method = PBD_METHOD_XPBD;
+    w->def.iterations = 20;
+    w->def.threads = P.threads;
+    for (int s = 0; s < warm; s++)
+        if (pbd_step(w) != PBD_OK) {
+            pbd_world_free(w);
+            return NULL;
+        }
+    static const pbd_method as[N_METHODS] = {PBD_METHOD_XPBD, PBD_METHOD_XPBD, PBD_METHOD_VBD,
+                                             PBD_METHOD_VBD, PBD_METHOD_AVBD, PBD_METHOD_PD,
+                                             PBD_METHOD_NEWTON, PBD_METHOD_PBD};
+    w->def.method = as[method];
+    w->def.iterations = method == M_XPBD_SUB ? 1 : iterations;
+    w->def.substeps = method == M_XPBD_SUB ? iterations : 1;
+    w->def.vbd_chebyshev_rho = method == M_VBD_CHEB ? P.rho : 0.0;
+    w->def.avbd_beta = P.avbd_beta;
+    w->def.avbd_k_start = P.avbd_k_start;
+    return w;
+}
+
+/* Which methods take which scene (the refusals of solver/README.md "Solver families"). */
+static int applies(int scene, int method)
+{
+    if (scene == S_CHAIN && (method == M_VBD || method == M_VBD_CHEB || method == M_PD)) return 0;
+    if (method == M_PD) return scene == S_CLOTH || scene == S_BEAM_COROT;
+    return 1;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* h²‖∇G(x)‖ = ‖M(x − x̃) + h² Σ_j C_j ∇C_j/α_j‖ over the free particles, x̃ = x_n + h v_n + h² g;
+ * NaN when a constraint is hard. */
+static double gradient_norm(const pbd_world *w0, const pbd_world *w)
+{
+    double h = w0->def.dt, *g = calloc(3 * (size_t)w->n, sizeof *g), grad[3 * 64], xl[3 * 64];
+    if (!g) return NAN;
+    double sum = 0.0;
+    for (int i = 0; i < w->n && g; i++)
+        if (w->w[i] > 0.0)
+            for (int k = 0; k < 3; k++)
+                g[3 * i + k] = (w->x[3 * i + k] - w0->x[3 * i + k] - h * w0->v[3 * i + k] -
+                                h * h * w0->def.gravity[k]) / w->w[i];
+    for (int s = 0; s < w->n_sets; s++) {
+        const pbd_constraint_set *set = &w->sets[s];
+        for (int c = 0; c < set->count && set->arity <= 64; c++) {
+            double alpha = set->compliance[c], C;
+            if (!(alpha > 0.0)) {
+                free(g);
+                return NAN;
+            }
+            const int32_t *idx = set->idx + (size_t)c * set->arity;
+            for (int j = 0; j < set->arity; j++)
+                for (int k = 0; k < 3; k++) xl[3 * j + k] = w->x[3 * (size_t)idx[j] + k];
+            int nr = set->type->n_rest;
+            pbd_eval_input in = {xl, set->arity, set->rest + (size_t)c * (nr > 0 ? nr : 1),
+                                 set->aux, set->n_aux};
+            if (set->type->eval(&in, &C, grad) != PBD_EVAL_OK) continue;
+            for (int j = 0; j < set->arity; j++)
+                if (w->w[idx[j]] > 0.0)
+                    for (int k = 0; k < 3; k++)
+                        g[3 * (size_t)idx[j] + k] += h * h * C / alpha * grad[3 * j + k];
+        }
+    }
+    for (int i = 0; i < 3 * w->n; i++) sum += g[i] * g[i];
+    free(g);
+    return sqrt(sum);
+}
+
+static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int method, const double *its,
+                   int n_it)
+{
+    pbd_world *w0 = build(scene, method, 1);
+    if (!w0) return pbd_error(PBD_EINVAL, "solver_families: cannot build %s: %s",
+                              scene_words[scene], pbd_last_error());
+    int n3 = 3 * w0->n;
+    double *xs = malloc((size_t)n3 * sizeof *xs);
+    double t0 = now();
+    pbd_status st = xs ? pbd_newton_solve(w0, 50, 1e-12, xs, NULL, NULL, NULL) : PBD_ENOMEM;
+    double t_newton = now() - t0;
+    if (st != PBD_OK) {
+        free(xs);
+        pbd_world_free(w0);
+        return st;
+    }
+    double disp = 0.0;
+    for (int i = 0; i < n3; i++) disp = fmax(disp, fabs(xs[i] - w0->x[i]));
+    pbd_h5log *log = pbd_exp_log_open(ctx, name, w0, NULL);
+    if (!log) {
+        free(xs);
+        pbd_world_free(w0);
+        return PBD_EIO;
+    }
+    pbd_h5log_scene_params(log, &sp);
+    int c_it = pbd_h5log_column(log, "iterations", 1, "1");
+    int c_d = pbd_h5log_column(log, "distance", 1, "m");
+    int c_g = pbd_h5log_column(log, "gradient_residual", 1, "kg m");
+    int c_t = pbd_h5log_column(log, "seconds", 1, "s");
+    double tta[3] = {NAN, NAN, NAN}, last = NAN;
+    for (int k = 0; k < n_it && st == PBD_OK; k++) {
+        pbd_world *w = method == M_NEWTON ? NULL : build(scene, method, (int)its[k]);
+        double d = 0.0, secs = t_newton, gn = 0.0;
+        if (w) {
+            t0 = now();
+            st = pbd_step(w);
+            secs = now() - t0;
+            if (st != PBD_OK) break;
+            d = 0.0;
+            for (int i = 0; i < n3; i++) d = fmax(d, fabs(w->x[i] - xs[i]));
+            gn = gradient_norm(w0, w);
+        }
+        for (int q = 0; q < 3; q++)
+            if (isnan(tta[q]) && d <= pow(10.0, -2 - q) * disp) tta[q] = secs;
+        last = d;
+        pbd_h5log_set1(log, c_it, method == M_NEWTON ? 0.0 : its[k]);
+        pbd_h5log_set1(log, c_d, d);
+        pbd_h5log_set1(log, c_g, gn);
+        pbd_h5log_set1(log, c_t, secs);
+        st = pbd_h5log_step(log, w ? w : w0);
+        pbd_world_free(w);
+        pbd_exp_progress(ctx, (double)(k + 1) / n_it);
+        if (method == M_NEWTON) break; /* one row: the reference's own solve */
+    }
+    if (st == PBD_OK) {
+        pbd_h5log_attr_double(log, "result.scene", scene);
+        pbd_h5log_attr_double(log, "result.method", method);
+        pbd_h5log_attr_double(log, "result.threads", P.threads);
+        pbd_h5log_attr_double(log, "result.newton_displacement", disp);
+        pbd_h5log_attr_double(log, "result.final_distance", last);
+        pbd_h5log_attr_double(log, "result.time_to_1e-2", tta[0]);
+        pbd_h5log_attr_double(log, "result.time_to_1e-3", tta[1]);
+        pbd_h5log_attr_double(log, "result.time_to_1e-4", tta[2]);
+        st = pbd_exp_log_finish(ctx, log, "%s, %s: distance %.3g m at the last N (Newton step "
+                                "%.3g m); time to 1e-3: %.3g s", scene_words[scene],
+                                method_words[method], last, disp, tta[1]);
+    } else {
+        pbd_exp_log_abort(ctx, log, st);
+    }
+    free(xs);
+    pbd_world_free(w0);
+    return st;
+}
+
+static int run(pbd_exp_ctx *ctx)
+{
+    int scenes[N_SCENES], methods[N_METHODS];
+    double its[MAX_LIST];
+    int ns = pbd_exp_words(ctx, "scenes", P.scenes, scene_words, scenes, N_SCENES);
+    int nm = pbd_exp_words(ctx, "methods", P.methods, method_words, methods, N_METHODS);
+    int n_it = pbd_exp_numbers(ctx, "iterations", P.iterations, its, MAX_LIST, 1, 1e6);
+    if (ns < 0 || nm < 0 || n_it < 0) return PBD_EINVAL;
+    for (int a = 0; a < ns; a++)
+        for (int b = 0; b < nm; b++) {
+            if (!applies(scenes[a], methods[b])) continue;
+            char name[64];
+            snprintf(name, sizeof name, "%s_%s", scene_words[scenes[a]], method_words[methods[b]]);
+            if (!pbd_exp_want(ctx, name)) continue;
+            int st = run_one(ctx, name, scenes[a], methods[b], its, n_it);
+            if (st != PBD_OK) return st;
+        }
+    return PBD_OK;
+}
+
+static int summarize(pbd_exp_ctx *ctx)
+{
+    enum { NC = 8 };
+    double *rows = calloc((size_t)ctx->n_runs * NC + NC, sizeof(double));
+    if (!rows) return PBD_ENOMEM;
+    static const char *const keys[NC] = {"result.scene", "result.method", "result.threads",
+                                         "result.time_to_1e-2", "result.time_to_1e-3",
+                                         "result.time_to_1e-4", "result.final_distance",
+                                         "result.newton_displacement"};
+    int n = 0;
+    for (int i = 0; i < ctx->n_runs; i++) {
+        char path[4096];
+        pbd_exp_run_path(ctx, ctx->runs[i], path, sizeof path);
+        int ok = 1;
+        for (int k = 0; k < NC && ok; k++)
+            ok = !pbd_h5_read_attr_double(path, keys[k], &rows[NC * n + k]);
+        n += ok;
+    }
+    pbd_exp_sort_rows(rows, n, NC, 2);
+    pbd_exp_summary *s = pbd_exp_summary_open(ctx);
+    if (!s) {
+        free(rows);
+        return PBD_EIO;
+    }
+    const char *cols[NC] = {"scene", "method", "threads", "time_to_1e-2", "time_to_1e-3",
+                            "time_to_1e-4", "final_distance", "newton_displacement"};
+    pbd_exp_summary_table(s, "time_to_accuracy", rows, n, NC, cols, "1 1 1 s s s m m");
+    /* the names behind the table's codes */
+    char names[512] = "";
+    for (int k = 0; k < N_SCENES; k++) snprintf(names + strlen(names), sizeof names - strlen(names),
+                                                "%s%s", k ? " " : "", scene_words[k]);
+    H5LTset_attribute_string(pbd_exp_summary_file(s), "/tables/time_to_accuracy", "scene_names",
+                             names);
+    names[0] = '\0';
+    for (int k = 0; k < N_METHODS; k++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? " " : "",
+                 method_words[k]);
+    H5LTset_attribute_string(pbd_exp_summary_file(s), "/tables/time_to_accuracy",
+                             "method_names", names);
+    /* headline: per scene the fastest iterative method to 1e-3 of the Newton step's
+     * displacement, beside Newton's own solve, and the threads */
+    char text[2048];
+    snprintf(text, sizeof text, "time to 1e-3 of the Newton step, %d thread%s:", P.threads,
+             P.threads > 1 ? "s" : "");
+    for (int sc = 0; sc < N_SCENES; sc++) {
+        int best = -1, newton = -1;
+        for (int i = 0; i < n; i++) {
+            const double *r = rows + NC * i;
+            if ((int)r[0] != sc) continue;
+            if ((int)r[1] == M_NEWTON) newton = i;
+            else if (!isnan(r[4]) && (best < 0 || r[4] < rows[NC * best + 4])) best = i;
+        }
+        if (best < 0 && newton < 0) continue;
+        char part[256];
+        snprintf(part, sizeof part, "%s %s: %s %.3g s, newton %.3g s", sc ? ";" : "",
+                 scene_words[sc], best >= 0 ? method_words[(int)rows[NC * best + 1]] : "none",
+                 best >= 0 ? rows[NC * best + 4] : NAN, newton >= 0 ? rows[NC * newton + 4] : NAN);
+        strncat(text, part, sizeof text - strlen(text) - 1);
+        if (sc == S_CLOTH)
+            pbd_exp_summary_double(s, "headline.cloth_fastest_to_1e-3_seconds",
+                                   best >= 0 ? rows[NC * best + 4] : NAN);
+    }
+    free(rows);
+    return pbd_exp_summary_finish(s, "%s", text);
+}
+
+const pbd_experiment pbd_exp_solver_families = {
+    .name = "solver_families",
+    .description = "issue 21: XPBD, XPBD with substeps, VBD (+ Chebyshev), AVBD, Projective "
+                   "Dynamics and Newton on the same constraints (cloth, tet beams, a hard 1:1000 "
+                   "chain, a bending cloth): distance to the exact implicit step and h^2 |grad "
+                   "G| vs iterations and wall time, time to 1e-2/1e-3/1e-4 of the Newton step",
+    .paper = "VBD (Chen et al. 2024), AVBD (Giles et al. 2025) and PD (Bouaziz et al. 2014) "
+             "each compare on their own scenes; no common number",
+    .timing = 1,
+    .options = options,
+    .run = run,
+    .summarize = summarize,
+};

@@ -1,0 +1,89 @@
+/* Private to solver/: the step of the solver families (method vbd, avbd, pd) and what they
+ * share — the inertial target, the initial guess, the per-vertex adjacency and its vertex
+ * colouring, the iteration log, the end of the step (solver/families.c). The methods
+ * themselves live in the inner rooms solver/vbd/ (VBD, AVBD) and solver/pd/ (Projective
+ * Dynamics), behind solver/pbd.h; solver/README.md "Solver families". */
+#ifndef PBD_FAMILIES_H
+#define PBD_FAMILIES_H
+
+#include "solver/pbd.h"
+#include "solver/variants.h"
+
+#include <stdint.h>
+
+/* One thread's scratch for one constraint: gathered positions, gradient, ± gradients of the
+ * differences and the (3a)² Hessian. */
+typedef struct family_scratch {
+    double *xl, *grad, *gp, *gm, *H;
+} family_scratch;
+
+struct pd_state; /* solver/pd/ */
+
+/* Worlds of fewer particles run the families on one thread: a colour of a small world holds
+ * too few vertices to pay for OpenMP's barrier between colours (on this shared 2-core machine
+ * at load 14 two threads made the 12² cloth 100× slower). The result is the same either way. */
+#define PBD_FAMILY_PARALLEL_MIN 2048
+
+typedef struct pbd_family_ws {
+    uint64_t key;         /* topology fingerprint the adjacency and colouring were built for */
+    int n, m, n_sets, arity, n_scratch;
+    int32_t *set_c;       /* n_sets + 1: the sets' first constraint in the global numbering */
+    /* vertex i's incident constraints: adj_s/adj_c/adj_j[adj_ptr[i] .. adj_ptr[i+1]) = (set,
+     * constraint, slot of i in its index row) */
+    int32_t *adj_ptr, *adj_s, *adj_c, *adj_j;
+    /* vertex colouring of the free particles: col_order[col_start[k] .. col_start[k+1]) */
+    int32_t *col_order, *col_start;
+    int n_colours;
+    double *y;            /* 3n: inertial target x_t + h v_t + h² g (fixed: where they go) */
+    double *x_t;          /* 3n: positions at the start of the (sub)step */
+    double *v_prev;       /* 3n: velocities at the start of the previous (sub)step */
+    int have_v_prev;
+    double *cheb1, *cheb2;/* 3n: Chebyshev's x^(n), x^(n-1) */
+    double cheb_omega;    /* Chebyshev's last ω */
+    /* AVBD: per constraint (global numbering) penalty k, multiplier λ, C*(x_t); kept from step
+     * to step for the warm start while the topology stays */
+    double *k, *lam, *c0;
+    int avbd_ready;
+    family_scratch *scratch; /* one per thread */
+    struct pd_state *pd;
+} pbd_family_ws;
+
+/* The world's family workspace for its current topology (built or rebuilt as needed). */
+pbd_status pbd_family_workspace(pbd_world *w, pbd_family_ws **out);
+void pbd_family_free(pbd_family_ws *fw);
+/* pbd_step for the families: def.substeps steps of dt/substeps (solver/families.c). */
+pbd_status pbd_family_step_def(pbd_world *w);
+
+/* ‖M(x - y) + h² Σ_j ∇E_j(x)‖₂ at pos (kg m; h² ∇G, G the implicit step's objective), the
+ * energies E_j = C_j²/(2α_j) (equalities; inequalities while C < 0), the hard ones (α = 0)
+ * left out. */
+double pbd_family_gradient_norm(pbd_world *w, pbd_family_ws *fw, const double *pos, double h);
+
+/* The methods' iterations on w->p (the iterate), y = fw->y (solver/vbd/, solver/pd/). */
+pbd_status pbd_vbd_begin(pbd_world *w, pbd_family_ws *fw, double h);
+/* AVBD's augmented Lagrangian (solver/vbd/avbd.c): the warm start at the start of a
+ * (sub)step, the multiplier and penalty updates after each iteration, and one constraint's
+ * force multiplier λ⁺ (the force on particle j is −λ⁺ ∇_jC) with its penalty k; returns 0
+ * when the constraint exerts no force (a clamped inequality). */
+void pbd_avbd_begin(pbd_world *w, pbd_family_ws *fw, double h);
+void pbd_avbd_update(pbd_world *w, pbd_family_ws *fw, int threads);
+int pbd_avbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
+                   double *lam_plus, double *k);
+/* Gather constraint c of set s from pos into sc->xl and evaluate C and ∇C (sc->grad);
+ * in_out gets the evaluation input (for the Hessian). Returns the type's status. */
+int pbd_family_eval(const pbd_world *w, const pbd_constraint_set *set, int c, const double *pos,
+                    family_scratch *sc, pbd_eval_input *in_out, double *C);
+pbd_status pbd_vbd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int it, int threads);
+/* The force multiplier λ⁺ (the force on particle j is −λ⁺ ∇_jC) and stiffness k of
+ * constraint c of set s at C for VBD (k = 1/α, λ⁺ = kC; an inequality only while C < 0) or
+ * AVBD (pbd_avbd_force); 0 when it exerts no force (solver/vbd/vbd.c). PD's energies are
+ * VBD's. */
+int pbd_vbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
+                  double *lam_plus, double *k);
+pbd_status pbd_pd_begin(pbd_world *w, pbd_family_ws *fw, double h);
+pbd_status pbd_pd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int threads);
+void pbd_pd_free(struct pd_state *pd);
+/* What PD takes: PBD_OK or PBD_EINVAL with the reason (solver/pd/pd.c). */
+pbd_status pbd_pd_check(const pbd_world *w);
+
+#endif

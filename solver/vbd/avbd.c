@@ -1,0 +1,120 @@
+/* AVBD's augmented Lagrangian (Giles, Diaz, Yuksel 2025) on the constraint table. Each
+ * constraint j has a penalty k_j and, when hard (α = 0), a multiplier λ_j; its energy in the
+ * VBD iteration is ½ k_j C_j² + λ_j C_j, force −λ⁺∇C with
+ *   λ⁺ = k_j C̃_j + λ_j,   C̃_j = C_j(x) − α C_j(x_t)        (hard: AVBD "Hard constraints",
+ *                                                          "Error reduction")
+ *   λ⁺ = k_j C_j,          k_j <= k*_j = 1/α_j             (soft: AVBD "Stiffness ratios")
+ * an inequality (C >= 0) with λ⁺ clamped to (−∞, 0] (AVBD "Inequality constraints": it only
+ * pushes). After each iteration (AVBD Algorithm 1): hard λ_j ← λ⁺ (clamped), and
+ * k_j ← k_j + β|C̃_j| — unbounded for hard constraints, up to k*_j for soft ones — but not for
+ * an inequality whose λ⁺ is clamped (it is inactive). Warm start at each (sub)step (AVBD "Warm
+ * starting"): k_j ← max(γ k_j, k_start), λ_j ← α γ λ_j. Where the paper leaves k_start to the
+ * scene, def.avbd_k_start = 0 takes for a soft constraint the mean m/h² of its free particles
+ * and for a hard one the largest m/h² of the world (our choice, see k_start); C̃'s error
+ * reduction applies to hard equalities only (inequalities start from C_j(x_t) = 0 here, ours). */
+#include "solver/families.h"
+
+#include <math.h>
+#include <omp.h>
+
+/* k_start of constraint c: def.avbd_k_start, or (0, ours) for a soft constraint the mean m/h²
+ * of its free particles, for a hard one the largest m/h² of the world (m_max_h2): a hard
+ * constraint carries the heaviest particle's weight along the chain it is in (measured on the
+ * 1:1000 chain of solver_families: the mean reached 8e-4 m of the Newton step in 300
+ * iterations, the largest 7e-13 m). */
+static double k_start(const pbd_world *w, const pbd_constraint_set *set, int c, double h,
+                      double m_max_h2)
+{
+    if (w->def.avbd_k_start > 0.0) return w->def.avbd_k_start;
+    if (set->compliance[c] == 0.0) return m_max_h2;
+    double sum = 0.0;
+    int n = 0;
+    for (int j = 0; j < set->arity; j++) {
+        double wi = w->w[set->idx[(size_t)c * set->arity + j]];
+        if (wi > 0.0) {
+            sum += 1.0 / (wi * h * h);
+            n++;
+        }
+    }
+    return n > 0 ? sum / n : 1.0 / (h * h);
+}
+
+void pbd_avbd_begin(pbd_world *w, pbd_family_ws *fw, double h)
+{
+    const pbd_solver_def *d = &w->def;
+    family_scratch *sc = &fw->scratch[0];
+    double m_max_h2 = 1.0 / (h * h);
+    for (int i = 0; i < w->n; i++)
+        if (w->w[i] > 0.0) m_max_h2 = fmax(m_max_h2, 1.0 / (w->w[i] * h * h));
+    for (int s = 0; s < w->n_sets; s++) {
+        const pbd_constraint_set *set = &w->sets[s];
+        for (int c = 0; c < set->count; c++) {
+            int g = fw->set_c[s] + c;
+            double k0 = k_start(w, set, c, h, m_max_h2), alpha = set->compliance[c];
+            if (!fw->avbd_ready) {
+                fw->k[g] = k0;
+                fw->lam[g] = 0.0;
+            } else {
+                fw->k[g] = fmax(d->avbd_gamma * fw->k[g], k0);
+                fw->lam[g] *= d->avbd_alpha * d->avbd_gamma;
+            }
+            if (alpha > 0.0) {
+                fw->k[g] = fmin(fw->k[g], 1.0 / alpha);
+                fw->lam[g] = 0.0;
+            }
+            fw->c0[g] = 0.0;
+            pbd_eval_input in;
+            double C;
+            if (alpha == 0.0 && !set->type->inequality &&
+                pbd_family_eval(w, set, c, w->x, sc, &in, &C) == PBD_EVAL_OK)
+                fw->c0[g] = C;
+        }
+    }
+    fw->avbd_ready = 1;
+}
+
+/* λ⁺ of constraint c at C(x) = C; 0 when clamped. */
+static int lambda_plus(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
+                       double *lam_plus, double *Ct)
+{
+    const pbd_constraint_set *set = &w->sets[s];
+    int g = fw->set_c[s] + c;
+    int hard = set->compliance[c] == 0.0;
+    *Ct = hard ? C - w->def.avbd_alpha * fw->c0[g] : C;
+    *lam_plus = fw->k[g] * *Ct + (hard ? fw->lam[g] : 0.0);
+    if (set->type->inequality && *lam_plus > 0.0) *lam_plus = 0.0;
+    return !(set->type->inequality && *lam_plus == 0.0);
+}
+
+int pbd_avbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
+                   double *lam_plus, double *k)
+{
+    double Ct;
+    *k = fw->k[fw->set_c[s] + c];
+    return lambda_plus(w, fw, s, c, C, lam_plus, &Ct);
+}
+
+void pbd_avbd_update(pbd_world *w, pbd_family_ws *fw, int threads)
+{
+    const double beta = w->def.avbd_beta;
+    for (int s = 0; s < w->n_sets; s++) {
+        const pbd_constraint_set *set = &w->sets[s];
+#pragma omp parallel num_threads(threads) if (threads > 1 && set->count > 1024)
+        {
+            family_scratch *sc = &fw->scratch[omp_get_thread_num()];
+#pragma omp for schedule(static)
+            for (int c = 0; c < set->count; c++) {
+                int g = fw->set_c[s] + c;
+                pbd_eval_input in;
+                double C, lam, Ct;
+                if (pbd_family_eval(w, set, c, w->p, sc, &in, &C) != PBD_EVAL_OK) continue;
+                int active = lambda_plus(w, fw, s, c, C, &lam, &Ct);
+                double alpha = set->compliance[c];
+                if (alpha == 0.0) fw->lam[g] = lam;
+                if (!active) continue;
+                fw->k[g] += beta * fabs(Ct);
+                if (alpha > 0.0) fw->k[g] = fmin(fw->k[g], 1.0 / alpha);
+            }
+        }
+    }
+}

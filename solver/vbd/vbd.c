@@ -1,0 +1,140 @@
+/* Vertex Block Descent (Chen, Liu, Yang, Yuksel 2024) and its augmented form (AVBD, Giles,
+ * Diaz, Yuksel 2025) on the constraint table: each constraint is the energy E = C²/(2α), so
+ *   ∇_iE = (C/α) ∇_iC,   ∇²_iiE = (∇_iC ∇_iCᵀ + C ∇²_iiC)/α.
+ * One iteration visits the free particles colour by colour (VBD "Parallelization": the particles of
+ * one colour share no constraint, so they are updated in parallel, and the result does not
+ * depend on the thread count); particle i takes one Newton step on G with the others fixed
+ * (VBD Sec. 3, the local system):
+ *   f_i = −(m_i/h²)(x_i − y_i) − Σ_j ∇_iE_j,   H_i = (m_i/h²) I + Σ_j ∇²_iiE_j,   x_i += H_i⁻¹ f_i,
+ * skipped when |det H_i| is below 1e-12 of its scale (VBD: "when |det H_i| < ε we skip the
+ * update"). VBD keeps the full local Hessian, C∇²C included, and relies on that test for
+ * indefinite ones; so do we. AVBD replaces the energy of a constraint by its augmented
+ * Lagrangian ½ k C² + λ C (solver/vbd/avbd.c) and the term λ⁺∇²C by the diagonal of its
+ * columns' norms times |λ⁺| (AVBD "Hessian approximation": positive semi-definite).
+ * Damping (VBD "Damping"): each energy adds the force −(k_d/h) ∇²_iiE_j (x_i − x_t,i) and the
+ * Hessian (k_d/h) ∇²_iiE_j. Chebyshev acceleration (VBD Sec. 3.8, after Wang 2015):
+ *   x^(n+1) = ω_{n+1} (x̂^(n+1) − x^(n−1)) + x^(n−1),  ω_1 = 1, ω_2 = 2/(2 − ρ²),
+ *   ω_{n+1} = 4/(4 − ρ² ω_n). */
+#include "solver/families.h"
+
+#include <math.h>
+#include <omp.h>
+
+/* The force multiplier λ⁺ (force −λ⁺ ∇_iC) and stiffness k of constraint c for the method;
+ * 0 when it exerts no force. VBD: k = 1/α, λ⁺ = kC; an inequality only while C < 0 (VBD's
+ * collisions are penalty energies of the penetration). */
+int pbd_vbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
+                  double *lam_plus, double *k)
+{
+    const pbd_constraint_set *set = &w->sets[s];
+    if (w->def.method == PBD_METHOD_AVBD) return pbd_avbd_force(w, fw, s, c, C, lam_plus, k);
+    if (set->type->inequality && C >= 0.0) return 0;
+    *k = 1.0 / set->compliance[c];
+    *lam_plus = *k * C;
+    return 1;
+}
+
+static double det3(const double *A)
+{
+    return A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) +
+           A[2] * (A[3] * A[7] - A[4] * A[6]);
+}
+
+/* The local Newton step of free particle i on w->p. */
+static void vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int i, double h)
+{
+    const int avbd = w->def.method == PBD_METHOD_AVBD;
+    const double kd = w->def.vbd_damping;
+    double *xi = w->p + 3 * (size_t)i;
+    double mh = 1.0 / (w->w[i] * h * h), f[3], H[9] = {0};
+    for (int k = 0; k < 3; k++) {
+        f[k] = -mh * (xi[k] - fw->y[3 * (size_t)i + k]);
+        H[4 * k] = mh;
+    }
+    for (int a = fw->adj_ptr[i]; a < fw->adj_ptr[i + 1]; a++) {
+        int s = fw->adj_s[a], c = fw->adj_c[a], j = fw->adj_j[a];
+        const pbd_constraint_set *set = &w->sets[s];
+        pbd_eval_input in;
+        double C, lam, k;
+        if (pbd_family_eval(w, set, c, w->p, sc, &in, &C) != PBD_EVAL_OK) continue;
+        if (!pbd_vbd_force(w, fw, s, c, C, &lam, &k)) continue;
+        const double *g = sc->grad + 3 * j;
+        double Hl[9];
+        for (int r = 0; r < 3; r++) {
+            f[r] -= lam * g[r];
+            for (int q = 0; q < 3; q++) Hl[3 * r + q] = k * g[r] * g[q];
+        }
+        int n3 = 3 * set->arity;
+        if (lam != 0.0 &&
+            pbd_constraint_hessian(set->type, &in, sc->xl, sc->gp, sc->gm, sc->H) == 0) {
+            const double *B = sc->H + (size_t)(3 * j) * n3 + 3 * j; /* the (j, j) block */
+            for (int r = 0; r < 3; r++)
+                if (avbd) {
+                    double col = 0.0;
+                    for (int q = 0; q < 3; q++) col += pow(B[(size_t)q * n3 + r], 2);
+                    Hl[4 * r] += fabs(lam) * sqrt(col);
+                } else {
+                    for (int q = 0; q < 3; q++) Hl[3 * r + q] += lam * B[(size_t)r * n3 + q];
+                }
+        }
+        if (kd > 0.0) {
+            const double *xt = fw->x_t + 3 * (size_t)i;
+            for (int r = 0; r < 3; r++)
+                for (int q = 0; q < 3; q++) f[r] -= kd / h * Hl[3 * r + q] * (xi[q] - xt[q]);
+        }
+        for (int q = 0; q < 9; q++) H[q] += (1.0 + kd / h) * Hl[q];
+    }
+    double det = det3(H), scale = fmax(fabs(H[0]), fmax(fabs(H[4]), fabs(H[8])));
+    if (!(fabs(det) > 1e-12 * scale * scale * scale)) return;
+    double inv[9] = {H[4] * H[8] - H[5] * H[7], H[2] * H[7] - H[1] * H[8],
+                     H[1] * H[5] - H[2] * H[4], H[5] * H[6] - H[3] * H[8],
+                     H[0] * H[8] - H[2] * H[6], H[2] * H[3] - H[0] * H[5],
+                     H[3] * H[7] - H[4] * H[6], H[1] * H[6] - H[0] * H[7],
+                     H[0] * H[4] - H[1] * H[3]}; /* the adjugate: H⁻¹ = inv/det */
+    for (int r = 0; r < 3; r++)
+        xi[r] += (inv[3 * r] * f[0] + inv[3 * r + 1] * f[1] + inv[3 * r + 2] * f[2]) / det;
+}
+
+pbd_status pbd_vbd_begin(pbd_world *w, pbd_family_ws *fw, double h)
+{
+    if (w->def.method == PBD_METHOD_AVBD) pbd_avbd_begin(w, fw, h);
+    for (int i = 0; i < 3 * w->n; i++) fw->cheb1[i] = w->p[i];
+    fw->cheb_omega = 1.0;
+    return PBD_OK;
+}
+
+/* Chebyshev's extrapolation after iteration it (0-based) of the free particles. */
+static void chebyshev(pbd_world *w, pbd_family_ws *fw, int it)
+{
+    double rho2 = w->def.vbd_chebyshev_rho * w->def.vbd_chebyshev_rho;
+    double omega = it == 0   ? 1.0
+                   : it == 1 ? 2.0 / (2.0 - rho2)
+                             : 4.0 / (4.0 - rho2 * fw->cheb_omega);
+    fw->cheb_omega = omega;
+    for (int i = 0; i < w->n; i++) {
+        if (w->w[i] <= 0.0) continue;
+        for (int k = 0; k < 3; k++) {
+            size_t q = 3 * (size_t)i + k;
+            double prev = fw->cheb1[q];
+            if (it > 0) w->p[q] = omega * (w->p[q] - fw->cheb2[q]) + fw->cheb2[q];
+            fw->cheb2[q] = prev;
+            fw->cheb1[q] = w->p[q];
+        }
+    }
+}
+
+pbd_status pbd_vbd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int it, int threads)
+{
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+        family_scratch *sc = &fw->scratch[omp_get_thread_num()];
+        for (int col = 0; col < fw->n_colours; col++) {
+#pragma omp for schedule(static)
+            for (int q = fw->col_start[col]; q < fw->col_start[col + 1]; q++)
+                vertex_update(w, fw, sc, fw->col_order[q], h);
+        }
+    }
+    if (w->def.vbd_chebyshev_rho > 0.0) chebyshev(w, fw, it);
+    if (w->def.method == PBD_METHOD_AVBD) pbd_avbd_update(w, fw, threads);
+    return PBD_OK;
+}
