@@ -28,6 +28,8 @@ static const pbd_constraint_type *const registry[] = {
     /* cloth: long-range attachments; clusters: shape matching (no scalar C) */
     &pbd_long_range_attachment_type,
     &pbd_shape_match_type,
+    /* fluids: Position Based Fluids' density constraint (issue 25) */
+    &pbd_fluid_density_type,
 };
 
 int pbd_constraint_type_count(void) { return (int)(sizeof registry / sizeof registry[0]); }

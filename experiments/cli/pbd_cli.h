@@ -41,7 +41,7 @@ void cli_print_options(FILE *out, const cli_option *opts, int n_opts);
 
 /* Rows for the solver definition's fields and the scene parameters; `out` must hold
  * PBD_MAX_OPTIONS rows. Returns the number written. */
-#define PBD_MAX_OPTIONS 64
+#define PBD_MAX_OPTIONS 96
 struct pbd_scene_params;
 int pbd_solver_options(pbd_solver_def *def, cli_option *out);
 int pbd_scene_options(struct pbd_scene_params *sp, cli_option *out);
