@@ -49,6 +49,13 @@ int bench_targets(const bench_row *rows, int n, int threads, int quick, char out
 int bench_newton(int quick, const char *only, bench_row *rows, int *n_rows, char out[][256],
                  int *n_targets);
 
+/* The fluid rows (experiments/programs/bench_fluid.c): the dam break of 10⁴ and 10⁵
+ * particles (--quick: 1728 and 10 648) at 4 iterations on 1 and 2 threads, the step, the
+ * neighbour search and the projection as three rows each (BENCH_FLUID_ROWS in all), scenes
+ * whose name contains `only` (NULL: both). Returns 0 or -1 (message printed). */
+#define BENCH_FLUID_ROWS 12
+int bench_fluid(int quick, const char *only, bench_row *rows, int *n_rows);
+
 /* The yardstick (experiments/programs/bench_yardstick.c): a plain, hand-written serial
  * Gauss–Seidel step over a world's distance constraints (PBD Eq. 10/11), flat arrays, no
  * registry. */

@@ -417,7 +417,7 @@ int main(int argc, char **argv)
            "interleaved rounds; derived columns from the min; x_base = Mproj/s / the baseline's\n",
            reps);
     print_header();
-    bench_row *rows = calloc((size_t)n_scenes * C_COUNT + 2, sizeof *rows);
+    bench_row *rows = calloc((size_t)n_scenes * C_COUNT + 2 + BENCH_FLUID_ROWS, sizeof *rows);
     int n_rows = 0;
     for (int s = 0; s < n_scenes; s++) {
         if (only && !strstr(scenes[s].name, only)) continue;
@@ -432,6 +432,9 @@ int main(int argc, char **argv)
     printf("# the Newton reference: one implicit step to ||(g, h)|| <= 1e-10 (min of the timed "
            "steps), memory it holds\n");
     if (bench_newton(quick, only, rows, &n_rows, lines, &n_targets) < 0) return 1;
+    printf("# Position Based Fluids: dam break at 4 iterations, the step, the neighbour search "
+           "and the projection timed apart (min and median of %d steps)\n", 6);
+    if (bench_fluid(quick, only, rows, &n_rows) < 0) return 1;
     const char *tp[16];
     printf("# targets%s:\n", quick ? " (quick run: small scenes, indicative only)" : "");
     for (int i = 0; i < n_targets; i++) {

@@ -36,6 +36,8 @@ static const struct {
      "Newton solution (pbd_exp_static_equilibrium)"},
     {"poisson", "the Stable Neo-Hookean tet (snh_tet) and its coupled blocks"},
     {"long_range_attachments", "long-range attachments on the cloth scene (geodesic rest lengths)"},
+    {"fluid_density", "Position Based Fluids (solver/fluid/): the fluid_density constraint, the "
+     "neighbour search, the dam_break and fluid_rest scenes"},
     {"scaling", "Jacobi / coloured Gauss-Seidel with OpenMP threads"},
     {"gradcheck", "the gradient checker (pbd-gradcheck)"},
 };

@@ -79,6 +79,8 @@ static void fluid_free(pbd_world *w)
     w->fluid = NULL;
 }
 
+#define FLUID_PARALLEL_MIN 4096
+
 /* The neighbour search, and the per-iteration error buffers grown to the definition's
  * iterations (the only allocation a step can make: when def.iterations grew). */
 static void generate(pbd_world *w, double h)
@@ -93,8 +95,11 @@ static void generate(pbd_world *w, double h)
         if (b) fs->err_mean = b;
         if (a && b) fs->err_capacity = n;
     }
+    /* threads: the definition's, else the world's, else OpenMP's default; below
+     * FLUID_PARALLEL_MIN particles one (a parallel loop's fork and barriers would cost more) */
     int t = fs->def.threads > 0 ? fs->def.threads : w->def.threads;
     fs->threads = t > 0 ? t : omp_get_max_threads();
+    if (fs->def.threads == 0 && fs->count < FLUID_PARALLEL_MIN) fs->threads = 1;
     fluid_neighbours(w, fs);
     fs->iteration = 0;
 }
