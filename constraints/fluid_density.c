@@ -5,11 +5,13 @@
  *   ∇_{x_j} C_i = −(m/ρ0) ∇W(x_i − x_j, h)        (j a neighbour)     (PBF Eq. 8)
  *
  * One constraint per fluid particle: the row is (i, its neighbours …, pads); the set's arity
- * is the largest row (variable arity, as the balloon's), rest {ρ0, h, m, kernel, count}: only
+ * is the largest row (variable arity, as the balloon's), rest {ρ0, h, m, kernel, count, b}: only
  * the first `count` slots are particles (slot 0 is i itself, whose own term m W(0, h) is in
  * ρ_i, PBF Eq. 2's sum over j including i); slots from count on are padding, ignored (gradient
- * zero). All particles of a fluid have the same mass m (kg). C is dimensionless: the density
- * error in units of ρ0.
+ * zero). b (dimensionless) is a constant added to ρ_i/ρ0: the density the container's walls
+ * contribute (solver/fluid/fluid_wall.c), fixed for the row at the neighbour search; 0 away
+ * from walls. All particles of a fluid have the same mass m (kg). C is dimensionless: the
+ * density error in units of ρ0.
  *
  * Kernels (support radius h: W = 0 for r >= h in all three):
  *   0 poly6   W = 315/(64π h⁹) (h² − r²)³                  (Müller et al. 2003; PBF Sec. 3)
@@ -96,14 +98,14 @@ static int fluid_density_eval(const pbd_eval_input *in, double *C, double *grad)
         v3_axpy(grad, f, d);
         v3_axpy(grad + 3 * j, -f, d);
     }
-    *C = rho / rho0 - 1.0;
+    *C = rho / rho0 + in->rest[5] - 1.0;
     if (!isfinite(*C)) return PBD_EVAL_DEGENERATE;
     return status;
 }
 
 /* Rest values from a configuration, for a particle whose neighbourhood x is at rest: h =
  * 1.2 × the farthest neighbour's distance (every slot a neighbour inside the support), m = 1
- * kg, poly6, count = the arity, ρ0 = ρ_i(x). Fluid builders set their own (pbd_fluid.h). */
+ * kg, poly6, count = the arity, no wall, ρ0 = ρ_i(x). Fluid builders set their own (pbd_fluid.h). */
 static void fluid_density_rest(const pbd_eval_input *in, double *rest)
 {
     double far = 0.0;
@@ -112,6 +114,7 @@ static void fluid_density_rest(const pbd_eval_input *in, double *rest)
     rest[2] = 1.0;
     rest[3] = PBD_SPH_POLY6;
     rest[4] = in->arity;
+    rest[5] = 0.0;
     double rho = 0.0;
     for (int j = 0; j < in->arity; j++)
         rho += pbd_sph_kernel(PBD_SPH_POLY6, sqrt(ss_dist2(in->x, in->x + 3 * j)), rest[1]);
@@ -160,10 +163,12 @@ static int fluid_density_sample(pbd_rng *r, int degenerate, double *x, double *r
     rest[2] = m;
     rest[3] = kernel;
     rest[4] = n - pads;
+    rest[5] = 0.0;
     pbd_eval_input in = {x, n, rest, NULL, 0};
     double C;
     fluid_density_eval(&in, &C, NULL);
     rest[0] = (C + 1.0) * pbd_rng_range(r, 0.7, 1.3); /* ρ_i (ρ0 = 1 above) scaled */
+    rest[5] = pbd_rng_uniform(r) < 0.5 ? 0.0 : pbd_rng_range(r, 0.0, 0.6); /* a wall's */
     return n;
 }
 
@@ -172,7 +177,7 @@ const pbd_constraint_type pbd_fluid_density_type = {
     .description = "rho_i/rho0 - 1, rho_i = sum_j m W(x_i - x_j, h) (PBF Eq. 1-2, 8)",
     .unit = "1",
     .arity = 0,
-    .n_rest = 5,
+    .n_rest = 6,
     .inequality = 0,
     .internal = 1,
     .eval = fluid_density_eval,

@@ -196,7 +196,8 @@ const pbd_constraint_type *pbd_constraint_type_find(const char *name);
  *                   (project_goal)             rest {the cluster's rest positions x0, 3 per
  *                   particle, then zeros up to 192}
  *  fluid_density    arity variable (i, its neighbours, padding)  rest {ρ0, h, m, kernel,
- *                   count}: C = ρ_i/ρ0 − 1 over the first count slots (PBF Eq. 1–2)
+ *                   count, b}: C = ρ_i/ρ0 + b − 1 over the first count slots (PBF Eq. 1–2;
+ *                   b the walls' density, a constant of the row)
  */
 /* SIMD width (doubles per vector) of the colour kernels that vectorise across constraints
  * (constraints/bend_dihedral_simd.c): 8 with AVX-512, 4 with AVX2 + FMA, else 2 (SSE2),

@@ -33,7 +33,7 @@ static void test_neighbours_brute_force(void)
     char *mark = calloc((size_t)w->n, 1);
     for (int i = 0; i < w->n; i++) {
         const int32_t *row = set->idx + (size_t)i * set->arity;
-        int cnt = (int)set->rest[5 * (size_t)i + 4];
+        int cnt = (int)set->rest[PBD_FLUID_N_REST * (size_t)i + 4];
         bad += row[0] != i;
         memset(mark, 0, (size_t)w->n);
         for (int q = 1; q < cnt; q++) bad += mark[row[q]]++ != 0;
@@ -100,6 +100,34 @@ static void test_rest_error_falls(void)
     CU_ASSERT(e8 < 0.05); /* under 5 % of ρ0 on average */
 }
 
+/* The mean height of the rest column after 60 steps over its start, with or without the
+ * walls' density (fluid_wall.c). */
+static double column_height(int walls)
+{
+    pbd_scene_params sp = pbd_scene_params_default();
+    sp.resolution = 8;
+    sp.fluid.walls = walls;
+    pbd_world *w = pbd_scene_fluid_rest(&sp);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    w->def.iterations = 4;
+    double y0 = 0.0, y = 0.0;
+    for (int i = 0; i < w->n; i++) y0 += w->x[3 * i + 1];
+    for (int s = 0; s < 60; s++) CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
+    for (int i = 0; i < w->n; i++) y += w->x[3 * i + 1];
+    pbd_world_free(w);
+    return y / y0;
+}
+
+/* Without the walls' density the particles at the walls, missing half their neighbours,
+ * pack together and the column sinks; with it the column keeps most of its height. */
+static void test_walls_hold_column(void)
+{
+    double with = column_height(1), without = column_height(0);
+    printf(" height ratio %.3f with walls, %.3f without", with, without);
+    CU_ASSERT(with > 0.85);
+    CU_ASSERT(without < 0.8);
+}
+
 /* The paper's pair (poly6 density, spiky gradient) is not the gradient of its C: the checker
  * says so, while the consistent kernels pass (gradcheck's fluid_density line). */
 static void test_paper_kernels_not_gradient(void)
@@ -148,6 +176,7 @@ void register_fluid_tests(void)
     CU_add_test(s, "neighbours_brute_force", test_neighbours_brute_force);
     CU_add_test(s, "threads_equal", test_threads_equal);
     CU_add_test(s, "rest_error_falls", test_rest_error_falls);
+    CU_add_test(s, "walls_hold_column", test_walls_hold_column);
     CU_add_test(s, "paper_kernels_not_gradient", test_paper_kernels_not_gradient);
     CU_add_test(s, "refusals", test_refusals);
 }

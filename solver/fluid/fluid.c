@@ -24,6 +24,7 @@ pbd_fluid_def pbd_fluid_def_default(void)
         .xsph = 0.0,
         .box_lo = {0.0, 0.0, 0.0},
         .box_hi = {1.0, 1.0, 1.0},
+        .walls = 1,
         .max_neighbours = 96,
         .threads = 0,
     };
@@ -51,6 +52,7 @@ pbd_status pbd_fluid_def_validate(const pbd_fluid_def *d)
     for (int k = 0; k < 3; k++)
         if (!(d->box_hi[k] > d->box_lo[k]) || !isfinite(d->box_lo[k]) || !isfinite(d->box_hi[k]))
             BAD("box", "lo < hi along each axis (finite)", d->box_hi[k] - d->box_lo[k]);
+    if (d->walls != 0 && d->walls != 1) BAD("walls", "0 or 1", d->walls);
     if (d->max_neighbours < 1 || d->max_neighbours > 4096)
         BAD("max_neighbours", "1 .. 4096", d->max_neighbours);
     if (d->threads < 0) BAD("threads", ">= 0", d->threads);
@@ -168,12 +170,13 @@ int pbd_world_add_fluid(pbd_world *w, int first, int count, const pbd_fluid_def 
     int set = pbd_world_add_set(w, &pbd_fluid_density_type, fs->arity);
     if (set < 0 || pbd_set_reserve(&w->sets[set], count) != PBD_OK) return -1;
     fs->set = set;
+    fluid_wall_table(fs);
     /* rows: the particle alone until the first neighbour search (rest count 1) */
     int32_t *row = malloc((size_t)fs->arity * sizeof *row);
     if (!row) return pbd_error(PBD_ENOMEM, "fluid: out of memory"), -1;
     for (int k = 0; k < count; k++) {
         for (int j = 0; j < fs->arity; j++) row[j] = first + k;
-        double rest[5] = {def->rest_density, def->h, fs->mass, def->kernel, 1};
+        double rest[PBD_FLUID_N_REST] = {def->rest_density, def->h, fs->mass, def->kernel, 1, 0};
         if (pbd_set_add(w, set, row, rest, 1.0, compliance) < 0) {
             free(row);
             return -1;

@@ -82,7 +82,8 @@ void fluid_neighbours(pbd_world *w, struct pbd_fluid_state *fs)
             }
         }
         for (int q = cnt; q < A; q++) row[q] = first + k; /* padding: never read (count) */
-        set->rest[(size_t)k * 5 + 4] = cnt;
+        set->rest[(size_t)k * PBD_FLUID_N_REST + 4] = cnt;
+        set->rest[(size_t)k * PBD_FLUID_N_REST + 5] = fluid_wall(fs, xi, NULL);
         total += found;
         dropped += found - (cnt - 1);
         if (found > most) most = found;

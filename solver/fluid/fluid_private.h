@@ -27,6 +27,9 @@ struct pbd_fluid_state {
     double *vnew;         /* 3 per particle */
     double *cval;         /* per particle: this iteration's density error (the stats) */
     double *err_max, *err_mean; /* iteration + 1 values of the last substep */
+    /* the walls' density (fluid_wall.c): I(δ) and A(δ) at FLUID_WALL_TABLE points of [0, h] */
+#define FLUID_WALL_TABLE 512
+    double wall_i[FLUID_WALL_TABLE], wall_a[FLUID_WALL_TABLE];
     int err_capacity, iteration;
     pbd_fluid_stats stats;
 };
@@ -41,6 +44,10 @@ void fluid_errors(const pbd_world *w, const struct pbd_fluid_state *fs, const do
 /* C_i of fluid particle k at positions pos (its row), with its kernel's density. */
 double fluid_constraint(const pbd_world *w, const struct pbd_fluid_state *fs,
                         const double *pos, int k);
+/* fluid_wall.c: tabulate the walls' density; the walls' ρ_wall/ρ0 at x (0 unless
+ * def.walls) and, when grad != NULL, its gradient (1/m). */
+void fluid_wall_table(struct pbd_fluid_state *fs);
+double fluid_wall(const struct pbd_fluid_state *fs, const double *x, double *grad);
 /* fluid_velocity.c: vorticity confinement and XSPH after the velocity update. */
 void fluid_velocity_update(pbd_world *w, double h);
 

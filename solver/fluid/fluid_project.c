@@ -9,7 +9,8 @@
  *         ε is α̃/w: the paper's ε is XPBD's compliance without the α̃λ term)
  *   Δp_i = V Σ_j (wλ_i + wλ_j + s_corr_ij) ∇W_ij                           (PBF Eq. 14)
  *   s_corr_ij = −k (W(|x_i − x_j|)/W(|Δq|))^n,  |Δq| = s_corr_dq h        (PBF Eq. 13)
- * Σ_j over the row's neighbours (not i). wλ is the paper's λ (m², unit mass); s_corr is
+ * Σ_j over the row's neighbours (not i). With walls (fluid_wall.c) C_i adds ρ_wall(x_i)/ρ0,
+ * ∇_i C_i its gradient and Δp_i the term wλ_i ∇ρ_wall/ρ0 (the walls do not move). wλ is the paper's λ (m², unit mass); s_corr is
  * dimensionless in the paper and is added to it as written, so its strength depends on the
  * length scale (the paper's scenes: h ~ 0.1 m). Every λ_i is computed from the same positions
  * (pass 1), then every Δp_i (pass 2), then all are applied and clamped into the container
@@ -25,7 +26,7 @@ double fluid_constraint(const pbd_world *w, const struct pbd_fluid_state *fs,
     const pbd_fluid_def *d = &fs->def;
     const pbd_constraint_set *set = &w->sets[fs->set];
     const int32_t *row = set->idx + (size_t)k * fs->arity;
-    const int cnt = (int)set->rest[(size_t)k * 5 + 4];
+    const int cnt = (int)set->rest[(size_t)k * PBD_FLUID_N_REST + 4];
     const double *xi = pos + 3 * (size_t)row[0];
     double rho = fs->mass * pbd_sph_kernel(d->kernel, 0.0, d->h);
     for (int q = 1; q < cnt; q++) {
@@ -33,7 +34,7 @@ double fluid_constraint(const pbd_world *w, const struct pbd_fluid_state *fs,
         v3_sub(dd, xi, pos + 3 * (size_t)row[q]);
         rho += fs->mass * pbd_sph_kernel(d->kernel, v3_norm(dd), d->h);
     }
-    return rho / d->rest_density - 1.0;
+    return rho / d->rest_density + fluid_wall(fs, xi, NULL) - 1.0;
 }
 
 /* The error a particle's C counts as: |C|, or max(C, 0) for a unilateral fluid. */
@@ -70,7 +71,7 @@ static int multiplier(pbd_world *w, struct pbd_fluid_state *fs, int k, double al
     const pbd_fluid_def *d = &fs->def;
     pbd_constraint_set *set = &w->sets[fs->set];
     const int32_t *row = set->idx + (size_t)k * fs->arity;
-    const int cnt = (int)set->rest[(size_t)k * 5 + 4];
+    const int cnt = (int)set->rest[(size_t)k * PBD_FLUID_N_REST + 4];
     const double *xi = w->p + 3 * (size_t)row[0], vol = fs->mass / d->rest_density;
     double rho = fs->mass * pbd_sph_kernel(d->kernel, 0.0, d->h), gi[3] = {0, 0, 0}, sum2 = 0.0;
     for (int q = 1; q < cnt; q++) {
@@ -83,7 +84,9 @@ static int multiplier(pbd_world *w, struct pbd_fluid_state *fs, int k, double al
         v3_axpy(gi, f, dd);
         sum2 += f * f * v3_dot(dd, dd);
     }
-    double C = rho / d->rest_density - 1.0;
+    double gw[3]; /* the walls: ρ_wall/ρ0 and its gradient (fluid_wall.c) */
+    double C = rho / d->rest_density + fluid_wall(fs, xi, gw) - 1.0;
+    v3_add(gi, gi, gw);
     if (d->unilateral && C < 0.0) C = 0.0;
     fs->cval[k] = fabs(C);
     double denom = fs->inv_mass * (v3_dot(gi, gi) + sum2);
@@ -106,10 +109,12 @@ static void correction(const pbd_world *w, struct pbd_fluid_state *fs, int k, do
     const pbd_fluid_def *d = &fs->def;
     const pbd_constraint_set *set = &w->sets[fs->set];
     const int32_t *row = set->idx + (size_t)k * fs->arity;
-    const int cnt = (int)set->rest[(size_t)k * 5 + 4];
+    const int cnt = (int)set->rest[(size_t)k * PBD_FLUID_N_REST + 4];
     const double *xi = w->p + 3 * (size_t)row[0], vol = fs->mass / d->rest_density;
     const double wl = fs->inv_mass * fs->lam[k];
-    double dp[3] = {0, 0, 0};
+    double dp[3];
+    fluid_wall(fs, xi, dp); /* the walls' part of ∇_i C_i: w λ_i ∇ρ_wall/ρ0 */
+    v3_scale(dp, dp, wl);
     for (int q = 1; q < cnt; q++) {
         double dd[3];
         v3_sub(dd, xi, w->p + 3 * (size_t)row[q]);

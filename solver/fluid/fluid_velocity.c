@@ -16,7 +16,7 @@ static const int32_t *row_of(const pbd_world *w, const struct pbd_fluid_state *f
                              int *cnt)
 {
     const pbd_constraint_set *set = &w->sets[fs->set];
-    *cnt = (int)set->rest[(size_t)k * 5 + 4];
+    *cnt = (int)set->rest[(size_t)k * PBD_FLUID_N_REST + 4];
     return set->idx + (size_t)k * fs->arity;
 }
 

@@ -27,21 +27,29 @@ typedef struct pbd_fluid_def {
     double xsph;          /* XSPH viscosity's c (PBF Eq. 17), in [0, 1]; 0 = off */
     double box_lo[3], box_hi[3]; /* the container, m: particle centres kept inside after
                            * every iteration (the paper's per-iteration collision response) */
+    int walls;            /* 1: the box's walls add the density of the fluid beyond them
+                           * (solver/fluid/fluid_wall.c), so particles at a wall have their
+                           * missing neighbours; 0: the clamp alone */
     int max_neighbours;   /* per particle; beyond it neighbours are dropped and counted */
     int threads;          /* for the density loops; 0 = the world's def.threads (0: OpenMP's
                            * default). The result does not depend on it (Jacobi) */
 } pbd_fluid_def;
 
 /* ρ0 = 1000 kg/m³, h = 0.1 m, PBD_SPH_PBF, ε = 100 1/m² (see the README), two-sided C, s_corr
- * off (k 0.1, n 4, |Δq| 0.2 h: see the README), vorticity and XSPH off, box [0, 1]³, 96 neighbours, threads 0. */
+ * off (k 0.1, n 4, |Δq| 0.2 h: see the README), vorticity and XSPH off, box [0, 1]³, walls
+ * on, 96 neighbours, threads 0. */
 pbd_fluid_def pbd_fluid_def_default(void);
 /* PBD_OK, or PBD_EINVAL naming the field. */
 pbd_status pbd_fluid_def_validate(const pbd_fluid_def *def);
 
+/* The density rows' rest values: {ρ0, h, m, kernel, count, the walls' ρ/ρ0 at the neighbour
+ * search} (pbd_fluid_density_type.n_rest). */
+#define PBD_FLUID_N_REST 6
+
 /* Make particles [first, first + count) of w a fluid (they must have one mass, m = 1/w > 0:
  * ρ_i = Σ m W). Adds the world's fluid_density set (one row per fluid particle, arity 1 +
- * max_neighbours: the particle, its neighbours, then itself again as padding, rest {ρ0, h, m,
- * kernel, count}; its compliance α is `compliance`), plugs the fluid's stages into the step and
+ * max_neighbours: the particle, its neighbours, then itself again as padding; rest values as
+ * above; its compliance α is `compliance`), plugs the fluid's stages into the step and
  * returns the set's index, or -1 (pbd_last_error). The density update replaces the step's
  * generic sweep, so the world may hold no other set, collider or attachment, and the scheme
  * must be Gauss–Seidel (the default; the fluid's own update is Jacobi): refused here, and by
