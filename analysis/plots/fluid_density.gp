@@ -5,6 +5,8 @@
 load 'analysis/plots/common.gp'
 subs = values('/tables/runs', 3)
 dams = system(sprintf("%s/pbd-h5extract '%s' /tables/runs 2>/dev/null | awk 'NR > 1 && $1 == 1 { print $2 }' | sort -g | uniq | tr '\\n' ' '", bin, summary))
+rests = system(sprintf("%s/pbd-h5extract '%s' /tables/runs 2>/dev/null | awk 'NR > 1 && $1 == 0 { print $2 }' | sort -g | uniq | tr '\\n' ' '", bin, summary))
+rest4s = system(sprintf("%s/pbd-h5extract '%s' /tables/runs 2>/dev/null | awk 'NR > 1 && $1 == 0 && $2 == 4 && $3 == 1 { print $4 }' | sort -g | uniq | tr '\\n' ' '", bin, summary))
 base(d, s) = ($1 == d && $3 == s && $4 == 100 && $5 == 0 && $6 == 0)
 rest4(e) = ($1 == 0 && $2 == 4 && $3 == 1 && $4 == e && $5 == 0 && $6 == 0)
 
@@ -14,10 +16,12 @@ do for [fmt in 'png svg'] {
     set xlabel 'solver iterations per (sub)step'
     set ylabel 'density error |{/Symbol r}/{/Symbol r}_0 - 1| (% of {/Symbol r}_0)'
     set logscale xy 2
+    if (rests eq '') { eval nodata('no rest-column runs in this sweep') } else {
     plot for [s in subs] h5(summary, '/tables/runs') using 2:(base(0, num(s)) ? 100 * $7 : NaN) \
              title 'mean, '.s.' substep(s)', \
          for [s in subs] h5(summary, '/tables/runs') using 2:(base(0, num(s)) ? 100 * $8 : NaN) \
              dt 2 title 'max, '.s.' substep(s)'
+    }
     unset logscale
 
     call 'analysis/plots/output.gp' fmt 'fluid_density_epsilon'
@@ -26,10 +30,12 @@ do for [fmt in 'png svg'] {
     set ylabel 'density error (% of {/Symbol r}_0)'
     set logscale x 10
     set logscale y 2
+    if (rest4s eq '') { eval nodata('no rest-column runs at 4 iterations, 1 substep') } else {
     plot h5(summary, '/tables/runs') using 4:(($1 == 0 && $2 == 4 && $3 == 1 && $5 == 0 && $6 == 0) ? 100 * $7 : NaN) title 'mean (PBD, no s_{corr})', \
          h5(summary, '/tables/runs') using 4:(($1 == 0 && $2 == 4 && $3 == 1 && $5 == 0 && $6 == 0) ? 100 * $8 : NaN) dt 2 title 'max (PBD, no s_{corr})', \
          h5(summary, '/tables/runs') using 4:(($1 == 0 && $2 == 4 && $5 == 1) ? 100 * $7 : NaN) with points pt 7 ps 1.5 title 'mean, with s_{corr}', \
          h5(summary, '/tables/runs') using 4:(($1 == 0 && $2 == 4 && $6 == 1) ? 100 * $7 : NaN) with points pt 5 ps 1.5 title 'mean, XPBD compliance form'
+    }
     unset logscale
 
     call 'analysis/plots/output.gp' fmt 'fluid_density_volume'
