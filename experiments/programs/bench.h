@@ -37,6 +37,11 @@ pbd_status bench_write_csv(const char *path, const bench_row *rows, int n,
 pbd_status bench_write_h5(const char *path, const bench_row *rows, int n, const bench_machine *m,
                           const char *const *targets, int n_targets);
 
+/* qsort's comparison of doubles (increasing), and the 1-minute load average (/proc/loadavg;
+ * -1 when unreadable): shared by the table's rows (bench_output.c). */
+int bench_cmp_double(const void *a, const void *b);
+double bench_load_average(void);
+
 /* The targets' lines (experiments/programs/bench_targets.c): up to 16 of 256 characters,
  * each saying met or NOT met with its figure; returns how many. */
 int bench_targets(const bench_row *rows, int n, int threads, int quick, char out[][256]);

@@ -12,23 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double load_average(void)
-{
-    double l = -1.0;
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fscanf(f, "%lf", &l) != 1) l = -1.0;
-        fclose(f);
-    }
-    return l;
-}
-
 #define FLUID_TIMED 6
 enum { PART_STEP, PART_SEARCH, PART_PROJECT, PARTS };
 static const char *const part_names[PARTS] = {"step", "neighbour-search", "projection"};
@@ -36,7 +19,7 @@ static const char *const part_names[PARTS] = {"step", "neighbour-search", "proje
 static void fill_row(bench_row *r, const char *scene, int part, int threads, const pbd_world *w,
                      double *t, double load0)
 {
-    qsort(t, FLUID_TIMED, sizeof t[0], cmp_double);
+    qsort(t, FLUID_TIMED, sizeof t[0], bench_cmp_double);
     memset(r, 0, sizeof *r);
     snprintf(r->scene, sizeof r->scene, "%s", scene);
     snprintf(r->solver, sizeof r->solver, "pbf-4it-%s", part_names[part]);
@@ -54,7 +37,7 @@ static void fill_row(bench_row *r, const char *scene, int part, int threads, con
     r->bytes_per_particle = (double)pbd_world_bytes(w) / w->n;
     r->max_stretch = r->x_baseline = NAN;
     r->load_before = load0;
-    r->load_after = load_average();
+    r->load_after = bench_load_average();
 }
 
 int bench_fluid(int quick, const char *only, bench_row *rows, int *n_rows)
@@ -66,7 +49,7 @@ int bench_fluid(int quick, const char *only, bench_row *rows, int *n_rows)
         snprintf(scene, sizeof scene, "dam_break-%d", res * res * res);
         if (only && !strstr(scene, only)) continue;
         for (int threads = 1; threads <= 2; threads++) {
-            double load0 = load_average();
+            double load0 = bench_load_average();
             pbd_scene_params sp = pbd_scene_params_default();
             sp.resolution = res;
             sp.fluid.threads = threads;
