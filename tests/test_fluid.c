@@ -171,6 +171,7 @@ static void test_paper_kernels_not_gradient(void)
 
 static void test_refusals(void)
 {
+    CU_ASSERT_EQUAL(pbd_fluid_density_type.n_rest, PBD_FLUID_N_REST); /* the rows' layout */
     pbd_world *w = fluid_scene("dam_break", 4, 1);
     pbd_fluid_def d = pbd_fluid_def_default();
     CU_ASSERT(pbd_world_add_fluid(w, 0, 8, &d, 0.0) < 0); /* a second fluid */

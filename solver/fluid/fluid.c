@@ -143,6 +143,7 @@ int pbd_world_add_fluid(pbd_world *w, int first, int count, const pbd_fluid_def 
     fs->first = first;
     fs->count = count;
     fs->arity = 1 + def->max_neighbours;
+    fs->threads = 1; /* until the first step chooses (generate) */
     fs->inv_mass = inv;
     fs->mass = 1.0 / inv;
     size_t n = (size_t)count;
