@@ -5,10 +5,9 @@
 load 'analysis/plots/common.gp'
 subs = values('/tables/runs', 3)
 dams = system(sprintf("%s/pbd-h5extract '%s' /tables/runs 2>/dev/null | awk 'NR > 1 && $1 == 1 { print $2 }' | sort -g | uniq | tr '\\n' ' '", bin, summary))
-rests = system(sprintf("%s/pbd-h5extract '%s' /tables/runs 2>/dev/null | awk 'NR > 1 && $1 == 0 { print $2 }' | sort -g | uniq | tr '\\n' ' '", bin, summary))
+rests = system(sprintf("%s/pbd-h5extract '%s' /tables/runs 2>/dev/null | awk 'NR > 1 && $1 == 0 && $4 == 100 && $5 == 0 && $6 == 0 { print $2 }' | sort -g | uniq | tr '\\n' ' '", bin, summary))
 rest4s = system(sprintf("%s/pbd-h5extract '%s' /tables/runs 2>/dev/null | awk 'NR > 1 && $1 == 0 && $2 == 4 && $3 == 1 { print $4 }' | sort -g | uniq | tr '\\n' ' '", bin, summary))
 base(d, s) = ($1 == d && $3 == s && $4 == 100 && $5 == 0 && $6 == 0)
-rest4(e) = ($1 == 0 && $2 == 4 && $3 == 1 && $4 == e && $5 == 0 && $6 == 0)
 
 do for [fmt in 'png svg'] {
     call 'analysis/plots/output.gp' fmt 'fluid_density_iterations'
@@ -16,7 +15,7 @@ do for [fmt in 'png svg'] {
     set xlabel 'solver iterations per (sub)step'
     set ylabel 'density error |{/Symbol r}/{/Symbol r}_0 - 1| (% of {/Symbol r}_0)'
     set logscale xy 2
-    if (rests eq '') { eval nodata('no rest-column runs in this sweep') } else {
+    if (rests eq '') { eval nodata('no plain rest-column runs (epsilon 100, PBD) in this sweep') } else {
     plot for [s in subs] h5(summary, '/tables/runs') using 2:(base(0, num(s)) ? 100 * $7 : NaN) \
              title 'mean, '.s.' substep(s)', \
          for [s in subs] h5(summary, '/tables/runs') using 2:(base(0, num(s)) ? 100 * $8 : NaN) \
