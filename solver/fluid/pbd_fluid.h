@@ -66,7 +66,6 @@ typedef struct pbd_fluid_stats {
     double neighbours_mean;         /* neighbours per particle (itself not counted) */
     int neighbours_max;
     long dropped;                   /* neighbours dropped (beyond max_neighbours) last step */
-    double pressure_scale;          /* Pa per unit λ: see pbd_world_fluid_pressure */
 } pbd_fluid_stats;
 pbd_fluid_stats pbd_world_fluid_stats(const pbd_world *w);
 /* The last substep's density error after each iteration: max[k], mean[k] for k = 0 (before
