@@ -16,7 +16,8 @@ chain_forces --iterations=100
 substeps_vs_iterations --modes=iterations
 stiffness_vs_iterations --variants=xpbd --iterations=40
 scaling --schemes=colored --threads=2
-balloon_pressure --skins=0.5 --pressures=2"
+balloon_pressure --skins=0.5 --pressures=2
+fluid_density --iterations=4 --substeps=1 --epsilons=1000 --dam-iterations=2"
 
 rm -rf "$work"
 mkdir -p "$work"

@@ -200,6 +200,9 @@ const pbd_constraint_type *pbd_constraint_type_find(const char *name);
  *  shape_match      arity variable (the cluster, at most 64 particles), no scalar C
  *                   (project_goal)             rest {the cluster's rest positions x0, 3 per
  *                   particle, then zeros up to 192}
+ *  fluid_density    arity variable (i, its neighbours, padding)  rest {ρ0, h, m, kernel,
+ *                   count, b}: C = ρ_i/ρ0 + b − 1 over the first count slots (PBF Eq. 1–2;
+ *                   b the walls' density, a constant of the row)
  */
 /* SIMD width (doubles per vector) of the colour kernels that vectorise across constraints
  * (constraints/bend_dihedral_simd.c): 8 with AVX-512, 4 with AVX2 + FMA, else 2 (SSE2),
@@ -227,6 +230,14 @@ extern const pbd_constraint_type pbd_strain_triangle_type;
 extern const pbd_constraint_type pbd_strain_triangle_normalized_type;
 extern const pbd_constraint_type pbd_long_range_attachment_type;
 extern const pbd_constraint_type pbd_shape_match_type;
+extern const pbd_constraint_type pbd_fluid_density_type;
+
+/* SPH kernels of the fluid density constraint (constraints/fluid_density.c; support radius h,
+ * W = 0 for r >= h): W(r, h) in 1/m³ and dW/dr in 1/m⁴, ∇W(d) = dW/dr · d/|d|. PBD_SPH_PBF is
+ * the paper's pair: poly6's W, spiky's dW/dr (Macklin & Müller 2013, Sec. 3). */
+enum { PBD_SPH_POLY6 = 0, PBD_SPH_SPIKY = 1, PBD_SPH_CUBIC = 2, PBD_SPH_PBF = 3 };
+double pbd_sph_kernel(int kernel, double r, double h);
+double pbd_sph_kernel_dr(int kernel, double r, double h);
 
 /* The Lamé parameters μ = E/(2(1+ν)), λ = Eν/((1+ν)(1−2ν)) (λ = ∞ at ν = 1/2) of Young's
  * modulus E > 0 and Poisson ratio −1 < ν <= 1/2; returns 0 (and leaves them) outside. */

@@ -33,6 +33,8 @@
     /* cloth: long-range attachments; clusters: shape matching (no scalar C) */            \
     PBD_TYPE(long_range_attachment)                                                        \
     PBD_TYPE(shape_match)                                                                  \
+    /* fluids: Position Based Fluids' density constraint (issue 25) */                     \
+    PBD_TYPE(fluid_density)                                                                \
     /* new rows above this line: PBD_TYPE(name) \ for pbd_name_type */
 
 #define PBD_DECLARE(name) extern const pbd_constraint_type pbd_##name##_type;

@@ -230,6 +230,10 @@ static pbd_status check_world(const pbd_world *w, int max_iter, double tol)
         return pbd_error(PBD_EINVAL, "newton: expected a world without colliders or contacts, "
                          "found some: the implicit step takes equality constraints only "
                          "(no active set of contacts; solver/README.md)");
+    if (w->fluid_stages)
+        return pbd_error(PBD_EINVAL, "newton: expected a world without a fluid, found one: "
+                         "its density rows change with the neighbours every step "
+                         "(solver/fluid/README.md)");
     if (w->def.newton_solver == PBD_NEWTON_DENSE) {
         long unknowns = 0;
         for (int i = 0; i < w->n; i++) unknowns += 3 * (w->w[i] > 0.0);

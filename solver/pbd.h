@@ -196,6 +196,7 @@ enum {
     PBD_STAGE_UPDATE,
     PBD_STAGE_VELOCITY_UPDATE,
     PBD_STAGE_MEASURE,
+    PBD_STAGE_NEIGHBOUR_SEARCH, /* a fluid's neighbour lists (solver/fluid/), after predict */
     PBD_STAGE_COUNT
 };
 extern const char *const pbd_stage_names[PBD_STAGE_COUNT];
@@ -241,6 +242,10 @@ typedef struct pbd_step_stages {
     void (*generate_collisions)(struct pbd_world *w, double h);
     void (*velocity_update)(struct pbd_world *w, double h);
     void (*free)(struct pbd_world *w);
+    /* NULL, or one projection sweep in place of the generic one (lines 9–11): a fluid's
+     * Jacobi density update (solver/fluid/). Returns the constraints skipped, or -1 with
+     * pbd_last_error() set (the step then returns PBD_EINVAL). */
+    int (*project)(struct pbd_world *w, double h);
 } pbd_step_stages;
 
 typedef struct pbd_world {
@@ -286,6 +291,11 @@ typedef struct pbd_world {
     void (*post_step_free)(void *user);
     /* NULL, or after pbd_world_reorder: the index particle i had before (solver/reorder.c) */
     int32_t *particle_origin;
+    /* a fluid (solver/fluid/, pbd_fluid.h): its state and stages, NULL when the world has
+     * none. Its generate_collisions is the neighbour search (stage neighbour_search), its
+     * project replaces the generic sweep, its velocity_update runs after the collisions' */
+    struct pbd_fluid_state *fluid;
+    const struct pbd_step_stages *fluid_stages;
     /* the divergence watchdog's reference, taken at the world's first step (solver/step.c):
      * the initial bounding box's centre and diagonal, the fastest initial speed and time */
     int watch_ready;

@@ -14,6 +14,7 @@
 const char *const pbd_stage_names[PBD_STAGE_COUNT] = {
     "external_forces", "damp_velocities", "predict",        "generate_collisions",
     "project",         "update",          "velocity_update", "measure",
+    "neighbour_search",
 };
 
 static double now_seconds(void)
@@ -329,14 +330,20 @@ pbd_status pbd_step(pbd_world *w)
         /* (8) generateCollisionConstraints(x_i -> p_i) */
         if (w->collision_stages) w->collision_stages->generate_collisions(w, h);
         STAGE(w, PBD_STAGE_GENERATE_COLLISIONS, t0);
+        /* a fluid's neighbour lists, once per (sub)step (solver/fluid/) */
+        const pbd_step_stages *fs = w->fluid_stages;
+        if (fs) fs->generate_collisions(w, h);
+        STAGE(w, PBD_STAGE_NEIGHBOUR_SEARCH, t0);
         /* (9–11) solverIterations × projectConstraints */
         prepare_sets(w, nt);
         if ((status = pbd_variants_prepare(w)) != PBD_OK) return status;
-        if (!d->record_iterations) /* all sweeps at once (one parallel region) */
+        if (!d->record_iterations && !fs) /* all sweeps at once (one parallel region) */
             w->stats.skipped = pbd_project_iterations(w, h, d->iterations);
-        for (int it = 0; d->record_iterations && it < d->iterations && !pbd_stop_requested();
-             it++) {
-            w->stats.skipped = pbd_project_iteration(w, h);
+        for (int it = 0; (d->record_iterations || fs) && it < d->iterations &&
+                         !pbd_stop_requested(); it++) {
+            w->stats.skipped = fs ? fs->project(w, h) : pbd_project_iteration(w, h);
+            if (w->stats.skipped < 0) return PBD_EINVAL; /* the fluid refused (its error) */
+            if (!d->record_iterations) continue;
             int k = sub * d->iterations + it;
             pbd_world_residuals_per_set(w, w->p, 1.0 / (h * h),
                                         w->iter_sets + (size_t)k * w->n_sets * 3,
@@ -355,6 +362,7 @@ pbd_status pbd_step(pbd_world *w)
         STAGE(w, PBD_STAGE_UPDATE, t0);
         /* (16) velocityUpdate: friction and restitution */
         if (w->collision_stages) w->collision_stages->velocity_update(w, h);
+        if (fs) fs->velocity_update(w, h); /* vorticity confinement, XSPH viscosity */
         STAGE(w, PBD_STAGE_VELOCITY_UPDATE, t0);
         w->time += h;
     }

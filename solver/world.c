@@ -47,6 +47,7 @@ void pbd_world_free(pbd_world *w)
 {
     if (!w) return;
     if (w->collision_stages) w->collision_stages->free(w);
+    if (w->fluid_stages) w->fluid_stages->free(w);
     for (int s = 0; s < w->n_sets; s++) set_free(&w->sets[s]);
     free(w->sets);
     free(w->x);

@@ -10,6 +10,8 @@ static const char *const vbd_init_names[] = {"previous", "inertia", "acceleratio
 static const char *const newton_solver_names[] = {"auto", "umfpack", "cholmod", "dense", NULL};
 static const char *const scheme_names[] = {"gauss-seidel", "jacobi", "colored", NULL};
 static const char *const damping_names[] = {"none", "scale", "momentum", NULL};
+/* in the order of PBD_SPH_* (constraints/pbd_constraint.h) */
+static const char *const fluid_kernel_names[] = {"poly6", "spiky", "cubic", "pbf", NULL};
 
 const char *pbd_method_name(int m) { return method_names[m]; }
 const char *pbd_scheme_name(int s) { return scheme_names[s]; }
@@ -119,6 +121,32 @@ int pbd_scene_options(pbd_scene_params *sp, cli_option *out)
         {"long-range-attachments", CLI_FLAG, &sp->long_range_attachments, 0, 0, 0,
          "cloth scenes: l - |p - a| >= 0 from every attached particle a (Kim et al. 2012)",
          NULL},
+        /* fluids (issue 25; solver/fluid/README.md) */
+        {"fluid-density", CLI_DOUBLE, &sp->fluid.rest_density, 0, 1e6, 1,
+         "fluid scenes: rest density rho0 in kg/m^3", NULL},
+        {"fluid-kernel", CLI_CHOICE, &sp->fluid.kernel, 0, 0, 0,
+         "fluid scenes: SPH kernel (pbf: poly6 density, spiky gradient, the paper's)",
+         fluid_kernel_names},
+        {"fluid-epsilon", CLI_DOUBLE, &sp->fluid.epsilon, 0, 1e100, 0,
+         "fluid scenes, method pbd: PBF relaxation epsilon in 1/m^2 (PBF Eq. 11)", NULL},
+        {"fluid-unilateral", CLI_INT, &sp->fluid.unilateral, 0, 1, 0,
+         "fluid scenes: 1 projects only C = rho/rho0 - 1 > 0 (no attraction at low density)",
+         NULL},
+        {"fluid-walls", CLI_INT, &sp->fluid.walls, 0, 1, 0,
+         "fluid scenes: 1 counts the fluid beyond the box's walls in the density (0: clamp only)",
+         NULL},
+        {"fluid-s-corr", CLI_INT, &sp->fluid.s_corr, 0, 1, 0,
+         "fluid scenes: 1 adds the artificial pressure s_corr (PBF Eq. 13)", NULL},
+        {"fluid-s-corr-k", CLI_DOUBLE, &sp->fluid.s_corr_k, 0, 1e6, 0, "s_corr's k (paper: 0.1)",
+         NULL},
+        {"fluid-s-corr-n", CLI_DOUBLE, &sp->fluid.s_corr_n, 0, 16, 1, "s_corr's n (paper: 4)",
+         NULL},
+        {"fluid-s-corr-dq", CLI_DOUBLE, &sp->fluid.s_corr_dq, 0, 1, 1,
+         "s_corr's |dq| as a fraction of h (paper: 0.1-0.3)", NULL},
+        {"fluid-vorticity", CLI_DOUBLE, &sp->fluid.vorticity, 0, 1e6, 0,
+         "fluid scenes: vorticity confinement epsilon in m/s (PBF Eq. 16; 0: off)", NULL},
+        {"fluid-xsph", CLI_DOUBLE, &sp->fluid.xsph, 0, 1, 0,
+         "fluid scenes: XSPH viscosity c (PBF Eq. 17; 0: off)", NULL},
     };
     int n = (int)(sizeof rows / sizeof rows[0]);
     for (int i = 0; i < n; i++) out[i] = rows[i];

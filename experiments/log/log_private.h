@@ -71,6 +71,8 @@ struct pbd_h5log {
     int c_first_extra; /* columns from here on are the experiments' (NaN unless set) */
     int *c_set;        /* per set: max_c, l2_c, xpbd_residual, elastic_energy column ids */
     int c_newton;      /* /series/newton_iterations (method newton), or -1 */
+#define LOG_FLUID_COLUMNS 9
+    int c_fluid[LOG_FLUID_COLUMNS]; /* /series/fluid/ (h5log_fluid.c), -1 without a fluid */
     int threads_used;  /* the most threads a step ran on */
     /* /iterations: per step × (iterations · substeps) */
     int iter_width;
@@ -108,6 +110,10 @@ pbd_status log_flush_block(pbd_h5log *log);
 int log_write_scene(pbd_h5log *log, const pbd_world *w, const pbd_h5log_options *opt);
 int log_make_series(pbd_h5log *log, const pbd_world *w);
 int log_make_iterations(pbd_h5log *log, const pbd_world *w);
+/* /series/fluid/ when the world has a fluid (h5log_fluid.c): columns made with the series,
+ * one row put per step. */
+int log_make_fluid(pbd_h5log *log, hid_t series, const pbd_world *w);
+void log_put_fluid(pbd_h5log *log, const pbd_world *w);
 int log_make_frames(pbd_h5log *log, const pbd_world *w);
 int log_write_frame(pbd_h5log *log, const pbd_world *w);
 void log_free_frames(pbd_h5log *log);

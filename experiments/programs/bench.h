@@ -37,6 +37,11 @@ pbd_status bench_write_csv(const char *path, const bench_row *rows, int n,
 pbd_status bench_write_h5(const char *path, const bench_row *rows, int n, const bench_machine *m,
                           const char *const *targets, int n_targets);
 
+/* qsort's comparison of doubles (increasing), and the 1-minute load average (/proc/loadavg;
+ * -1 when unreadable): shared by the table's rows (bench_output.c). */
+int bench_cmp_double(const void *a, const void *b);
+double bench_load_average(void);
+
 /* The targets' lines (experiments/programs/bench_targets.c): up to 16 of 256 characters,
  * each saying met or NOT met with its figure; returns how many. */
 int bench_targets(const bench_row *rows, int n, int threads, int quick, char out[][256]);
@@ -48,6 +53,13 @@ int bench_targets(const bench_row *rows, int n, int threads, int quick, char out
  * or -1 (message printed). */
 int bench_newton(int quick, const char *only, bench_row *rows, int *n_rows, char out[][256],
                  int *n_targets);
+
+/* The fluid rows (experiments/programs/bench_fluid.c): the dam break of 10⁴ and 10⁵
+ * particles (--quick: 1728 and 10 648) at 4 iterations on 1 and 2 threads, the step, the
+ * neighbour search and the projection as three rows each (BENCH_FLUID_ROWS in all), scenes
+ * whose name contains `only` (NULL: both). Returns 0 or -1 (message printed). */
+#define BENCH_FLUID_ROWS 12
+int bench_fluid(int quick, const char *only, bench_row *rows, int *n_rows);
 
 /* The yardstick (experiments/programs/bench_yardstick.c): a plain, hand-written serial
  * Gauss–Seidel step over a world's distance constraints (PBD Eq. 10/11), flat arrays, no

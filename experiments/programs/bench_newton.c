@@ -15,23 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double load_average(void)
-{
-    double l = -1.0;
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fscanf(f, "%lf", &l) != 1) l = -1.0;
-        fclose(f);
-    }
-    return l;
-}
-
 typedef struct newton_scene {
     const char *name;
     int bending, resolution, timed;
@@ -64,7 +47,7 @@ int bench_newton(int quick, const char *only, bench_row *rows, int *n_rows, char
     for (int k = 0; k < 2; k++) {
         const newton_scene *sc = &scenes[k];
         if (only && !strstr(sc->name, only)) continue;
-        double load0 = load_average();
+        double load0 = bench_load_average();
         pbd_world *w = build(sc);
         if (!w) {
             fprintf(stderr, "pbd-bench: cannot build %s: %s\n", sc->name, pbd_last_error());
@@ -85,7 +68,7 @@ int bench_newton(int quick, const char *only, bench_row *rows, int *n_rows, char
             its += info.iterations;
             per_it += info.seconds_assemble + info.seconds_solve;
         }
-        qsort(t, (size_t)sc->timed, sizeof t[0], cmp_double);
+        qsort(t, (size_t)sc->timed, sizeof t[0], bench_cmp_double);
         bench_row *r = &rows[(*n_rows)++];
         memset(r, 0, sizeof *r);
         snprintf(r->scene, sizeof r->scene, "%s", sc->name);
@@ -102,7 +85,7 @@ int bench_newton(int quick, const char *only, bench_row *rows, int *n_rows, char
         r->ns_per_particle_step = 1e9 * t[0] / w->n;
         r->bytes_per_particle = (double)info.bytes / w->n;
         r->load_before = load0;
-        r->load_after = load_average();
+        r->load_after = bench_load_average();
         printf("%-24s %-16s %7d %7d  %2d its  %8.1f ms/step (median %8.1f)  %7.1f ms/iteration  "
                "%d unknowns, %ld nonzeros, %.0f MB (%.0f B/particle)\n", r->scene, r->solver,
                r->particles, r->constraints, r->iterations, r->ms_min, r->ms_median,

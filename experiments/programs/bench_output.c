@@ -183,3 +183,20 @@ pbd_status bench_write_h5(const char *path, const bench_row *rows, int n, const 
     H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
     return finish(&a, err);
 }
+
+int bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double bench_load_average(void)
+{
+    double l = -1.0;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1) l = -1.0;
+        fclose(f);
+    }
+    return l;
+}

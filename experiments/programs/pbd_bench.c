@@ -29,17 +29,6 @@ static double now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static double load_average(void)
-{
-    double l = -1.0;
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fscanf(f, "%lf", &l) != 1) l = -1.0;
-        fclose(f);
-    }
-    return l;
-}
-
 static uint64_t checksum(const double *a, size_t n)
 {
     uint64_t h = 1469598103934665603ULL;
@@ -208,12 +197,6 @@ static double max_stretch(pbd_world *w)
     return worst;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* ---- one scene ---------------------------------------------------------------------- */
 
 typedef struct runner {
@@ -268,7 +251,7 @@ static int run_scene(const scene_spec *sc, int reps, int threads, bench_row *row
 {
     runner run[C_COUNT];
     int n = 0, samples = sc->total_steps > 0 ? sc->total_steps : reps * sc->steps_per_rep;
-    double load0 = load_average();
+    double load0 = bench_load_average();
     for (int c = 0; c < C_COUNT; c++) {
         if (!(sc->configs & BIT(c))) continue;
         runner *r = &run[n];
@@ -306,7 +289,7 @@ static int run_scene(const scene_spec *sc, int reps, int threads, bench_row *row
         for (int i = 0; i < n; i++) /* interleaved: a passing load hits every row alike */
             if (time_steps(&run[i], hi - lo, run[i].times + lo) < 0) return -1;
     }
-    double load1 = load_average();
+    double load1 = bench_load_average();
     double base_rate = 0.0;
     for (int i = 0; i < n; i++) {
         runner *r = &run[i];
@@ -316,7 +299,7 @@ static int run_scene(const scene_spec *sc, int reps, int threads, bench_row *row
         snprintf(row->solver, sizeof row->solver, "%s", r->cfg->name);
         char *nt = strstr(row->solver, "Nt");
         if (nt) *nt = (char)('0' + (threads < 10 ? threads : 9));
-        qsort(r->times, (size_t)samples, sizeof *r->times, cmp_double);
+        qsort(r->times, (size_t)samples, sizeof *r->times, bench_cmp_double);
         double t_min = r->times[0], t_med = r->times[samples / 2];
         pbd_world *w = r->w;
         long projections = 0;
@@ -434,7 +417,7 @@ int main(int argc, char **argv)
            "interleaved rounds; derived columns from the min; x_base = Mproj/s / the baseline's\n",
            reps);
     print_header();
-    bench_row *rows = calloc((size_t)n_scenes * C_COUNT + 2, sizeof *rows);
+    bench_row *rows = calloc((size_t)n_scenes * C_COUNT + 2 + BENCH_FLUID_ROWS, sizeof *rows);
     int n_rows = 0;
     for (int s = 0; s < n_scenes; s++) {
         if (only && !strstr(scenes[s].name, only)) continue;
@@ -449,6 +432,9 @@ int main(int argc, char **argv)
     printf("# the Newton reference: one implicit step to ||(g, h)|| <= 1e-10 (min of the timed "
            "steps), memory it holds\n");
     if (bench_newton(quick, only, rows, &n_rows, lines, &n_targets) < 0) return 1;
+    printf("# Position Based Fluids: dam break at 4 iterations, the step, the neighbour search "
+           "and the projection timed apart (min and median of %d steps)\n", 6);
+    if (bench_fluid(quick, only, rows, &n_rows) < 0) return 1;
     const char *tp[16];
     printf("# targets%s:\n", quick ? " (quick run: small scenes, indicative only)" : "");
     for (int i = 0; i < n_targets; i++) {

@@ -38,6 +38,8 @@ static const struct {
     {"long_range_attachments", "long-range attachments on the cloth scene (geodesic rest lengths)"},
     {"solver_families", "VBD, AVBD and Projective Dynamics (--method=vbd|avbd|pd) and the "
      "Newton reference"},
+    {"fluid_density", "Position Based Fluids (solver/fluid/): the fluid_density constraint, the "
+     "neighbour search, the dam_break and fluid_rest scenes"},
     {"scaling", "Jacobi / coloured Gauss-Seidel with OpenMP threads"},
     {"gradcheck", "the gradient checker (pbd-gradcheck)"},
 };

@@ -3,6 +3,7 @@
 #define PBD_SCENES_H
 
 #include "experiments/mesh/pbd_mesh.h"
+#include "solver/fluid/pbd_fluid.h"
 #include "solver/pbd.h"
 
 #ifdef __cplusplus
@@ -33,6 +34,9 @@ typedef struct pbd_scene_params {
     double poisson_ratio;    /* ν in (-1, 0.5] (0.5 only for neo-hookean: incompressible) */
     int stretch;             /* cloth scenes: index into pbd_stretch_names (0 = distance) */
     int long_range_attachments; /* cloth scenes: 1 adds them from every attached particle */
+    /* fluids (issue 25; experiments/scenes/scene_fluid.c): the fluid's definition; h and
+     * the box are set by the scene from size and resolution */
+    pbd_fluid_def fluid;
 } pbd_scene_params;
 
 pbd_scene_params pbd_scene_params_default(void);
@@ -65,6 +69,13 @@ pbd_world *pbd_scene_tet_beam(const pbd_scene_params *sp);
 pbd_world *pbd_scene_balloon(const pbd_scene_params *sp);
 /* The open cloth bag (PBD Fig. 3): distances and bending, hung from its rim's 4 corners. */
 pbd_world *pbd_scene_cloth_bag(const pbd_scene_params *sp);
+
+/* Position Based Fluids (solver/fluid/): a block of resolution³ particles (spacing d =
+ * size/resolution, h = 2d, m giving the lattice density ρ0) released in the corner of a box of
+ * 4 × 2 × 1 sizes (dam_break), or filling the floor of a box of 1 × 2 × 1 sizes (fluid_rest, a
+ * column at rest). Default resolution 22 (10648 particles). */
+pbd_world *pbd_scene_dam_break(const pbd_scene_params *sp);
+pbd_world *pbd_scene_fluid_rest(const pbd_scene_params *sp);
 
 typedef struct pbd_scene_entry {
     const char *name;

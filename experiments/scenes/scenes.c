@@ -30,6 +30,7 @@ pbd_scene_params pbd_scene_params_default(void)
         .poisson_ratio = 0.3,
         .stretch = 0,
         .long_range_attachments = 0,
+        .fluid = pbd_fluid_def_default(),
     };
     return sp;
 }
@@ -312,6 +313,10 @@ static const pbd_scene_entry scenes[] = {
      8},
     {"tear", "hanging cloth whose top row is pulled apart in two halves until it tears "
      "(PBD Sec. 5)", pbd_scene_tear, 16},
+    {"dam_break", "block of fluid released in the corner of a box (Position Based Fluids)",
+     pbd_scene_dam_break, 22},
+    {"fluid_rest", "column of fluid at rest in a box: hydrostatic pressure, density error",
+     pbd_scene_fluid_rest, 22},
 };
 
 int pbd_scene_count(void) { return (int)(sizeof scenes / sizeof scenes[0]); }

@@ -230,4 +230,5 @@ static void velocity_update(pbd_world *w, double h)
 }
 
 /* The stages the step calls (pbd.h, pbd_step_stages); set with the collision state. */
-const pbd_step_stages collision_stages = {generate_collisions, velocity_update, collision_free};
+const pbd_step_stages collision_stages = {generate_collisions, velocity_update, collision_free,
+                                         NULL};
