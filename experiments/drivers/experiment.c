@@ -51,6 +51,8 @@ int pbd_exp_want(pbd_exp_ctx *ctx, const char *run)
     ctx->current_run = ctx->runs[ctx->n_runs - 1];
     ctx->run_start = ctx->last_progress = pbd_exp_now();
     ctx->progress_shown = 0;
+    ctx->divergence_finding = NULL; /* a run declares its own (runaway.c) */
+    ctx->diverged = 0;
     return 1;
 }
 
@@ -107,7 +109,9 @@ pbd_status pbd_exp_log_finish(pbd_exp_ctx *ctx, pbd_h5log *log, const char *fmt,
 {
     char path[4096];
     snprintf(path, sizeof path, "%s", pbd_h5log_path(log));
-    pbd_status st = pbd_h5log_finish(log);
+    pbd_status st = pbd_exp_runaway_write(ctx, log);
+    if (st != PBD_OK) return pbd_exp_log_abort(ctx, log, st);
+    st = pbd_h5log_finish(log);
     clear_progress(ctx);
     if (st != PBD_OK) return st;
     ctx->n_done++;
@@ -242,6 +246,10 @@ pbd_exp_summary *pbd_exp_summary_open(pbd_exp_ctx *ctx)
     H5LTset_attribute_long(s->file, "/", "n_runs_merged", &n_merged, 1);
     H5LTset_attribute_long(s->file, "/", "n_runs_missing", &n_missing, 1);
     free(merged);
+    char *findings; /* the merged runs' declared run-aways (runaway.c) */
+    pbd_exp_runaway_findings(ctx, &findings);
+    if (findings) H5LTset_attribute_string(s->file, "/", "findings", findings);
+    free(findings);
     return s;
 }
 
@@ -518,6 +526,7 @@ int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv)
     if (status != PBD_OK && !ctx.error_reported) fprintf(stderr, "%s: %s\n", prog, pbd_last_error());
     free_runs(&ctx);
     free(ctx.runs_missing);
+    pbd_exp_runaway_free(&ctx);
     free(command);
     return pbd_exit_status(status);
 }
