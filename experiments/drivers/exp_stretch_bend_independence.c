@@ -168,7 +168,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int model, double ks, dou
         pbd_h5log_set1(log, c_s, mean);
         pbd_h5log_set1(log, c_b, bend);
         st = pbd_h5log_step(log, w);
-        pbd_exp_progress(ctx, (double)s / P.steps);
+        pbd_exp_progress(ctx, s, P.steps);
     }
     if (log && st == PBD_OK) {
         pbd_h5log_attr_double(log, "result.stretch", sum_s / n_avg);

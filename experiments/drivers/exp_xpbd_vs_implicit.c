@@ -167,7 +167,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int mode, int 
             w->v[i] = (ref.x[i] - x0[i]) * P.rate;
             w->x[i] = w->p[i] = ref.x[i];
         }
-        pbd_exp_progress(ctx, (double)f / P.frames);
+        pbd_exp_progress(ctx, f, P.frames);
     }
     if (st == PBD_OK) {
         double F = P.frames - diverged;

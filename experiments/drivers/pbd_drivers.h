@@ -78,8 +78,10 @@ pbd_status pbd_exp_log_abort(pbd_exp_ctx *ctx, pbd_h5log *log, pbd_status st);
 /* Finish the log and print the run's one-line result (unless --quiet). */
 pbd_status pbd_exp_log_finish(pbd_exp_ctx *ctx, pbd_h5log *log, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Progress of the current run in [0, 1]: a line on stderr after 2 s, when it is a tty. */
-void pbd_exp_progress(pbd_exp_ctx *ctx, double fraction);
+/* Progress of the current run: done of total (steps; frames or iteration counts where the
+ * driver says so). Unless --quiet, on stderr: after 2 s one line redrawn in place when it is
+ * a terminal, otherwise after 30 s a new line every 30 s (the suite's log). */
+void pbd_exp_progress(pbd_exp_ctx *ctx, long done, long total);
 /* ---- a run-away as a run's result (experiments/drivers/runaway.c) ------------------- */
 
 /* A run whose purpose is to show a run-away declares it right after pbd_exp_want returned
