@@ -3,6 +3,9 @@
  * headline numbers are the physics they claim (XPBD: 1/α; PBD: stiffer with iterations). */
 #include "tests.h"
 
+#include <hdf5.h>
+#include <hdf5_hl.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,6 +210,35 @@ static void test_declared_runaway_is_a_finding(void)
     CU_ASSERT(exists(path));
 }
 
+/* The report prints every text whole (a 1500-character headline and a 700-character run list
+ * were cut at 512 bytes before), a summary's findings as findings, and wraps the wide table. */
+static void test_report_prints_whole_text(void)
+{
+    char dir[512], path[600], cmd[4096], headline[1600], runs[800];
+    snprintf(dir, sizeof dir, "%s/long-text/chain_forces", tmpdir);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd), 0);
+    memset(headline, 'h', sizeof headline);
+    snprintf(headline + 1500, 100, " END-OF-HEADLINE");
+    memset(runs, 'r', sizeof runs);
+    snprintf(runs + 700, 100, " END-OF-RUNS");
+    snprintf(path, sizeof path, "%s/summary.h5", dir);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    H5LTset_attribute_string(f, "/", "headline", headline);
+    H5LTset_attribute_string(f, "/", "paper", "the paper");
+    H5LTset_attribute_string(f, "/", "runs_merged", runs);
+    H5LTset_attribute_string(f, "/", "findings", "run_a: diverged at step 56 (t = 0.93 s): why");
+    H5Fclose(f);
+    snprintf(cmd, sizeof cmd, "%s/pbd-report %s/long-text >/dev/null 2>&1", test_bin_dir(), tmpdir);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd), 0);
+    snprintf(path, sizeof path, "%s/long-text/report.html", tmpdir);
+    snprintf(cmd, sizeof cmd, "grep -q 'h END-OF-HEADLINE</td>' %s && grep -q 'r END-OF-RUNS' %s && "
+             "grep -q 'class=\"finding\"><b>Findings</b>.*run_a: diverged at step 56' %s && "
+             "! grep -q 'Runs missing' %s", path, path, path, path);
+    CU_ASSERT_EQUAL(test_run(cmd), 0);
+}
+
 void register_experiments_tests(void)
 {
     CU_pSuite s = CU_add_suite("experiments", suite_init, suite_clean);
@@ -215,4 +247,5 @@ void register_experiments_tests(void)
     CU_add_test(s, "report_needs_results", test_report_needs_results);
     CU_add_test(s, "list_and_only", test_list_and_only);
     CU_add_test(s, "declared_runaway_is_a_finding", test_declared_runaway_is_a_finding);
+    CU_add_test(s, "report_prints_whole_text", test_report_prints_whole_text);
 }

@@ -283,6 +283,12 @@ static void print_experiment(FILE *out, const char *results, int k, FILE *summar
     fprintf(out, "</td></tr><tr><th>paper</th><td>");
     html(out, paper);
     fprintf(out, "</td></tr></table>\n");
+    const char *note = attr_get(&l, "note"); /* the driver's word on the comparison */
+    if (note && *note) {
+        fputs("<p class=\"note\"><b>Note:</b> ", out);
+        html(out, note);
+        fputs("</p>\n", out);
+    }
     const char *findings = attr_get(&l, "findings"); /* declared run-aways (runaway.c) */
     if (findings && *findings) {
         fputs("<p class=\"finding\"><b>Findings</b> (runs whose purpose is a run-away, "
@@ -454,7 +460,7 @@ int main(int argc, char **argv)
             "padding:3px 8px;text-align:left;vertical-align:top}\n"
             "table.data td{font-family:monospace;text-align:right}\n"
             ".missing{color:#a33}\n.finding{color:#750;background:#fff8e6;padding:4px}\n"
-            ".figs{display:flex;flex-wrap:wrap;gap:8px}\n"
+            ".note{background:#eef4fb;padding:4px}\n.figs{display:flex;flex-wrap:wrap;gap:8px}\n"
             ".wide{overflow-x:auto;max-width:100%%}\ntd{overflow-wrap:anywhere}\n"
             "figure{margin:0;width:540px}figure img{width:100%%;border:1px solid #ddd}\n"
             "table.headline th{width:4em}code{background:#f3f3f3}\n"
