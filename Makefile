@@ -49,12 +49,15 @@ endif
 .SECONDARY:
 
 help:
+	@echo "make [all]         build libpbd.a, the programs and the test runner (build/)"
 	@echo "make experiments   run the experiment suite and build the report (QUICK=1: reduced)"
 	@echo "                   SCHEDULER=slurm [SLURM_ARGS=...]: as Slurm job arrays; RESULTS=DIR"
+	@echo "                   make -k experiments: every run tried, the failed ones named"
 	@echo "make test          build and run the CUnit tests"
 	@echo "make asan          the tests under AddressSanitizer + UBSan"
 	@echo "make gradcheck     check every constraint's gradient against finite differences"
 	@echo "make plots|report  regenerate figures and RESULTS/report.html (default data/results)"
+	@echo "                   ALLOW_MISSING=1: from a partial sweep, naming what is missing and why"
 	@echo "make test-plots    every figure script on every run alone and on narrowed sweeps"
 	@echo "make test-slurm    make experiments SCHEDULER=slurm on a local one-node Slurm vs local"
 	@echo "make bench         performance table (data/results/bench.csv)"
@@ -67,6 +70,9 @@ help:
 	@echo "make fresh-box     as root: the README's make test on a bare Debian 12 (debootstrap, chroot)"
 	@echo "make check-doc-links  every relative Markdown link and FILE.md \"Section\" citation resolves"
 	@echo "make test-new-constraint  constraints/README.md's recipe with a throw-away type, checked"
+	@echo "make deps          check that everything the build needs is installed (scripts/deps.sh)"
+	@echo "make clean         remove build/ (results in data/results stay)"
+	@echo "make help          this list"
 
 # The dependencies' flags (scripts/configure.sh); make includes this file, then restarts.
 build/config.mk: build/deps.found scripts/deps.sh scripts/configure.sh

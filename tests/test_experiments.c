@@ -3,6 +3,9 @@
  * headline numbers are the physics they claim (XPBD: 1/α; PBD: stiffer with iterations). */
 #include "tests.h"
 
+#include <hdf5.h>
+#include <hdf5_hl.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,6 +157,88 @@ static void test_list_and_only(void)
     CU_ASSERT_EQUAL(missing, 10.0);
 }
 
+/* A run that declares its run-away a finding (stretch_bend_independence's dihedral bending on
+ * soft edges, experiments/README.md "Run-aways as findings") completes when the watchdog
+ * stops it: exit 0, a complete file recording the step, time, the watchdog's line and the
+ * last finite state; the summary names it under "findings". The same stop in a run that
+ * declared nothing still fails it (exit 5, only a .partial.h5). */
+static void test_declared_runaway_is_a_finding(void)
+{
+    char args[2048], path[1024], text[1024];
+    snprintf(args, sizeof args, "stretch_bend_independence --only=dihedral_kb1_ks0.01 --out %s",
+             tmpdir);
+    CU_ASSERT_EQUAL_FATAL(pbd_run(args), 0);
+    snprintf(path, sizeof path, "%s/stretch_bend_independence/dihedral_kb1_ks0.01.h5", tmpdir);
+    double complete = 0, diverged = 0, step = 0, last = 0, t = 0;
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_double(path, "complete", &complete), 0);
+    CU_ASSERT_EQUAL(complete, 1.0);
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_double(path, "result.diverged", &diverged), 0);
+    CU_ASSERT_EQUAL(diverged, 1.0);
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_double(path, "result.diverged_step", &step), 0);
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_double(path, "result.diverged_last_step", &last), 0);
+    CU_ASSERT(step > 1 && step < 300); /* stopped within the run (full suite: 300 steps) */
+    CU_ASSERT_EQUAL(last, step - 1);
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_double(path, "result.diverged_time", &t), 0);
+    CU_ASSERT_DOUBLE_EQUAL(t, step / 60.0, 1e-9);
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_string(path, "result.diverged_reason", text, sizeof text), 0);
+    CU_ASSERT(strstr(text, "diverged") != NULL && strstr(text, "watch-position") != NULL);
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_string(path, "divergence_is_finding", text, sizeof text), 0);
+    double *x = NULL, *time = NULL;
+    long rows = 0, cols = 0, n_steps = 0, c2 = 0;
+    CU_ASSERT_EQUAL(pbd_h5_read_dataset(path, "/results/diverged_last_x", &x, &rows, &cols), 0);
+    CU_ASSERT(rows > 0 && cols == 3 && x && test_all_finite(x, (int)(rows * cols)));
+    /* the series holds the steps the watchdog accepted, up to the last finite state */
+    CU_ASSERT_EQUAL(pbd_h5_read_dataset(path, "/series/time", &time, &n_steps, &c2), 0);
+    CU_ASSERT_EQUAL(n_steps, (long)last);
+    free(x);
+    free(time);
+    /* the merge names the finding */
+    snprintf(args, sizeof args, "stretch_bend_independence --summarize --allow-missing --out %s",
+             tmpdir);
+    CU_ASSERT_EQUAL_FATAL(pbd_run(args), 0);
+    snprintf(path, sizeof path, "%s/stretch_bend_independence/summary.h5", tmpdir);
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_string(path, "findings", text, sizeof text), 0);
+    CU_ASSERT(strncmp(text, "dihedral_kb1_ks0.01: diverged at step ", 38) == 0);
+    /* undeclared: the isometric run stopped by the watchdog (a NaN injected at step 5) */
+    snprintf(args, sizeof args, "stretch_bend_independence --only=isometric_kb1_ks0.01 --quick "
+             "--test-fault-step=5 --out %s", tmpdir);
+    CU_ASSERT_EQUAL(pbd_run(args), 5);
+    snprintf(path, sizeof path, "%s/stretch_bend_independence/isometric_kb1_ks0.01.h5", tmpdir);
+    CU_ASSERT(!exists(path));
+    snprintf(path, sizeof path, "%s/stretch_bend_independence/isometric_kb1_ks0.01.partial.h5",
+             tmpdir);
+    CU_ASSERT(exists(path));
+}
+
+/* The report prints every text whole (a 1500-character headline and a 700-character run list
+ * were cut at 512 bytes before), a summary's findings as findings, and wraps the wide table. */
+static void test_report_prints_whole_text(void)
+{
+    char dir[512], path[600], cmd[4096], headline[1600], runs[800];
+    snprintf(dir, sizeof dir, "%s/long-text/chain_forces", tmpdir);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd), 0);
+    memset(headline, 'h', sizeof headline);
+    snprintf(headline + 1500, 100, " END-OF-HEADLINE");
+    memset(runs, 'r', sizeof runs);
+    snprintf(runs + 700, 100, " END-OF-RUNS");
+    snprintf(path, sizeof path, "%s/summary.h5", dir);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    H5LTset_attribute_string(f, "/", "headline", headline);
+    H5LTset_attribute_string(f, "/", "paper", "the paper");
+    H5LTset_attribute_string(f, "/", "runs_merged", runs);
+    H5LTset_attribute_string(f, "/", "findings", "run_a: diverged at step 56 (t = 0.93 s): why");
+    H5Fclose(f);
+    snprintf(cmd, sizeof cmd, "%s/pbd-report %s/long-text >/dev/null 2>&1", test_bin_dir(), tmpdir);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd), 0);
+    snprintf(path, sizeof path, "%s/long-text/report.html", tmpdir);
+    snprintf(cmd, sizeof cmd, "grep -q 'h END-OF-HEADLINE</td>' %s && grep -q 'r END-OF-RUNS' %s && "
+             "grep -q 'class=\"finding\"><b>Findings</b>.*run_a: diverged at step 56' %s && "
+             "! grep -q 'Runs missing' %s", path, path, path, path);
+    CU_ASSERT_EQUAL(test_run(cmd), 0);
+}
+
 void register_experiments_tests(void)
 {
     CU_pSuite s = CU_add_suite("experiments", suite_init, suite_clean);
@@ -161,4 +246,6 @@ void register_experiments_tests(void)
     CU_add_test(s, "bad_flags", test_bad_flags);
     CU_add_test(s, "report_needs_results", test_report_needs_results);
     CU_add_test(s, "list_and_only", test_list_and_only);
+    CU_add_test(s, "declared_runaway_is_a_finding", test_declared_runaway_is_a_finding);
+    CU_add_test(s, "report_prints_whole_text", test_report_prints_whole_text);
 }

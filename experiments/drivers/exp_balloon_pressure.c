@@ -107,7 +107,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, double kp, double skin)
         pbd_h5log_set1(log, c_v, ratio);
         pbd_h5log_set1(log, c_s, mean);
         st = pbd_h5log_step(log, w);
-        pbd_exp_progress(ctx, (double)s / P.steps);
+        pbd_exp_progress(ctx, s, P.steps);
     }
     if (st == PBD_OK) {
         pbd_h5log_attr_double(log, "result.volume_ratio", sum_v / n_avg);

@@ -108,7 +108,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int iterations)
         pbd_h5log_set1(log, c_err, err);
         pbd_h5log_set1(log, c_nit, n_iter);
         st = pbd_h5log_step(log, w);
-        pbd_exp_progress(ctx, (double)f / P.frames);
+        pbd_exp_progress(ctx, f, P.frames);
     }
     if (st == PBD_OK) {
         double mean = sum_err / P.frames;

@@ -158,7 +158,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int scheme, do
         pbd_h5log_set1(log, c_k, its[i]);
         pbd_h5log_set1(log, c_err, last_err);
         st = pbd_h5log_step(log, w);
-        pbd_exp_progress(ctx, (double)(i + 1) / n_it);
+        pbd_exp_progress(ctx, i + 1, n_it);
     }
     if (st == PBD_OK) {
         pbd_h5log_attr_double(log, "result.rms_distance_to_newton", last_err);

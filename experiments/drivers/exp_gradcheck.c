@@ -49,7 +49,7 @@ static int run(pbd_exp_ctx *ctx)
     for (int i = 0; i < n && st == PBD_OK; i++, done++) {
         st = pbd_gradcheck_type(pbd_constraint_type_at(i), &o, &res[i]);
         passed += st == PBD_OK && res[i].pass;
-        pbd_exp_progress(ctx, (double)(i + 1) / n);
+        pbd_exp_progress(ctx, i + 1, n);
     }
     char path[4096];
     pbd_exp_run_path(ctx, "all", path, sizeof path);

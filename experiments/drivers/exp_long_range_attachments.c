@@ -94,7 +94,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int lra, int iterations)
         pbd_h5log_set1(log, c_mean, mean);
         pbd_h5log_set1(log, c_comp, comp);
         st = pbd_h5log_step(log, w);
-        pbd_exp_progress(ctx, (double)s / steps);
+        pbd_exp_progress(ctx, s, steps);
     }
     if (st == PBD_OK) {
         pbd_h5log_attr_double(log, "result.max_stretch", sum_max / n_avg);

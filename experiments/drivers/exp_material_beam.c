@@ -173,7 +173,7 @@ static int run_dynamic(pbd_exp_ctx *ctx, const char *name, int material, int ite
         if (2 * s > steps) sum += d, n_avg++;
         pbd_h5log_set1(log, c_tip, d);
         st = pbd_h5log_step(log, w);
-        pbd_exp_progress(ctx, (double)s / steps);
+        pbd_exp_progress(ctx, s, steps);
     }
     if (st == PBD_OK) {
         double mean = n_avg ? sum / n_avg : NAN;

@@ -142,7 +142,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int body, int damping)
         pbd_h5log_set1(log, c_p, ep);
         pbd_h5log_set1(log, c_l, el);
         st = pbd_h5log_step(log, w);
-        pbd_exp_progress(ctx, (double)s / P.steps);
+        pbd_exp_progress(ctx, s, P.steps);
     }
     if (st == PBD_OK) {
         pbd_h5log_attr_double(log, "result.max_linear_drift", max_p);

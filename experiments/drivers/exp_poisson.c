@@ -214,7 +214,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int material, double nu, 
         pbd_h5log_set1(log, c_l, r.lateral);
         pbd_h5log_set1(log, c_v, r.volume);
         st = pbd_h5log_step(log, w);
-        pbd_exp_progress(ctx, (double)s / steps);
+        pbd_exp_progress(ctx, s, steps);
     }
     if (log && st == PBD_OK) {
         double nu_eff = -log_stretch(r.lateral) / log_stretch(r.axial);

@@ -82,7 +82,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int side, int scheme, int
         ns[s] = 1e9 * w->stats.stage_seconds[PBD_STAGE_PROJECT] /
                 ((double)P.iterations * (double)constraints);
         st = pbd_h5log_step(log, w);
-        pbd_exp_progress(ctx, (double)(s + 1) / n_t);
+        pbd_exp_progress(ctx, s + 1, n_t);
     }
     if (st == PBD_OK) {
         qsort(ms, (size_t)n_t, sizeof ms[0], cmp_double);

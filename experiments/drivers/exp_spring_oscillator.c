@@ -127,7 +127,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int method, int iteration
         st = pbd_h5log_step(log, w);
         u_prev = u;
         v_prev = v;
-        pbd_exp_progress(ctx, (double)s / steps);
+        pbd_exp_progress(ctx, s, steps);
     }
     double period = crossings >= 2 ? 2.0 * (last_cross - first_cross) / (crossings - 1) : NAN;
     double k_mean = k_count ? k_sum / k_count : NAN;

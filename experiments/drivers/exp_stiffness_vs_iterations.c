@@ -134,7 +134,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int variant, int iteratio
         pbd_h5log_set1(log, c_stretch_max, max);
         pbd_h5log_set1(log, c_ms, ms);
         st = pbd_h5log_step(log, w);
-        pbd_exp_progress(ctx, (double)s / steps);
+        pbd_exp_progress(ctx, s, steps);
     }
     if (st == PBD_OK) {
         /* the median step time: robust to other processes sharing the machine */

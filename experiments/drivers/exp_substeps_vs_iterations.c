@@ -118,7 +118,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int mode, int budget)
         sum_l2 += pbd_exp_l2_c(w, "m");
         ms += 1e3 * pbd_exp_step_seconds(w);
         st = pbd_h5log_step(log, w);
-        pbd_exp_progress(ctx, (double)s / steps);
+        pbd_exp_progress(ctx, s, steps);
     }
     if (st == PBD_OK) {
         /* energy scale: the centre of mass falls size/2 when the chain or cloth hangs */

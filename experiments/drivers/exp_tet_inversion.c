@@ -170,7 +170,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int body, int sets)
         pbd_h5log_set1(log, c_f, frac);
         pbd_h5log_set1(log, c_m, mn);
         st = pbd_h5log_step(log, w);
-        pbd_exp_progress(ctx, (double)s / P.steps);
+        pbd_exp_progress(ctx, s, P.steps);
     }
     if (log && st == PBD_OK) {
         pbd_h5log_attr_double(log, "result.final_inverted_fraction", frac);

@@ -20,8 +20,18 @@
  * XPBD's first-order treatment of g (XPBD Sec. 4: ∇C is taken at the iterate, and g = 0 is
  * only kept to first order); substeps converge to the continuous motion, which differs from
  * one implicit Euler step of Δt by that step's own error: neither reaches the reference, and
- * the plateaus say how far each limit is. */
+ * the plateaus say how far each limit is.
+ *
+ * The force error here is not the paper's "within a few percent" (chain_forces, the paper's
+ * own chain and measure, matches that): measured in experiments/drivers/README.md
+ * "xpbd_vs_implicit's force error": a 64² cloth needs far more Gauss–Seidel sweeps than a
+ * 20-particle chain to pass its forces through, and over all its (redundant) springs the
+ * error stays near 0.27 even where the positions have converged; summary.h5's `note` says
+ * so beside the headline. */
 #include "pbd_drivers.h"
+
+#include <hdf5.h>
+#include <hdf5_hl.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -36,7 +46,7 @@ static const char *const mode_words[] = {"iterations", "substeps", NULL};
 
 static struct {
     const char *scenes, *modes, *budgets;
-    int cloth_resolution, beam_resolution, warmup, frames;
+    int cloth_resolution, beam_resolution, warmup, frames, cloth_shear, cloth_bend;
     double cloth_compliance, beam_compliance, rate;
 } P;
 
@@ -46,6 +56,7 @@ static int options(cli_option *out, int quick)
     P.modes = "iterations,substeps";
     P.budgets = quick ? "10,100,1000" : "10,20,50,100,200,500,1000";
     P.cloth_resolution = quick ? 16 : 64;
+    P.cloth_shear = P.cloth_bend = 1;
     P.beam_resolution = quick ? 4 : 16;
     P.warmup = quick ? 2 : 3;
     P.frames = quick ? 2 : 5;
@@ -60,6 +71,11 @@ static int options(cli_option *out, int quick)
          "projections per constraint and frame, N (list)", NULL},
         {"cloth-resolution", CLI_INT, &P.cloth_resolution, 2, 512, 0,
          "cloth grid side (64: XPBD Table 1)", NULL},
+        {"cloth-shear", CLI_INT, &P.cloth_shear, 0, 1, 0,
+         "cloth: 1 = shear springs (both diagonals of every quad), 0 = none", NULL},
+        {"cloth-bend", CLI_INT, &P.cloth_bend, 0, 1, 0,
+         "cloth: 1 = bend springs (edges two apart, collinear with two structural ones), 0 = none",
+         NULL},
         {"beam-resolution", CLI_INT, &P.beam_resolution, 1, 64, 0, "beam cubes along x", NULL},
         {"warmup", CLI_INT, &P.warmup, 0, 1e6, 0,
          "implicit (Newton) frames from rest before the measured ones", NULL},
@@ -80,7 +96,8 @@ static pbd_world *build(int scene, pbd_exp_cloth *c, pbd_scene_params *sp)
     pbd_world *w;
     if (scene == 0) {
         *c = (pbd_exp_cloth){.resolution = P.cloth_resolution, .size = 1.0, .mass = 1.0,
-                             .shear = 1, .bend = 1, .pinned = 1, .stiffness = 1.0,
+                             .shear = P.cloth_shear, .bend = P.cloth_bend, .pinned = 1,
+                             .stiffness = 1.0,
                              .compliance = P.cloth_compliance};
         w = pbd_exp_cloth_build(c, NULL, NULL);
     } else {
@@ -167,7 +184,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int mode, int 
             w->v[i] = (ref.x[i] - x0[i]) * P.rate;
             w->x[i] = w->p[i] = ref.x[i];
         }
-        pbd_exp_progress(ctx, (double)f / P.frames);
+        pbd_exp_progress(ctx, f, P.frames);
     }
     if (st == PBD_OK) {
         double F = P.frames - diverged;
@@ -287,6 +304,19 @@ static int summarize(pbd_exp_ctx *ctx)
         pbd_exp_summary_double(s, key, hi ? hi[1] : NAN);
     }
     for (int t = 0; t < TABLES; t++) free(rows[t]);
+    /* beside the headline in the report: why not the paper's few percent (measured in
+     * experiments/drivers/README.md "xpbd_vs_implicit's force error") */
+    H5LTset_attribute_string((hid_t)pbd_exp_summary_file(s), "/", "note",
+        "Why the force error is not the paper's 'within a few percent': the paper's number is "
+        "for a 20-particle chain, measured on its top constraint (chain_forces repeats it and "
+        "matches: 6.2%, 2.6%, 0.57% at 50/100/1000 iterations). Here it is over every spring "
+        "of a 64x64 cloth. (1) Gauss-Seidel passes a force one constraint per sweep: chains of "
+        "40/80/160 particles give 0.91%/4.8%/21% at 1000 iterations, and the 64x64 cloth's "
+        "positions are still 1.7 mm (RMS) from the implicit step at 1000. (2) Where the "
+        "positions do converge (8x8 cloth: 1.7e-8 m) the error over all springs stays near "
+        "0.27 (8x8, 16x16, 32x32 alike): the cloth has more springs than degrees of freedom "
+        "and the sharing of the load among them converges far slower than the motion. "
+        "Details and commands: experiments/drivers/README.md.");
     return pbd_exp_summary_finish(s, "%s", *text ? text : "no runs");
 }
 

@@ -13,9 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A progress line appears once a run has taken this long (and stderr is a terminal). */
+/* A progress line appears once a run has taken this long: on a terminal one line redrawn
+ * every PROGRESS_EVERY_SECONDS; otherwise (a log, the suite's make) a new line every
+ * PROGRESS_LOG_SECONDS. --quiet shows none. */
 #define PROGRESS_AFTER_SECONDS 2.0
 #define PROGRESS_EVERY_SECONDS 0.25
+#define PROGRESS_LOG_SECONDS 30.0
 
 static double pbd_exp_now(void)
 {
@@ -51,6 +54,8 @@ int pbd_exp_want(pbd_exp_ctx *ctx, const char *run)
     ctx->current_run = ctx->runs[ctx->n_runs - 1];
     ctx->run_start = ctx->last_progress = pbd_exp_now();
     ctx->progress_shown = 0;
+    ctx->divergence_finding = NULL; /* a run declares its own (runaway.c) */
+    ctx->diverged = 0;
     return 1;
 }
 
@@ -59,20 +64,24 @@ void pbd_exp_run_path(const pbd_exp_ctx *ctx, const char *run, char *buf, size_t
     snprintf(buf, size, "%s/%s/%s.h5", ctx->out_dir, ctx->exp->name, run);
 }
 
-void pbd_exp_progress(pbd_exp_ctx *ctx, double fraction)
+void pbd_exp_progress(pbd_exp_ctx *ctx, long done, long total)
 {
-    if (ctx->quiet || !isatty(STDERR_FILENO)) return;
-    double now = pbd_exp_now();
-    if (now - ctx->run_start < PROGRESS_AFTER_SECONDS) return;
-    if (ctx->progress_shown && now - ctx->last_progress < PROGRESS_EVERY_SECONDS) return;
+    if (ctx->quiet) return;
+    const int tty = isatty(STDERR_FILENO);
+    double now = pbd_exp_now(), elapsed = now - ctx->run_start;
+    if (elapsed < (tty ? PROGRESS_AFTER_SECONDS : PROGRESS_LOG_SECONDS)) return;
+    if (now - ctx->last_progress < (tty ? PROGRESS_EVERY_SECONDS : PROGRESS_LOG_SECONDS) &&
+        (tty ? ctx->progress_shown : 1))
+        return;
     ctx->last_progress = now;
-    ctx->progress_shown = 1;
-    double elapsed = now - ctx->run_start;
+    ctx->progress_shown = tty;
+    double fraction = total > 0 ? (double)done / (double)total : 0.0;
+    char left[48] = "";
     if (fraction > 1e-6)
-        fprintf(stderr, "\r%s/%s: %3.0f%%, %.0f s left   ", ctx->exp->name, ctx->current_run,
-                100.0 * fraction, elapsed * (1.0 - fraction) / fraction);
-    else
-        fprintf(stderr, "\r%s/%s: starting   ", ctx->exp->name, ctx->current_run);
+        snprintf(left, sizeof left, ", about %.0f s left", elapsed * (1.0 - fraction) / fraction);
+    fprintf(stderr, "%s%s/%s: %ld of %ld (%.0f%%) after %.0f s%s%s", tty ? "\r" : "",
+            ctx->exp->name, ctx->current_run, done, total, 100.0 * fraction, elapsed, left,
+            tty ? "   " : "\n");
     fflush(stderr);
 }
 
@@ -106,7 +115,9 @@ pbd_status pbd_exp_log_finish(pbd_exp_ctx *ctx, pbd_h5log *log, const char *fmt,
 {
     char path[4096];
     snprintf(path, sizeof path, "%s", pbd_h5log_path(log));
-    pbd_status st = pbd_h5log_finish(log);
+    pbd_status st = pbd_exp_runaway_write(ctx, log);
+    if (st != PBD_OK) return pbd_exp_log_abort(ctx, log, st);
+    st = pbd_h5log_finish(log);
     clear_progress(ctx);
     if (st != PBD_OK) return st;
     ctx->n_done++;
@@ -241,6 +252,10 @@ pbd_exp_summary *pbd_exp_summary_open(pbd_exp_ctx *ctx)
     H5LTset_attribute_long(s->file, "/", "n_runs_merged", &n_merged, 1);
     H5LTset_attribute_long(s->file, "/", "n_runs_missing", &n_missing, 1);
     free(merged);
+    char *findings; /* the merged runs' declared run-aways (runaway.c) */
+    pbd_exp_runaway_findings(ctx, &findings);
+    if (findings) H5LTset_attribute_string(s->file, "/", "findings", findings);
+    free(findings);
     return s;
 }
 
@@ -280,10 +295,20 @@ long long pbd_exp_summary_file(pbd_exp_summary *s) { return (long long)s->file; 
 
 pbd_status pbd_exp_summary_finish(pbd_exp_summary *s, const char *fmt, ...)
 {
-    char headline[1024];
-    va_list ap;
+    va_list ap; /* the whole headline, however long (no buffer cuts it) */
     va_start(ap, fmt);
-    vsnprintf(headline, sizeof headline, fmt, ap);
+    int len = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *headline = malloc(len > 0 ? (size_t)len + 1 : 1);
+    if (!headline) {
+        H5Fclose(s->file);
+        pbd_atomic_abort(&s->atomic);
+        free(s);
+        return pbd_error(PBD_ENOMEM, "summary: out of memory");
+    }
+    headline[0] = '\0';
+    va_start(ap, fmt);
+    if (len > 0) vsnprintf(headline, (size_t)len + 1, fmt, ap);
     va_end(ap);
     int bad = H5LTset_attribute_string(s->file, "/", "headline", headline) < 0;
     bad |= H5Fclose(s->file) < 0;
@@ -294,6 +319,7 @@ pbd_status pbd_exp_summary_finish(pbd_exp_summary *s, const char *fmt, ...)
     } else if (!s->ctx->quiet) {
         printf("%s: %s\n    paper: %s\n", s->ctx->exp->name, headline, s->ctx->exp->paper);
     }
+    free(headline);
     free(s);
     return st;
 }
@@ -329,11 +355,24 @@ static void run_problem(const pbd_exp_ctx *ctx, const char *run, char *why, size
     double v = 0.0;
     why[0] = '\0';
     pbd_exp_run_path(ctx, run, path, sizeof path);
-    if (stat(path, &sb) != 0) {
-        char partial[4200];
+    if (stat(path, &sb) != 0) { /* why, when known: the suite's record, the partial file's */
+        char partial[4200], failed[4200], line[1024] = "", stopped[1024] = "";
         snprintf(partial, sizeof partial, "%s/%s/%s.partial.h5", ctx->out_dir, ctx->exp->name, run);
-        snprintf(why, size, stat(partial, &sb) == 0 ? "missing; stopped early, see %s" : "missing",
-                 partial);
+        snprintf(failed, sizeof failed, "%s/logs/%s/%s.failed", ctx->out_dir, ctx->exp->name, run);
+        FILE *f = fopen(failed, "r"); /* experiments/drivers/suite_run.sh */
+        if (f) {
+            if (!fgets(line, sizeof line, f)) line[0] = '\0';
+            line[strcspn(line, "\n")] = '\0';
+            fclose(f);
+        }
+        int have_partial = stat(partial, &sb) == 0;
+        if (have_partial) pbd_h5_read_attr_string(partial, "stopped", stopped, sizeof stopped);
+        snprintf(why, size, "missing%s%s%s%s%s", *line ? "; the suite's run: " : "", line,
+                 have_partial ? "; stopped early" : "", *stopped ? ": " : "", stopped);
+        if (have_partial) {
+            size_t len = strlen(why);
+            snprintf(why + len, size - len, ", see %s", partial);
+        }
         return;
     }
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -500,6 +539,7 @@ int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv)
     if (status != PBD_OK && !ctx.error_reported) fprintf(stderr, "%s: %s\n", prog, pbd_last_error());
     free_runs(&ctx);
     free(ctx.runs_missing);
+    pbd_exp_runaway_free(&ctx);
     return pbd_exit_status(status);
 }
 

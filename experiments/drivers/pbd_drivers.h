@@ -36,6 +36,15 @@ typedef struct pbd_exp_ctx {
     int n_missing;
     char as_run[512];         /* summarize: what the runs really were (e.g. "24x24 cloth,
                                * 3218 constraints"), appended to summary.h5's description */
+    /* the current run's declared run-away (experiments/drivers/runaway.c) */
+    const char *divergence_finding; /* why a run-away is this run's finding; NULL: it is not */
+    int diverged;             /* pbd_exp_step recorded the watchdog's stop as the finding */
+    long diverged_step, last_step;  /* the step the watchdog stopped, the last one it accepted */
+    double diverged_time, last_time;
+    char diverged_reason[512];      /* the watchdog's line */
+    double *last_x, *last_v;  /* the last accepted state (3n each) */
+    size_t last_cap;
+    int last_n;               /* particles in last_x */
 } pbd_exp_ctx;
 
 struct pbd_experiment {
@@ -73,8 +82,31 @@ pbd_status pbd_exp_log_abort(pbd_exp_ctx *ctx, pbd_h5log *log, pbd_status st);
 /* Finish the log and print the run's one-line result (unless --quiet). */
 pbd_status pbd_exp_log_finish(pbd_exp_ctx *ctx, pbd_h5log *log, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Progress of the current run in [0, 1]: a line on stderr after 2 s, when it is a tty. */
-void pbd_exp_progress(pbd_exp_ctx *ctx, double fraction);
+/* Progress of the current run: done of total (steps; frames or iteration counts where the
+ * driver says so). Unless --quiet, on stderr: after 2 s one line redrawn in place when it is
+ * a terminal, otherwise after 30 s a new line every 30 s (the suite's log). */
+void pbd_exp_progress(pbd_exp_ctx *ctx, long done, long total);
+/* ---- a run-away as a run's result (experiments/drivers/runaway.c) ------------------- */
+
+/* A run whose purpose is to show a run-away declares it right after pbd_exp_want returned
+ * 1: pbd_exp_divergence_is_finding(ctx, why), `why` a sentence kept as the run file's
+ * attribute divergence_is_finding. Its steps go through pbd_exp_step, which keeps the last
+ * state the watchdog accepted. When the watchdog then stops a step (PBD_ENUMERIC), the stop
+ * is recorded as the run's finding (pbd_exp_diverged(ctx) = 1) and pbd_exp_step returns
+ * PBD_OK: the driver ends its loop, writes its results and calls pbd_exp_log_finish, which
+ * adds result.diverged = 1, result.diverged_step, result.diverged_time,
+ * result.diverged_reason and /results/diverged_last_x, diverged_last_v (the last finite
+ * state, at result.diverged_last_step). The run is complete and exits 0. Any other failure,
+ * and the watchdog in an undeclared run, still ends the run with its status (exit 5). */
+void pbd_exp_divergence_is_finding(pbd_exp_ctx *ctx, const char *why);
+pbd_status pbd_exp_step(pbd_exp_ctx *ctx, pbd_world *w);
+int pbd_exp_diverged(const pbd_exp_ctx *ctx);
+/* Write the finding into the run's log (called by pbd_exp_log_finish). */
+pbd_status pbd_exp_runaway_write(pbd_exp_ctx *ctx, pbd_h5log *log);
+/* summary.h5's attribute "findings": every merged run's recorded run-away, one per line. */
+void pbd_exp_runaway_findings(const pbd_exp_ctx *ctx, char **text);
+void pbd_exp_runaway_free(pbd_exp_ctx *ctx);
+
 /* Comma-separated lists in a parameter ("1,5,10", "pbd,xpbd"): the count, or -1 after one
  * error line naming the option (then return PBD_EINVAL: exit status 2). */
 int pbd_exp_numbers(pbd_exp_ctx *ctx, const char *option, const char *text, double *out,

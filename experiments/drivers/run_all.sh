@@ -5,6 +5,9 @@
 # The run list and flags are frozen first in OUT/sweep.manifest (manifest.sh), which the
 # fragment and the merge (analysis/make_plots.sh) read.
 # A run whose file is newer than build/pbd-run (and of the same QUICK mode) is not redone.
+# Each run goes through suite_run.sh (its log in OUT/logs/, "run k of N done", elapsed and an
+# estimate of what is left); a line at least every 30 s says what is running. With make -k
+# (or KEEP_GOING=1) every run is tried and the failed ones are named at the end (exit 1).
 # Usage: run_all.sh BUILD_DIR QUICK [OUT_DIR]
 set -eu
 bin=${1:-build}
@@ -34,11 +37,11 @@ flags=$(manifest_get "$manifest" flags)
         manifest_runs "$manifest" "$exp" | while read -r _ run; do
             f=$out/$exp/$run.h5
             echo "$f: $bin/pbd-run $stamp"
+            # (no --quiet: a run's result line and, past 30 s, its progress every 30 s)
+            echo "	@sh $here/suite_run.sh $out $exp $run $bin/pbd-run $exp --only=$run $flags --out=$out"
             if [ "$timing" = 1 ]; then
-                echo "	@$bin/pbd-run $exp --only=$run $flags --out=$out"
                 echo "serial: $f"
             else
-                echo "	@echo '  run $exp/$run'; $bin/pbd-run $exp --only=$run $flags --quiet --out=$out"
                 echo "parallel: $f"
             fi
         done
@@ -49,11 +52,53 @@ flags=$(manifest_get "$manifest" flags)
 } > "$mk.tmp"
 mv "$mk.tmp" "$mk"
 
-# the parent make's job server is not ours: start a make of our own
+# the parent make's job server is not ours: start a make of our own. Its -k (make -k
+# experiments, or KEEP_GOING=1) is passed on: every other run is done, the failed ones named.
+keep=
+case " ${MAKEFLAGS:-} " in *" --keep-going "*|*" -k "*) keep=-k ;; esac
+first=${MAKEFLAGS:-}
+first=${first%% *}
+case "$first" in -*|*=*) ;; *k*) keep=-k ;; esac
+[ "${KEEP_GOING:-0}" = 1 ] && keep=-k
 unset MAKEFLAGS MFLAGS MAKELEVEL 2>/dev/null || true
+
+# progress (suite_run.sh): runs to do now (those not done yet), the start time, the count
+total=$(make --no-print-directory -n -f "$mk" parallel serial 2>/dev/null | grep -c suite_run.sh || true)
 start=$(date +%s)
-echo "pbd: running the experiment suite ($mode) with $jobs jobs; results in $out/"
-make --no-print-directory -f "$mk" -j"$jobs" parallel
-echo "pbd: timing experiments, one at a time"
-make --no-print-directory -f "$mk" -j1 serial
-echo "pbd: suite done in $(( $(date +%s) - start )) s"
+echo "$total" > "$out/.suite-total"
+echo "$start" > "$out/.suite-start"
+: > "$out/.suite-progress"
+rm -rf "$out/.suite-running"
+echo "pbd: running the experiment suite ($mode) with $jobs jobs: $total runs to do; results in $out/"
+# a line at least every 30 s: what is done and what is running (each run's own progress
+# lines say how far it is)
+(
+    while sleep 30 >/dev/null 2>&1 </dev/null; do
+        k=$(wc -l < "$out/.suite-progress" 2>/dev/null || echo 0)
+        now=$(date +%s)
+        running=$(cd "$out/.suite-running" 2>/dev/null && for r in *; do
+            t=$(cat "$r" 2>/dev/null) && [ -n "$t" ] &&
+                printf ' %s (%s s)' "$(echo "$r" | sed 's/\./\//')" "$((now - t))"
+        done)
+        printf 'pbd: %s of %s runs done, elapsed %d min %d s; running:%s\n' "$k" "$total" \
+            $(((now - start) / 60)) $(((now - start) % 60)) "${running:- none}"
+    done
+) &
+monitor=$!
+trap 'kill "$monitor" 2>/dev/null || true' EXIT
+trap 'kill "$monitor" 2>/dev/null; exit 130' INT TERM
+status=0
+make --no-print-directory $keep -f "$mk" -j"$jobs" parallel || status=$?
+if [ "$status" = 0 ] || [ -n "$keep" ]; then
+    echo "pbd: timing experiments, one at a time"
+    make --no-print-directory $keep -f "$mk" -j1 serial || status=$?
+fi
+kill "$monitor" 2>/dev/null || true
+failed=$(awk '$2 != 0 { printf " %s (exit %s)", $1, $2 }' "$out/.suite-progress")
+if [ -n "$failed" ]; then
+    echo "pbd: FAILED runs:$failed; why: $out/logs/<experiment>/<run>.failed and .log" >&2
+    echo "pbd: a report of the others: make report ALLOW_MISSING=1 RESULTS=$out" >&2
+    exit 1
+fi
+[ "$status" = 0 ] || exit "$status"
+echo "pbd: suite done in $(( $(date +%s) - start )) s ($total runs)"

@@ -391,13 +391,23 @@ int main(int argc, char **argv)
 {
     int quick = 0, reps = 0, threads = 2;
     const char *output = "data/results/bench", *only = NULL;
+    char scene_help[1024] = "only scenes whose name contains this; full:"; /* the names */
+    for (size_t i = 0; i < sizeof full_scenes / sizeof *full_scenes; i++) {
+        strncat(scene_help, " ", sizeof scene_help - strlen(scene_help) - 1);
+        strncat(scene_help, full_scenes[i].name, sizeof scene_help - strlen(scene_help) - 1);
+    }
+    strncat(scene_help, "; --quick:", sizeof scene_help - strlen(scene_help) - 1);
+    for (size_t i = 0; i < sizeof quick_scenes / sizeof *quick_scenes; i++) {
+        strncat(scene_help, " ", sizeof scene_help - strlen(scene_help) - 1);
+        strncat(scene_help, quick_scenes[i].name, sizeof scene_help - strlen(scene_help) - 1);
+    }
     const cli_option opts[] = {
         {"quick", CLI_FLAG, &quick, 0, 0, 0, "small scenes, 2 repetitions: a smoke run", NULL},
         {"reps", CLI_INT, &reps, 0, 1000, 0, "interleaved rounds per scene (0: 7, or 2 with --quick)",
          NULL},
         {"threads", CLI_INT, &threads, 1, 64, 0, "threads of the parallel rows", NULL},
         {"output", CLI_STRING, &output, 0, 0, 0, "writes OUTPUT.csv and OUTPUT.h5", NULL},
-        {"scene", CLI_STRING, &only, 0, 0, 0, "only scenes whose name contains this", NULL},
+        {"scene", CLI_STRING, &only, 0, 0, 0, scene_help, NULL},
     };
     int np = 0;
     int rc = cli_parse("pbd-bench", "pbd-bench [options]", argc, argv, 1, opts,

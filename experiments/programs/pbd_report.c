@@ -107,9 +107,30 @@ static void attr_text(hid_t a, char *buf, size_t size)
     H5Tclose(t);
 }
 
+/* The attribute's whole text, malloc'd (NULL when out of memory): strings as long as they
+ * are, numbers through attr_text. */
+static char *attr_dup(hid_t a)
+{
+    hid_t t = H5Aget_type(a);
+    int is_string = H5Tget_class(t) == H5T_STRING;
+    size_t size = is_string && H5Tis_variable_str(t) <= 0 ? H5Tget_size(t) + 1 : 2048;
+    H5Tclose(t);
+    char *v = NULL;
+    if (is_string && size == 2048) { /* variable length: ask HDF5 for the whole string */
+        hid_t mt = H5Tcopy(H5T_C_S1);
+        H5Tset_size(mt, H5T_VARIABLE);
+        char *s = NULL;
+        if (H5Aread(a, mt, &s) >= 0 && s) size = strlen(s) + 1;
+        if (s) H5free_memory(s);
+        H5Tclose(mt);
+    }
+    if ((v = malloc(size))) attr_text(a, v, size);
+    return v;
+}
+
 typedef struct attr_list {
     char (*names)[128];
-    char (*values)[512];
+    char **values; /* each malloc'd, whole (attr_dup) */
     int n, cap;
 } attr_list;
 
@@ -130,9 +151,9 @@ static herr_t collect_attr(hid_t loc, const char *name, const H5A_info_t *info, 
     hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
     if (a < 0) return 0;
     snprintf(l->names[l->n], sizeof l->names[0], "%s", name);
-    attr_text(a, l->values[l->n], sizeof l->values[0]);
+    l->values[l->n] = attr_dup(a);
     H5Aclose(a);
-    l->n++;
+    if (l->values[l->n]) l->n++;
     return 0;
 }
 
@@ -152,6 +173,7 @@ static int read_attrs(const char *path, const char *object, attr_list *l)
 
 static void free_attrs(attr_list *l)
 {
+    for (int i = 0; i < l->n; i++) free(l->values[i]);
     free(l->names);
     free(l->values);
 }
@@ -239,18 +261,14 @@ static void print_experiment(FILE *out, const char *results, int k, FILE *summar
                 "available (needs %s)</td><td></td></tr>\n", name, name, suite[k].needs);
         return;
     }
-    if (e) { /* the summary's description says what the runs were (QUICK sizes) */
-        char described[2048];
-        fputs("<p>", out);
-        if (file_exists(sum_path) &&
-            pbd_h5_read_attr_string(sum_path, "description", described, sizeof described) == 0)
-            html(out, described);
-        else
-            html(out, e->description);
-        fputs("</p>\n", out);
-    }
     attr_list l;
-    if (!file_exists(sum_path) || read_attrs(sum_path, "/", &l) != 0) {
+    int have = file_exists(sum_path) && read_attrs(sum_path, "/", &l) == 0;
+    /* the summary's description says what the runs were (QUICK sizes) */
+    const char *described = have ? attr_get(&l, "description") : NULL;
+    fputs("<p>", out);
+    html(out, described ? described : e->description);
+    fputs("</p>\n", out);
+    if (!have) {
         {
             fprintf(out, "<p class=\"missing\">No results: run <code>make experiments</code> or "
                     "<code>build/pbd-run %s</code>.</p>\n", name);
@@ -269,6 +287,28 @@ static void print_experiment(FILE *out, const char *results, int k, FILE *summar
     fprintf(out, "</td></tr><tr><th>paper</th><td>");
     html(out, paper);
     fprintf(out, "</td></tr></table>\n");
+    const char *note = attr_get(&l, "note"); /* the driver's word on the comparison */
+    if (note && *note) {
+        fputs("<p class=\"note\"><b>Note:</b> ", out);
+        html(out, note);
+        fputs("</p>\n", out);
+    }
+    const char *findings = attr_get(&l, "findings"); /* declared run-aways (runaway.c) */
+    if (findings && *findings) {
+        fputs("<p class=\"finding\"><b>Findings</b> (runs whose purpose is a run-away, "
+              "stopped by the divergence watchdog as expected; experiments/README.md "
+              "\"Run-aways as findings\"):<br>", out);
+        for (const char *p = findings; *p;) {
+            size_t n = strcspn(p, "\n");
+            for (size_t i = 0; i < n; i++) {
+                char c[2] = {p[i], '\0'};
+                html(out, c);
+            }
+            fputs("<br>", out);
+            p += n + (p[n] == '\n');
+        }
+        fputs("</p>\n", out);
+    }
     if (quick && atof(quick) != 0.0)
         fputs("<p class=\"missing\">Reduced (--quick) sweep: sizes and durations are smaller "
               "than the full suite's.</p>\n", out);
@@ -336,7 +376,7 @@ static void print_gradcheck(FILE *out, const char *results)
     }
     fputs("<p>From <code>", out);
     html(out, path);
-    fputs("</code>:</p>\n<table class=\"data\"><tr><th>type</th><th>arity</th><th>samples</th>"
+    fputs("</code>:</p>\n<div class=\"wide\"><table class=\"data\"><tr><th>type</th><th>arity</th><th>samples</th>"
           "<th>checked</th><th>skipped</th><th>max_rel_err</th><th>taylor_order</th>"
           "<th>momentum</th><th>momentum_err</th><th>degenerate samples</th>"
           "<th>degenerate non-finite</th><th>Hessian max_rel_err</th><th>Hessian taylor_order "
@@ -346,7 +386,7 @@ static void print_gradcheck(FILE *out, const char *results)
         H5Literate(f, H5_INDEX_NAME, H5_ITER_INC, NULL, gradcheck_row, out);
         H5Fclose(f);
     }
-    fputs("</table>\n", out);
+    fputs("</table></div>\n", out);
     attr_list l;
     if (read_attrs(path, "/", &l) == 0 && l.n > 0) {
         fputs("<details><summary>Settings of the check</summary><table class=\"params\">\n", out);
@@ -423,7 +463,9 @@ int main(int argc, char **argv)
             "table{border-collapse:collapse;margin:0.5em 0}td,th{border:1px solid #bbb;"
             "padding:3px 8px;text-align:left;vertical-align:top}\n"
             "table.data td{font-family:monospace;text-align:right}\n"
-            ".missing{color:#a33}\n.figs{display:flex;flex-wrap:wrap;gap:8px}\n"
+            ".missing{color:#a33}\n.finding{color:#750;background:#fff8e6;padding:4px}\n"
+            ".note{background:#eef4fb;padding:4px}\n.figs{display:flex;flex-wrap:wrap;gap:8px}\n"
+            ".wide{overflow-x:auto;max-width:100%%}\ntd{overflow-wrap:anywhere}\n"
             "figure{margin:0;width:540px}figure img{width:100%%;border:1px solid #ddd}\n"
             "table.headline th{width:4em}code{background:#f3f3f3}\n"
             "</style></head><body>\n<h1>pbdlab experiment report</h1>\n"

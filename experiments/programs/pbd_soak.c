@@ -64,11 +64,17 @@ int main(int argc, char **argv)
     double bound = 10.0;
     const char *only = NULL;
     cli_option opts[PBD_MAX_OPTIONS];
+    char scene_help[1024] = "soak only this scene (one of"; /* the values --scene takes */
+    for (int i = 0; i < pbd_scene_count(); i++) {
+        strncat(scene_help, " ", sizeof scene_help - strlen(scene_help) - 1);
+        strncat(scene_help, pbd_scene_at(i)->name, sizeof scene_help - strlen(scene_help) - 1);
+    }
+    strncat(scene_help, "; default: all)", sizeof scene_help - strlen(scene_help) - 1);
     const cli_option own[] = {
         {"steps", CLI_INT, &steps, 1, 1e9, 0, "steps per scene", NULL},
         {"bound", CLI_DOUBLE, &bound, 1, INFINITY, 0,
          "fail when the extent exceeds this multiple of the initial one", NULL},
-        {"scene", CLI_STRING, &only, 0, 0, 0, "soak only this scene", NULL},
+        {"scene", CLI_STRING, &only, 0, 0, 0, scene_help, NULL},
     };
     int n = 0;
     for (unsigned i = 0; i < sizeof own / sizeof own[0]; i++) opts[n++] = own[i];
