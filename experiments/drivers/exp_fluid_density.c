@@ -196,7 +196,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, const fluid_run *r)
         pbd_h5log_set1(log, c_vol, vol);
         pbd_h5log_set1(log, c_y, y / y0);
         st = pbd_h5log_step(log, w);
-        pbd_exp_progress(ctx, (double)s / steps);
+        pbd_exp_progress(ctx, s, steps);
     }
     if (st == PBD_OK) {
         double slope = NAN;

@@ -239,7 +239,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int method, co
         pbd_h5log_set1(log, c_t, secs);
         st = pbd_h5log_step(log, w ? w : w0);
         pbd_world_free(w);
-        pbd_exp_progress(ctx, (double)(k + 1) / n_it);
+        pbd_exp_progress(ctx, k + 1, n_it);
         if (method == M_NEWTON) break; /* one row: the reference's own solve */
     }
     if (st == PBD_OK) {
