@@ -211,7 +211,7 @@ pbd_exp_summary *pbd_exp_summary_open(pbd_exp_ctx *ctx)
         return NULL;
     }
     snprintf(s->partial, sizeof s->partial, "%s", s->atomic.tmp);
-    if ((s->file = H5Fcreate(s->partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
+    if ((s->file = pbd_h5_create(s->partial)) < 0) {
         pbd_error(PBD_EIO, "%s: cannot create the summary file", s->partial);
         pbd_atomic_abort(&s->atomic);
         free(s);
@@ -254,7 +254,7 @@ pbd_status pbd_exp_summary_table(pbd_exp_summary *s, const char *name, const dou
     if (g < 0) return pbd_error(PBD_EIO, "%s: cannot create /tables", s->partial);
     hsize_t dims[2] = {(hsize_t)rows, (hsize_t)n_cols};
     double dummy = 0.0;
-    int bad = H5LTmake_dataset_double(g, name, 2, dims, rows > 0 ? data : &dummy) < 0;
+    int bad = pbd_h5_write_array(g, name, H5T_NATIVE_DOUBLE, 2, dims, rows > 0 ? data : &dummy) != 0;
     char cols[1024] = "";
     for (int c = 0; c < n_cols; c++) {
         if (c) strncat(cols, " ", sizeof cols - strlen(cols) - 1);
@@ -353,12 +353,8 @@ static void run_problem(const pbd_exp_ctx *ctx, const char *run, char *why, size
                  partial);
         return;
     }
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) {
-        snprintf(why, size, "%s is not a readable HDF5 file", path);
-        return;
-    }
-    H5Fclose(f);
+    /* a FIFO, a corrupt file: named, never a hang or a crash */
+    if (pbd_h5_check_file(path, why, size) != 0) return;
     if (pbd_h5_read_attr_double(path, "complete", &v) != 0 || v != 1.0) {
         snprintf(why, size, "%s: expected the attribute complete = 1, found %s", path,
                  pbd_h5_read_attr_double(path, "complete", &v) != 0 ? "none" : "0");

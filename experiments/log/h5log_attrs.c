@@ -31,29 +31,42 @@
 
 pbd_status pbd_h5log_attr_double(pbd_h5log *log, const char *name, double v)
 {
-    if (H5LTset_attribute_double(log->file, "/", name, &v, 1) < 0)
-        return pbd_error(PBD_EIO, "%s: attribute %s: cannot write", log->partial, name);
-    return PBD_OK;
+    log_enter(log);
+    log->dirty = 1;
+    pbd_status st = H5LTset_attribute_double(log->file, "/", name, &v, 1) < 0
+                        ? pbd_error(PBD_EIO, "%s: attribute %s: cannot write", log->partial, name)
+                        : PBD_OK;
+    log_leave(log);
+    return st;
 }
 
 pbd_status pbd_h5log_attr_int(pbd_h5log *log, const char *name, long v)
 {
-    if (H5LTset_attribute_long(log->file, "/", name, &v, 1) < 0)
-        return pbd_error(PBD_EIO, "%s: attribute %s: cannot write", log->partial, name);
-    return PBD_OK;
+    log_enter(log);
+    log->dirty = 1;
+    pbd_status st = H5LTset_attribute_long(log->file, "/", name, &v, 1) < 0
+                        ? pbd_error(PBD_EIO, "%s: attribute %s: cannot write", log->partial, name)
+                        : PBD_OK;
+    log_leave(log);
+    return st;
 }
 
 pbd_status pbd_h5log_attr_string(pbd_h5log *log, const char *name, const char *v)
 {
-    if (H5LTset_attribute_string(log->file, "/", name, v ? v : "") < 0)
-        return pbd_error(PBD_EIO, "%s: attribute %s: cannot write", log->partial, name);
-    return PBD_OK;
+    log_enter(log);
+    log->dirty = 1;
+    pbd_status st = H5LTset_attribute_string(log->file, "/", name, v ? v : "") < 0
+                        ? pbd_error(PBD_EIO, "%s: attribute %s: cannot write", log->partial, name)
+                        : PBD_OK;
+    log_leave(log);
+    return st;
 }
 
 pbd_status pbd_h5log_attr_options(pbd_h5log *log, const char *prefix, const cli_option *rows,
                                   int n_rows)
 {
     pbd_status st = PBD_OK;
+    log_enter(log); /* one flush for all the rows */
     for (int i = 0; i < n_rows && st == PBD_OK; i++) {
         const cli_option *o = &rows[i];
         char name[160];
@@ -68,6 +81,7 @@ pbd_status pbd_h5log_attr_options(pbd_h5log *log, const char *prefix, const cli_
         case CLI_STRING: st = pbd_h5log_attr_string(log, name, *(const char *const *)o->value); break;
         }
     }
+    log_leave(log);
     return st;
 }
 
@@ -89,8 +103,10 @@ pbd_status pbd_h5log_scene_params(pbd_h5log *log, const pbd_scene_params *sp)
     pbd_scene_params copy = *sp;
     cli_option rows[PBD_MAX_OPTIONS];
     int n = pbd_scene_options(&copy, rows);
+    log_enter(log);
     pbd_status st = pbd_h5log_attr_options(log, "scene.", rows, n);
     if (st == PBD_OK) st = pbd_h5log_attr_int(log, "seed", (long)sp->seed);
+    log_leave(log);
     return st;
 }
 

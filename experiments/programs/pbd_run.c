@@ -95,6 +95,9 @@ int main(int argc, char **argv)
                 "starting with '.' (at most 200 bytes), found '%s'\n", run);
         return 2;
     }
+    /* before any expensive set-up (a 1000² cloth takes seconds to build): a signal from now
+     * on stops the program within the grace time, leaving nothing or a readable file */
+    pbd_interrupt_install();
     pbd_error(PBD_EINPUT, "no reason given");
     pbd_scene_cells cells;
     pbd_world *w = pbd_scene_build(scene, &sp, &cells);
@@ -141,7 +144,14 @@ int main(int argc, char **argv)
             pbd_world_free(w);
             return pbd_exit_status(code);
         }
-        pbd_interrupt_install();
+    }
+    if (pbd_interrupt_signal()) { /* during the set-up: no step was made, nothing is kept */
+        fprintf(stderr, "pbd-run: interrupted by %s before step 1; nothing kept\n",
+                pbd_signal_name(pbd_interrupt_signal()));
+        if (log) pbd_h5log_discard(log);
+        pbd_scene_cells_free(&cells);
+        pbd_world_free(w);
+        return pbd_exit_status(PBD_EINTR);
     }
     pbd_exp_reference ref = {0};
     if (reference) {
