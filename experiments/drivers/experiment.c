@@ -85,6 +85,32 @@ static void clear_progress(pbd_exp_ctx *ctx)
     }
 }
 
+/* What the sweep was asked for: FNV-1a 64 of quick and every parameter row (name=value,
+ * numbers as %.17g), as 16 hex digits. Every run's file carries it (sweep_hash), and
+ * --summarize merges only files whose sweep_hash is the one its own command line gives. */
+static void sweep_hash(const pbd_exp_ctx *ctx, char *hex, size_t size)
+{
+    unsigned long long h = 0;
+    pbd_hash_text(&h, ctx->quick ? "quick=1" : "quick=0");
+    for (int i = 0; i < ctx->n_params; i++) {
+        const cli_option *o = &ctx->params[i];
+        char text[1200];
+        const char *str = NULL;
+        switch (o->kind) {
+        case CLI_DOUBLE: snprintf(text, sizeof text, "%.17g", *(const double *)o->value); break;
+        case CLI_INT:
+        case CLI_FLAG: snprintf(text, sizeof text, "%d", *(const int *)o->value); break;
+        case CLI_CHOICE: str = o->choices[*(const int *)o->value]; break;
+        case CLI_STRING: str = *(const char *const *)o->value; break;
+        }
+        if (o->kind == CLI_CHOICE || o->kind == CLI_STRING)
+            snprintf(text, sizeof text, "%s", str ? str : "");
+        pbd_hash_text(&h, o->name);
+        pbd_hash_text(&h, text);
+    }
+    snprintf(hex, size, "%016llx", h);
+}
+
 pbd_h5log *pbd_exp_log_open(pbd_exp_ctx *ctx, const char *run, const pbd_world *w,
                             const pbd_h5log_options *opt)
 {
@@ -95,6 +121,9 @@ pbd_h5log *pbd_exp_log_open(pbd_exp_ctx *ctx, const char *run, const pbd_world *
     if (!log) return NULL;
     pbd_status st = pbd_h5log_attr_options(log, "param.", ctx->params, ctx->n_params);
     if (st == PBD_OK) st = pbd_h5log_attr_int(log, "quick", ctx->quick);
+    char hash[32];
+    sweep_hash(ctx, hash, sizeof hash);
+    if (st == PBD_OK) st = pbd_h5log_attr_string(log, "sweep_hash", hash);
     if (st == PBD_OK) st = pbd_h5log_attr_string(log, "command", ctx->command);
     if (st != PBD_OK) {
         pbd_h5log_discard(log);
@@ -152,6 +181,8 @@ int pbd_exp_numbers(pbd_exp_ctx *ctx, const char *option, const char *text, doub
         double v = strtod(p, &end);
         if (end == p || !(v >= lo && v <= hi) || n >= max || (*end && *end != ','))
             return list_error(ctx, option, what, text);
+        for (int k = 0; k < n; k++) /* a value twice would run (and merge) its runs twice */
+            if (out[k] == v) return list_error(ctx, option, "a list without repeated values", text);
         out[n++] = v;
         p = *end ? end + 1 : end;
         if (*end && !*p) return list_error(ctx, option, what, text);
@@ -176,6 +207,8 @@ int pbd_exp_words(pbd_exp_ctx *ctx, const char *option, const char *text,
         for (int c = 0; choices[c]; c++)
             if (strlen(choices[c]) == len && strncmp(choices[c], p, len) == 0) found = c;
         if (found < 0 || n >= max) return list_error(ctx, option, what, text);
+        for (int k = 0; k < n; k++)
+            if (out[k] == found) return list_error(ctx, option, "a list without repeated words", text);
         out[n++] = found;
         p += len;
         if (*p == ',') {
@@ -363,6 +396,31 @@ static void run_problem(const pbd_exp_ctx *ctx, const char *run, char *why, size
     if (pbd_h5_read_attr_string(path, "experiment", text, sizeof text) != 0 ||
         strcmp(text, ctx->exp->name) != 0) {
         snprintf(why, size, "%s: expected the attribute experiment = %s", path, ctx->exp->name);
+        return;
+    }
+    /* made with the sweep's parameters (and quick flag): the same hash as this command's */
+    char want[32];
+    sweep_hash(ctx, want, sizeof want);
+    if (pbd_h5_read_attr_string(path, "sweep_hash", text, sizeof text) != 0) text[0] = '\0';
+    if (strcmp(text, want) != 0) {
+        char differ[600] = "";
+        for (int i = 0; i < ctx->n_params && !*differ; i++) { /* name one that differs */
+            const cli_option *o = &ctx->params[i];
+            char name[160];
+            double have = 0.0, mine = 0.0;
+            snprintf(name, sizeof name, "param.%s", o->name);
+            if (o->kind == CLI_DOUBLE) mine = *(const double *)o->value;
+            else if (o->kind == CLI_INT || o->kind == CLI_FLAG) mine = *(const int *)o->value;
+            else continue;
+            if (pbd_h5_read_attr_double(path, name, &have) == 0 && have != mine)
+                snprintf(differ, sizeof differ, ": %s = %.17g in the file, %.17g in this sweep",
+                         name, have, mine);
+        }
+        if (!*differ && pbd_h5_read_attr_double(path, "quick", &v) == 0 && v != ctx->quick)
+            snprintf(differ, sizeof differ, ": made %s --quick", v != 0.0 ? "with" : "without");
+        snprintf(why, size, "%s: expected the parameters of this sweep (sweep_hash %s), found "
+                 "%s%s%s", path, want, *text ? "sweep_hash " : "no sweep_hash (an older "
+                 "pbdlab?)", *text ? text : "", differ);
         return;
     }
     double *t = NULL;

@@ -249,7 +249,8 @@ pbd_status pbd_h5log_finish(pbd_h5log *log)
 static pbd_status finish(pbd_h5log *log)
 {
     pbd_status st = log_flush_block(log);
-    if (st == PBD_OK && (log_write_machine(log, 1) != 0 || log_write_progress(log, 1, "") != 0))
+    if (st == PBD_OK && (log_write_machine(log, 1) != 0 || log_write_param_hash(log) != 0 ||
+                         log_write_progress(log, 1, "") != 0))
         st = pbd_error(PBD_EIO, "%s: cannot write the closing attributes", log->partial);
     if (st != PBD_OK) return stop(log, st); /* the steps so far, as partial */
     log_close_handles(log);

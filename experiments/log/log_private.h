@@ -138,6 +138,9 @@ int log_attr_doubles_in_place(hid_t file, const char *name, const double *v, int
 int log_attr_reason(hid_t file, const char *text);
 int log_write_progress(pbd_h5log *log, long complete, const char *stopped);
 void log_free(pbd_h5log *log);
+/* param_hash (h5log_attrs.c): FNV-1a 64 of the root attributes solver.*, scene.*, param.*,
+ * quick and seed (name, then value as text; in name order), written when the run closes. */
+int log_write_param_hash(pbd_h5log *log);
 /* Around every write to the run's file (h5log.c): log_enter marks the section busy for the
  * grace timer; log_leave, at the outermost level, flushes what was written (log->dirty), so
  * that outside these sections the file on disk is readable as its last flush left it. */

@@ -113,6 +113,10 @@ long long pbd_h5_create(const char *path);
 int pbd_h5_write_array(long long loc, const char *name, long long type, int rank,
                        const unsigned long long *dims, const void *data);
 
+/* FNV-1a 64 of text, chained (start with *h = 0): the parameter hashes (param_hash of every
+ * run file, sweep_hash of an experiment's runs; experiments/README.md "HDF5 results"). */
+void pbd_hash_text(unsigned long long *h, const char *text);
+
 /* Before reading a file (h5check.c; any file may be hostile): pbd_h5_regular_file refuses
  * anything but a regular file without blocking (a FIFO); pbd_h5_check_file also reads all
  * of it in a child process (every object, attribute and dataset: checksums verified), so
