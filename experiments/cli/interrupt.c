@@ -44,7 +44,9 @@
 static volatile sig_atomic_t received;
 static volatile sig_atomic_t die_at_once;
 static volatile sig_atomic_t busy;       /* depth of pbd_interrupt_busy(1) sections */
-static volatile sig_atomic_t file_set;   /* keep_from/keep_to hold a run's file */
+static volatile sig_atomic_t file_set;   /* keep_from (and keep_to) hold a run's file */
+static volatile sig_atomic_t keep_it;    /* 1: rename keep_from to keep_to; 0: unlink it */
+static volatile sig_atomic_t waited;     /* grace periods of 0.1 s spent waiting for busy */
 static char keep_from[4200], keep_to[4200];
 
 static size_t text_len(const char *s)
@@ -69,7 +71,9 @@ static void end_now(int sig, const char *why)
     say("pbd: ");
     say(name_of(sig));
     say(why);
-    if (file_set && !busy && rename(keep_from, keep_to) == 0) {
+    if (file_set && !keep_it && unlink(keep_from) == 0) {
+        say("; the run had not started: nothing kept");
+    } else if (file_set && keep_it && !busy && rename(keep_from, keep_to) == 0) {
         say("; kept the steps flushed so far in ");
         say(keep_to);
     } else if (file_set) {
@@ -95,13 +99,17 @@ static void arm(double seconds)
 static void on_grace(int alarm_sig)
 {
     (void)alarm_sig;
-    if (busy) { /* inside an HDF5 write: it is bounded, and it checks the flag after */
+    /* inside an HDF5 write: wait for it (bounded, and it looks at the flag after), except
+     * for a file that holds no step yet (its header, e.g. a huge /scene): after 0.5 s more
+     * that one is removed */
+    if (busy && (keep_it || waited < 5)) {
+        waited++;
         arm(0.1);
         return;
     }
     int sig = received ? (int)received : SIGTERM;
-    end_now(sig, ": the program did not stop within the grace time (a step that cannot be "
-                 "interrupted, e.g. a sparse factorisation)");
+    end_now(sig, ": not stopped within the grace time (inside a scene's set-up or a sparse "
+                 "factorisation, which cannot look at the stop flag): stopped at once");
     _exit(128 + sig);
 }
 
@@ -150,13 +158,21 @@ void pbd_interrupt_busy(int enter)
     busy += enter ? 1 : -1;
 }
 
+void pbd_interrupt_done(void)
+{
+    struct itimerval t;
+    memset(&t, 0, sizeof t);
+    setitimer(ITIMER_REAL, &t, NULL);
+}
+
 void pbd_interrupt_keep_file(const char *writing, const char *partial_name)
 {
     file_set = 0;
     atomic_signal_fence(memory_order_seq_cst);
-    if (!writing || !partial_name) return;
+    if (!writing) return;
+    keep_it = partial_name != NULL;
     snprintf(keep_from, sizeof keep_from, "%s", writing);
-    snprintf(keep_to, sizeof keep_to, "%s", partial_name);
+    snprintf(keep_to, sizeof keep_to, "%s", partial_name ? partial_name : "");
     atomic_signal_fence(memory_order_seq_cst); /* the names are complete before… */
     file_set = 1;                              /* …the handler may read them */
 }

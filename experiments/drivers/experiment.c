@@ -570,6 +570,7 @@ int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv)
     }
     status = check_interrupted(status);
     if (status != PBD_OK && !ctx.error_reported) fprintf(stderr, "%s: %s\n", prog, pbd_last_error());
+    pbd_interrupt_done();
     free_runs(&ctx);
     free(ctx.runs_missing);
     free(command);

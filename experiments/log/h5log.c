@@ -184,10 +184,12 @@ pbd_h5log *pbd_h5log_open(const char *out_dir, const char *experiment, const cha
         return NULL;
     }
     errno = 0;
+    pbd_interrupt_keep_file(log->partial, NULL); /* no step yet: removed on a hard stop */
     log->file = pbd_h5_create(log->partial);
     if (log->file < 0) {
         pbd_error(PBD_EIO, "%s: cannot create the HDF5 file: %s", log->partial,
                   errno ? strerror(errno) : "is the directory writable?");
+        pbd_interrupt_keep_file(NULL, NULL);
         log_free(log);
         return NULL;
     }

@@ -149,6 +149,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "pbd-run: interrupted by %s before step 1; nothing kept\n",
                 pbd_signal_name(pbd_interrupt_signal()));
         if (log) pbd_h5log_discard(log);
+        pbd_interrupt_done();
         pbd_scene_cells_free(&cells);
         pbd_world_free(w);
         return pbd_exit_status(PBD_EINTR);
@@ -209,6 +210,7 @@ int main(int argc, char **argv)
         pbd_h5log_stop(log, st);
     }
     if (st != PBD_OK) fprintf(stderr, "pbd-run: %s\n", pbd_last_error());
+    pbd_interrupt_done();
     pbd_scene_cells_free(&cells);
     pbd_world_free(w);
     return pbd_exit_status(st);
