@@ -418,9 +418,10 @@ static void run_problem(const pbd_exp_ctx *ctx, const char *run, char *why, size
         }
         if (!*differ && pbd_h5_read_attr_double(path, "quick", &v) == 0 && v != ctx->quick)
             snprintf(differ, sizeof differ, ": made %s --quick", v != 0.0 ? "with" : "without");
-        snprintf(why, size, "%s: expected the parameters of this sweep (sweep_hash %s), found "
-                 "%s%s%s", path, want, *text ? "sweep_hash " : "no sweep_hash (an older "
-                 "pbdlab?)", *text ? text : "", differ);
+        if (snprintf(why, size, "%s: expected the parameters of this sweep (sweep_hash %s), "
+                     "found %s%s%s", path, want, *text ? "sweep_hash " : "no sweep_hash (an "
+                     "older pbdlab?)", *text ? text : "", differ) >= (int)size)
+            why[size - 1] = '\0'; /* cut: the line stays one line */
         return;
     }
     double *t = NULL;
