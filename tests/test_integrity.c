@@ -41,25 +41,9 @@ static int suite_init(void)
 
 static int suite_clean(void) { return test_remove_dir(tmpdir) == 0 ? 0 : 1; }
 
-/* Wait at most `seconds` for pid: its exit status, 1000 + signal, or -1 (killed: it hung). */
 static int finish_within(pid_t pid, double seconds)
 {
-    int status = 0;
-    for (long i = 0; i < (long)(seconds * 100); i++) {
-        if (waitpid(pid, &status, WNOHANG) == pid) {
-            FILE *f = fopen(err_path, "r");
-            size_t n = f ? fread(err_text, 1, sizeof err_text - 1, f) : 0;
-            err_text[n] = '\0';
-            if (f) fclose(f);
-            return WIFSIGNALED(status) ? 1000 + WTERMSIG(status) : WEXITSTATUS(status);
-        }
-        struct timespec ts = {0, 10000000};
-        nanosleep(&ts, NULL);
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    err_text[0] = '\0';
-    return -1;
+    return test_wait_within(pid, seconds, err_path, err_text, sizeof err_text);
 }
 
 static int run(const char *prog, const char *const *args, double seconds)

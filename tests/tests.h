@@ -41,5 +41,9 @@ int test_count_lines(const char *s);
  * pid (-1 when fork failed). */
 pid_t test_spawn(const char *prog, const char *const *args, const char *err_path,
                  long fsize_limit);
+/* Wait at most `seconds` for pid: its exit status, 1000 + signal when a signal killed it, or
+ * -1 (then it is killed: it hung). The child's stderr (err_path) goes to err_text. */
+int test_wait_within(pid_t pid, double seconds, const char *err_path, char *err_text,
+                     size_t size);
 
 #endif

@@ -29,37 +29,37 @@
 
 /* ---- attributes --------------------------------------------------------------------- */
 
-pbd_status pbd_h5log_attr_double(pbd_h5log *log, const char *name, double v)
+/* A root attribute written (rc, HDF5's status) inside the log's busy section: see
+ * log_enter; the section opened by begin() is closed here, flushing the file. */
+static pbd_h5log *begin(pbd_h5log *log)
 {
     log_enter(log);
     log->dirty = 1;
-    pbd_status st = H5LTset_attribute_double(log->file, "/", name, &v, 1) < 0
-                        ? pbd_error(PBD_EIO, "%s: attribute %s: cannot write", log->partial, name)
-                        : PBD_OK;
+    return log;
+}
+
+static pbd_status done(pbd_h5log *log, const char *name, herr_t rc)
+{
+    pbd_status st = rc < 0 ? pbd_error(PBD_EIO, "%s: attribute %s: cannot write", log->partial,
+                                       name)
+                           : PBD_OK;
     log_leave(log);
     return st;
+}
+
+pbd_status pbd_h5log_attr_double(pbd_h5log *log, const char *name, double v)
+{
+    return done(log, name, H5LTset_attribute_double(begin(log)->file, "/", name, &v, 1));
 }
 
 pbd_status pbd_h5log_attr_int(pbd_h5log *log, const char *name, long v)
 {
-    log_enter(log);
-    log->dirty = 1;
-    pbd_status st = H5LTset_attribute_long(log->file, "/", name, &v, 1) < 0
-                        ? pbd_error(PBD_EIO, "%s: attribute %s: cannot write", log->partial, name)
-                        : PBD_OK;
-    log_leave(log);
-    return st;
+    return done(log, name, H5LTset_attribute_long(begin(log)->file, "/", name, &v, 1));
 }
 
 pbd_status pbd_h5log_attr_string(pbd_h5log *log, const char *name, const char *v)
 {
-    log_enter(log);
-    log->dirty = 1;
-    pbd_status st = H5LTset_attribute_string(log->file, "/", name, v ? v : "") < 0
-                        ? pbd_error(PBD_EIO, "%s: attribute %s: cannot write", log->partial, name)
-                        : PBD_OK;
-    log_leave(log);
-    return st;
+    return done(log, name, H5LTset_attribute_string(begin(log)->file, "/", name, v ? v : ""));
 }
 
 pbd_status pbd_h5log_attr_options(pbd_h5log *log, const char *prefix, const cli_option *rows,
