@@ -398,7 +398,10 @@ static void run_problem(const pbd_exp_ctx *ctx, const char *run, char *why, size
         snprintf(why, size, "%s: expected the attribute experiment = %s", path, ctx->exp->name);
         return;
     }
-    /* made with the sweep's parameters (and quick flag): the same hash as this command's */
+    /* made with the sweep's parameters (and quick flag): the same hash as this command's
+     * (every run file pbd_exp_log_open made; not the gradient checker's, which has no
+     * steps and no sweep_hash) */
+    if (pbd_h5_read_attr_double(path, "steps", &v) != 0) return;
     char want[32];
     sweep_hash(ctx, want, sizeof want);
     if (pbd_h5_read_attr_string(path, "sweep_hash", text, sizeof text) != 0) text[0] = '\0';
