@@ -71,6 +71,9 @@ static pbd_status solve_umfpack(newton_system *s, int iteration)
     size_t bytes = (size_t)(info[UMFPACK_PEAK_MEMORY] * info[UMFPACK_SIZE_OF_UNIT]);
     status = umfpack_di_solve(UMFPACK_A, s->Ap, s->Ai, s->Ax, s->sol, s->rhs, s->umf_numeric,
                               control, info);
+    if (status == UMFPACK_ERROR_out_of_memory)
+        return pbd_error(PBD_ENOMEM, "newton: iteration %d: UMFPACK solve: out of memory",
+                         iteration);
     if (status != UMFPACK_OK) return singular(s, "UMFPACK", iteration);
     if (bytes > s->factor_bytes) s->factor_bytes = bytes;
     s->used = PBD_NEWTON_UMFPACK;
@@ -144,8 +147,10 @@ static int solve_cholmod(newton_system *s, int ldl, int iteration, pbd_status *s
     cholmod_factorize(&A, L, cc);
     if (cc->status == CHOLMOD_NOT_POSDEF) return 1;
     if (cc->status != CHOLMOD_OK) {
-        *st = pbd_error(PBD_ENUMERIC, "newton: iteration %d: CHOLMOD factorisation failed "
-                        "(status %d)", iteration, cc->status);
+        *st = pbd_error(cc->status == CHOLMOD_OUT_OF_MEMORY ? PBD_ENOMEM : PBD_ENUMERIC,
+                        "newton: iteration %d: CHOLMOD factorisation failed (status %d%s)",
+                        iteration, cc->status,
+                        cc->status == CHOLMOD_OUT_OF_MEMORY ? ": out of memory" : "");
         return 0;
     }
     cholmod_dense b = {.nrow = (size_t)s->N, .ncol = 1, .nzmax = (size_t)s->N,
@@ -153,7 +158,10 @@ static int solve_cholmod(newton_system *s, int ldl, int iteration, pbd_status *s
                        .dtype = CHOLMOD_DOUBLE};
     cholmod_dense *x = cholmod_solve(CHOLMOD_A, L, &b, cc);
     if (!x) {
-        *st = singular(s, "CHOLMOD", iteration);
+        *st = cc->status == CHOLMOD_OUT_OF_MEMORY
+                  ? pbd_error(PBD_ENOMEM, "newton: iteration %d: CHOLMOD solve: out of memory",
+                              iteration)
+                  : singular(s, "CHOLMOD", iteration);
         return 0;
     }
     memcpy(s->sol, x->x, (size_t)s->N * sizeof(double));

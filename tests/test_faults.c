@@ -41,23 +41,7 @@ static pid_t start(const char *prog, const char *const *args)
  * or -1 (then it is killed) when it did not end in time. stderr goes to err_text. */
 static int finish_within(pid_t pid, double seconds)
 {
-    int status = 0;
-    for (long i = 0; i < (long)(seconds * 100); i++) {
-        pid_t r = waitpid(pid, &status, WNOHANG);
-        if (r == pid) {
-            FILE *f = fopen(err_path, "r");
-            size_t n = f ? fread(err_text, 1, sizeof err_text - 1, f) : 0;
-            err_text[n] = '\0';
-            if (f) fclose(f);
-            return WIFSIGNALED(status) ? 1000 + WTERMSIG(status) : WEXITSTATUS(status);
-        }
-        struct timespec ts = {0, 10000000};
-        nanosleep(&ts, NULL);
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    err_text[0] = '\0';
-    return -1;
+    return test_wait_within(pid, seconds, err_path, err_text, sizeof err_text);
 }
 
 static int run(const char *prog, const char *const *args)

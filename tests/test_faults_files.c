@@ -87,7 +87,7 @@ static void test_summarize_validates(void)
     CU_ASSERT_EQUAL(lines(), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "pbd_it5_hz60 ("));
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "pbd_it1_hz60 ("));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "not a readable HDF5 file"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "expected a readable HDF5 file, found a corrupt"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "missing"));
     CU_ASSERT(!test_exists(summary));
     /* --allow-missing merges the one good run and names the others */

@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 pbd_world *test_two_particles(const double p1[3], const double p2[3], double m1, double m2)
@@ -88,6 +89,27 @@ pid_t test_spawn(const char *prog, const char *const *args, const char *err_path
     }
     execv(path, argv);
     _exit(127);
+}
+
+int test_wait_within(pid_t pid, double seconds, const char *err_path, char *err_text,
+                     size_t size)
+{
+    int status = 0;
+    for (long i = 0; i < (long)(seconds * 100); i++) {
+        if (waitpid(pid, &status, WNOHANG) == pid) {
+            FILE *f = fopen(err_path, "r");
+            size_t n = f ? fread(err_text, 1, size - 1, f) : 0;
+            err_text[n] = '\0';
+            if (f) fclose(f);
+            return WIFSIGNALED(status) ? 1000 + WTERMSIG(status) : WEXITSTATUS(status);
+        }
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    err_text[0] = '\0';
+    return -1;
 }
 
 /* Remove the tests whose "suite/test" name does not contain the filter. */

@@ -18,7 +18,7 @@
     X(h5log) X(experiments) X(fastpath) X(fastpath_layout) X(robustness) X(bending)       \
     X(bending_isometric) X(output) X(recompute) X(truth) X(faults) X(faults_files)        \
     X(hessian) X(newton_sparse) X(newton_run) X(materials) X(flags) X(log_truths) \
-    X(families) X(fluid)
+    X(families) X(fluid) X(integrity)
 #define PBD_DECLARE_SUITE(area) void register_##area##_tests(void) __attribute__((weak));
 PBD_TEST_SUITES(PBD_DECLARE_SUITE)
 
@@ -42,5 +42,9 @@ int test_count_lines(const char *s);
  * pid (-1 when fork failed). */
 pid_t test_spawn(const char *prog, const char *const *args, const char *err_path,
                  long fsize_limit);
+/* Wait at most `seconds` for pid: its exit status, 1000 + signal when a signal killed it, or
+ * -1 (then it is killed: it hung). The child's stderr (err_path) goes to err_text. */
+int test_wait_within(pid_t pid, double seconds, const char *err_path, char *err_text,
+                     size_t size);
 
 #endif

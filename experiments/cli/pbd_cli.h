@@ -64,14 +64,28 @@ int pbd_mkdir_parents(const char *file_path);
 
 /* ---- interruption and exit statuses (interrupt.c; experiments/README.md "Robustness") */
 
-/* SIGINT and SIGTERM set a flag (async-signal-safe) that the solver core checks once per
- * iteration (pbd_set_stop_flag: the step returns PBD_EINTR, abandoning the step in flight)
- * and pbd_h5log_step between steps; a second signal removes the temporary files
- * (pbd_atomic_unlink_all) and gets the default action. */
+/* SIGINT, SIGTERM and SIGHUP set a flag (async-signal-safe) that the solver core checks
+ * once per iteration (pbd_set_stop_flag: the step returns PBD_EINTR, abandoning the step in
+ * flight) and pbd_h5log_step between steps. Install it before any expensive set-up. The
+ * first signal also arms a grace timer (SIGALRM): a program still running after
+ * PBD_INTERRUPT_GRACE_SECONDS (a factorisation that cannot look at the flag) is ended with
+ * 128 + signal, its run's file renamed to the partial name given to
+ * pbd_interrupt_keep_file (when not inside pbd_interrupt_busy), its temporary files removed.
+ * A second signal does the same at once and gets the default action. No SA_RESTART: a
+ * blocking open(2) or read(2) sees EINTR. */
+#define PBD_INTERRUPT_GRACE_SECONDS 0.8
 void pbd_interrupt_install(void);
-/* For programs that only write files: SIGINT/SIGTERM remove the temporary files being
+/* For programs that only write files: SIGINT/SIGTERM/SIGHUP remove the temporary files being
  * written and end the program with the signal's default action (exit status 128 + signal). */
 void pbd_interrupt_install_cleanup(void);
+/* A section that writes the run's HDF5 file (enter = 1 … enter = 0, nested): the grace timer
+ * waits for its end. Outside these sections the file on disk is as its last flush left it. */
+void pbd_interrupt_busy(int enter);
+/* The run's file being written and the name the grace timer renames it to (NULL: none;
+ * partial_name NULL: the file holds no step yet and is removed instead). */
+void pbd_interrupt_keep_file(const char *writing, const char *partial_name);
+/* The program has reported its stop and is about to exit: the grace timer is disarmed. */
+void pbd_interrupt_done(void);
 /* The signal received since pbd_interrupt_install, or 0. */
 int pbd_interrupt_signal(void);
 const char *pbd_signal_name(int sig);

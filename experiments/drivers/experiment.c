@@ -94,6 +94,32 @@ static void clear_progress(pbd_exp_ctx *ctx)
     }
 }
 
+/* What the sweep was asked for: FNV-1a 64 of quick and every parameter row (name=value,
+ * numbers as %.17g), as 16 hex digits. Every run's file carries it (sweep_hash), and
+ * --summarize merges only files whose sweep_hash is the one its own command line gives. */
+static void sweep_hash(const pbd_exp_ctx *ctx, char *hex, size_t size)
+{
+    unsigned long long h = 0;
+    pbd_hash_text(&h, ctx->quick ? "quick=1" : "quick=0");
+    for (int i = 0; i < ctx->n_params; i++) {
+        const cli_option *o = &ctx->params[i];
+        char text[1200];
+        const char *str = NULL;
+        switch (o->kind) {
+        case CLI_DOUBLE: snprintf(text, sizeof text, "%.17g", *(const double *)o->value); break;
+        case CLI_INT:
+        case CLI_FLAG: snprintf(text, sizeof text, "%d", *(const int *)o->value); break;
+        case CLI_CHOICE: str = o->choices[*(const int *)o->value]; break;
+        case CLI_STRING: str = *(const char *const *)o->value; break;
+        }
+        if (o->kind == CLI_CHOICE || o->kind == CLI_STRING)
+            snprintf(text, sizeof text, "%s", str ? str : "");
+        pbd_hash_text(&h, o->name);
+        pbd_hash_text(&h, text);
+    }
+    snprintf(hex, size, "%016llx", h);
+}
+
 pbd_h5log *pbd_exp_log_open(pbd_exp_ctx *ctx, const char *run, const pbd_world *w,
                             const pbd_h5log_options *opt)
 {
@@ -104,6 +130,9 @@ pbd_h5log *pbd_exp_log_open(pbd_exp_ctx *ctx, const char *run, const pbd_world *
     if (!log) return NULL;
     pbd_status st = pbd_h5log_attr_options(log, "param.", ctx->params, ctx->n_params);
     if (st == PBD_OK) st = pbd_h5log_attr_int(log, "quick", ctx->quick);
+    char hash[32];
+    sweep_hash(ctx, hash, sizeof hash);
+    if (st == PBD_OK) st = pbd_h5log_attr_string(log, "sweep_hash", hash);
     if (st != PBD_OK) {
         pbd_h5log_discard(log);
         return NULL;
@@ -162,6 +191,8 @@ int pbd_exp_numbers(pbd_exp_ctx *ctx, const char *option, const char *text, doub
         double v = strtod(p, &end);
         if (end == p || !(v >= lo && v <= hi) || n >= max || (*end && *end != ','))
             return list_error(ctx, option, what, text);
+        for (int k = 0; k < n; k++) /* a value twice would run (and merge) its runs twice */
+            if (out[k] == v) return list_error(ctx, option, "a list without repeated values", text);
         out[n++] = v;
         p = *end ? end + 1 : end;
         if (*end && !*p) return list_error(ctx, option, what, text);
@@ -186,6 +217,8 @@ int pbd_exp_words(pbd_exp_ctx *ctx, const char *option, const char *text,
         for (int c = 0; choices[c]; c++)
             if (strlen(choices[c]) == len && strncmp(choices[c], p, len) == 0) found = c;
         if (found < 0 || n >= max) return list_error(ctx, option, what, text);
+        for (int k = 0; k < n; k++)
+            if (out[k] == found) return list_error(ctx, option, "a list without repeated words", text);
         out[n++] = found;
         p += len;
         if (*p == ',') {
@@ -221,7 +254,7 @@ pbd_exp_summary *pbd_exp_summary_open(pbd_exp_ctx *ctx)
         return NULL;
     }
     snprintf(s->partial, sizeof s->partial, "%s", s->atomic.tmp);
-    if ((s->file = H5Fcreate(s->partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
+    if ((s->file = pbd_h5_create(s->partial)) < 0) {
         pbd_error(PBD_EIO, "%s: cannot create the summary file", s->partial);
         pbd_atomic_abort(&s->atomic);
         free(s);
@@ -268,7 +301,7 @@ pbd_status pbd_exp_summary_table(pbd_exp_summary *s, const char *name, const dou
     if (g < 0) return pbd_error(PBD_EIO, "%s: cannot create /tables", s->partial);
     hsize_t dims[2] = {(hsize_t)rows, (hsize_t)n_cols};
     double dummy = 0.0;
-    int bad = H5LTmake_dataset_double(g, name, 2, dims, rows > 0 ? data : &dummy) < 0;
+    int bad = pbd_h5_write_array(g, name, H5T_NATIVE_DOUBLE, 2, dims, rows > 0 ? data : &dummy) != 0;
     char cols[1024] = "";
     for (int c = 0; c < n_cols; c++) {
         if (c) strncat(cols, " ", sizeof cols - strlen(cols) - 1);
@@ -375,12 +408,8 @@ static void run_problem(const pbd_exp_ctx *ctx, const char *run, char *why, size
         }
         return;
     }
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) {
-        snprintf(why, size, "%s is not a readable HDF5 file", path);
-        return;
-    }
-    H5Fclose(f);
+    /* a FIFO, a corrupt file: named, never a hang or a crash */
+    if (pbd_h5_check_file(path, why, size) != 0) return;
     if (pbd_h5_read_attr_double(path, "complete", &v) != 0 || v != 1.0) {
         snprintf(why, size, "%s: expected the attribute complete = 1, found %s", path,
                  pbd_h5_read_attr_double(path, "complete", &v) != 0 ? "none" : "0");
@@ -389,6 +418,35 @@ static void run_problem(const pbd_exp_ctx *ctx, const char *run, char *why, size
     if (pbd_h5_read_attr_string(path, "experiment", text, sizeof text) != 0 ||
         strcmp(text, ctx->exp->name) != 0) {
         snprintf(why, size, "%s: expected the attribute experiment = %s", path, ctx->exp->name);
+        return;
+    }
+    /* made with the sweep's parameters (and quick flag): the same hash as this command's
+     * (every run file pbd_exp_log_open made; not the gradient checker's, which has no
+     * steps and no sweep_hash) */
+    if (pbd_h5_read_attr_double(path, "steps", &v) != 0) return;
+    char want[32];
+    sweep_hash(ctx, want, sizeof want);
+    if (pbd_h5_read_attr_string(path, "sweep_hash", text, sizeof text) != 0) text[0] = '\0';
+    if (strcmp(text, want) != 0) {
+        char differ[600] = "";
+        for (int i = 0; i < ctx->n_params && !*differ; i++) { /* name one that differs */
+            const cli_option *o = &ctx->params[i];
+            char name[160];
+            double have = 0.0, mine = 0.0;
+            snprintf(name, sizeof name, "param.%s", o->name);
+            if (o->kind == CLI_DOUBLE) mine = *(const double *)o->value;
+            else if (o->kind == CLI_INT || o->kind == CLI_FLAG) mine = *(const int *)o->value;
+            else continue;
+            if (pbd_h5_read_attr_double(path, name, &have) == 0 && have != mine)
+                snprintf(differ, sizeof differ, ": %s = %.17g in the file, %.17g in this sweep",
+                         name, have, mine);
+        }
+        if (!*differ && pbd_h5_read_attr_double(path, "quick", &v) == 0 && v != ctx->quick)
+            snprintf(differ, sizeof differ, ": made %s --quick", v != 0.0 ? "with" : "without");
+        if (snprintf(why, size, "%s: expected the parameters of this sweep (sweep_hash %s), "
+                     "found %s%s%s", path, want, *text ? "sweep_hash " : "no sweep_hash (an "
+                     "older pbdlab?)", *text ? text : "", differ) >= (int)size)
+            why[size - 1] = '\0'; /* cut: the line stays one line */
         return;
     }
     double *t = NULL;
@@ -537,6 +595,7 @@ int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv)
     }
     status = check_interrupted(status);
     if (status != PBD_OK && !ctx.error_reported) fprintf(stderr, "%s: %s\n", prog, pbd_last_error());
+    pbd_interrupt_done();
     free_runs(&ctx);
     free(ctx.runs_missing);
     pbd_exp_runaway_free(&ctx);

@@ -30,13 +30,13 @@ static int write_type(hid_t file, const pbd_gradcheck_result *r)
     if (g < 0) return -1;
     int err = 0;
     hsize_t n = (hsize_t)r->samples, m = (hsize_t)r->degenerate_samples;
-    err |= H5LTmake_dataset_double(g, "max_rel_err", 1, &n, r->rel_err) < 0;
-    err |= H5LTmake_dataset_double(g, "taylor_order", 1, &n, r->order) < 0;
-    err |= H5LTmake_dataset_double(g, "momentum_err", 1, &n, r->momentum_errs) < 0;
-    err |= H5LTmake_dataset(g, "status", 1, &n, H5T_NATIVE_INT8, r->status) < 0;
-    err |= H5LTmake_dataset_double(g, "degenerate_max_rel_err", 1, &m, r->degenerate_rel_err) < 0;
-    err |= H5LTmake_dataset(g, "degenerate_status", 1, &m, H5T_NATIVE_INT8,
-                            r->degenerate_status) < 0;
+    err |= pbd_h5_write_array(g, "max_rel_err", H5T_NATIVE_DOUBLE, 1, &n, r->rel_err) != 0;
+    err |= pbd_h5_write_array(g, "taylor_order", H5T_NATIVE_DOUBLE, 1, &n, r->order) != 0;
+    err |= pbd_h5_write_array(g, "momentum_err", H5T_NATIVE_DOUBLE, 1, &n, r->momentum_errs) != 0;
+    err |= pbd_h5_write_array(g, "status", H5T_NATIVE_INT8, 1, &n, r->status) != 0;
+    err |= pbd_h5_write_array(g, "degenerate_max_rel_err", H5T_NATIVE_DOUBLE, 1, &m, r->degenerate_rel_err) != 0;
+    err |= pbd_h5_write_array(g, "degenerate_status", H5T_NATIVE_INT8, 1, &m,
+                            r->degenerate_status) != 0;
     if (!err) {
         err |= H5LTset_attribute_string(g, "max_rel_err", "description",
                                         "per sample: max over coordinates of |g_a - g_fd| / "
@@ -48,8 +48,8 @@ static int write_type(hid_t file, const pbd_gradcheck_result *r)
         err |= H5LTset_attribute_string(g, "degenerate_status", "codes", status_codes) < 0;
     }
     if (!err && r->has_hessian) {
-        err |= H5LTmake_dataset_double(g, "hessian_max_rel_err", 1, &n, r->hessian_rel_err) < 0;
-        err |= H5LTmake_dataset_double(g, "hessian_taylor_order", 1, &n, r->hessian_order) < 0;
+        err |= pbd_h5_write_array(g, "hessian_max_rel_err", H5T_NATIVE_DOUBLE, 1, &n, r->hessian_rel_err) != 0;
+        err |= pbd_h5_write_array(g, "hessian_taylor_order", H5T_NATIVE_DOUBLE, 1, &n, r->hessian_order) != 0;
         double h[] = {r->hessian_max_rel_err, r->hessian_taylor_order};
         err |= H5LTset_attribute_double(g, ".", "hessian_max_rel_err", &h[0], 1) < 0;
         err |= H5LTset_attribute_double(g, ".", "hessian_taylor_order", &h[1], 1) < 0;
@@ -129,7 +129,7 @@ pbd_status pbd_gradcheck_write_h5(const char *path, const pbd_gradcheck_options 
     H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures reach the user as one pbd_error line */
     pbd_status st = PBD_OK;
-    hid_t file = H5Fcreate(a.tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t file = pbd_h5_create(a.tmp);
     if (file < 0) {
         st = pbd_error(PBD_EIO, "%s: expected a writable file, found that HDF5 cannot create it",
                        a.tmp);

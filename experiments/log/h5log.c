@@ -18,9 +18,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+static pbd_status finish(pbd_h5log *log);
+static pbd_status finish_partial(pbd_h5log *log, const char *reason, char *kept,
+                                 size_t kept_size, long *steps_kept);
+static pbd_status stop(pbd_h5log *log, pbd_status st);
 
 /* ---- open / step / finish ----------------------------------------------------------- */
 
@@ -45,11 +51,77 @@ void log_close_handles(pbd_h5log *log)
     log->n_cols = 0;
 }
 
+static void lock_path(const pbd_h5log *log, char *buf, size_t size);
+
 void log_free(pbd_h5log *log)
 {
     log_close_handles(log);
     log_free_frames(log);
+    if (log->lock_fd >= 0) { /* removed, then released: see take_lock */
+        char path[3400];
+        lock_path(log, path, sizeof path);
+        unlink(path);
+        close(log->lock_fd);
+    }
     free(log);
+}
+
+void log_enter(pbd_h5log *log)
+{
+    log->depth++;
+    pbd_interrupt_busy(1);
+}
+
+void log_leave(pbd_h5log *log)
+{
+    if (--log->depth == 0 && log->dirty && log->file > 0 && !log->write_failed &&
+        H5Fflush(log->file, H5F_SCOPE_GLOBAL) >= 0)
+        log->dirty = 0;
+    pbd_interrupt_busy(0);
+}
+
+/* The run's lock (a results directory is consistent): flock(2) on <dir>/.<run>.lock, held
+ * while the log lives. A second process writing the same run is refused before it writes
+ * anything, so one run's finish never removes what another keeps (its <run>.partial.h5).
+ * The holder removes the lock file before it releases the lock; a process that opened the
+ * file just before and gets the lock then finds the path gone or another inode, and tries
+ * again (the usual flock + unlink protocol). */
+static void lock_path(const pbd_h5log *log, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s/.%s.lock", log->dir, log->run);
+}
+
+static int take_lock(pbd_h5log *log)
+{
+    char path[3400];
+    lock_path(log, path, sizeof path);
+    for (int attempt = 0; attempt < 8; attempt++) {
+        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0) {
+            pbd_error(PBD_EIO, "%s: cannot open the run's lock file: %s", path, strerror(errno));
+            return -1;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            int err = errno;
+            close(fd);
+            if (err == EWOULDBLOCK)
+                pbd_error(PBD_EIO, "%s/%s: expected no other process writing this run, found "
+                          "one holding %s: wait for it to end, or choose another --run or "
+                          "--out", log->dir, log->run, path);
+            else
+                pbd_error(PBD_EIO, "%s: cannot lock: %s", path, strerror(err));
+            return -1;
+        }
+        struct stat held, now;
+        if (fstat(fd, &held) == 0 && stat(path, &now) == 0 && held.st_ino == now.st_ino &&
+            held.st_dev == now.st_dev) {
+            log->lock_fd = fd;
+            return 0;
+        }
+        close(fd); /* removed by the holder that just ended: again */
+    }
+    pbd_error(PBD_EIO, "%s: cannot lock: the lock file keeps changing", path);
+    return -1;
 }
 
 int log_valid_name(const char *s)
@@ -72,6 +144,7 @@ pbd_h5log *pbd_h5log_open(const char *out_dir, const char *experiment, const cha
     pbd_h5log *log = calloc(1, sizeof *log);
     if (!log) return NULL;
     log->file = -1;
+    log->lock_fd = -1;
     log->block = opt && opt->block > 0 ? opt->block : 64;
     log->frames_every = opt ? opt->frames_every : 0;
     log->frame_velocities = opt ? opt->frame_velocities : 0;
@@ -106,14 +179,21 @@ pbd_h5log *pbd_h5log_open(const char *out_dir, const char *experiment, const cha
         free(log);
         return NULL;
     }
-    errno = 0;
-    log->file = H5Fcreate(log->partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (log->file < 0) {
-        pbd_error(PBD_EIO, "%s: cannot create the HDF5 file: %s", log->partial,
-                  errno ? strerror(errno) : "is the directory writable?");
+    if (take_lock(log) != 0) {
         free(log);
         return NULL;
     }
+    errno = 0;
+    pbd_interrupt_keep_file(log->partial, NULL); /* no step yet: removed on a hard stop */
+    log->file = pbd_h5_create(log->partial);
+    if (log->file < 0) {
+        pbd_error(PBD_EIO, "%s: cannot create the HDF5 file: %s", log->partial,
+                  errno ? strerror(errno) : "is the directory writable?");
+        pbd_interrupt_keep_file(NULL, NULL);
+        log_free(log);
+        return NULL;
+    }
+    log_enter(log);
     errno = 0;
     if (log_write_provenance(log, experiment, run) != PBD_OK ||
         log_write_solver_def(log, &w->def) != PBD_OK || log_write_scene(log, w, opt) != 0 ||
@@ -124,9 +204,12 @@ pbd_h5log *pbd_h5log_open(const char *out_dir, const char *experiment, const cha
         int err = errno;
         pbd_error(err == ENOMEM ? PBD_ENOMEM : PBD_EIO, "%s: cannot write the file's header "
                   "datasets: %s", log->partial, err == ENOMEM ? "out of memory" : log_io_reason(err));
+        log_leave(log);
         pbd_h5log_discard(log);
         return NULL;
     }
+    pbd_interrupt_keep_file(log->partial, log->stopped); /* for the grace timer */
+    log_leave(log);
     /* what one block of steps can add: its rows, its frames, and metadata */
     hsize_t row = 0;
     for (int i = 0; i < log->n_cols; i++) row += (hsize_t)log->cols[i].width;
@@ -147,12 +230,31 @@ static void mark_closed_file(const char *path, const char *why)
     H5Fclose(f);
 }
 
+/* The busy section of a closing function: the file is renamed or removed inside it, so the
+ * grace timer forgets it first; the section ends once log is freed. */
+static void closing(pbd_h5log *log)
+{
+    log_enter(log);
+    pbd_interrupt_keep_file(NULL, NULL);
+}
+
+static void closed(void) { pbd_interrupt_busy(0); }
+
 pbd_status pbd_h5log_finish(pbd_h5log *log)
 {
+    closing(log);
+    pbd_status st = finish(log);
+    closed();
+    return st;
+}
+
+static pbd_status finish(pbd_h5log *log)
+{
     pbd_status st = log_flush_block(log);
-    if (st == PBD_OK && (log_write_machine(log, 1) != 0 || log_write_progress(log, 1, "") != 0))
+    if (st == PBD_OK && (log_write_machine(log, 1) != 0 || log_write_param_hash(log) != 0 ||
+                         log_write_progress(log, 1, "") != 0))
         st = pbd_error(PBD_EIO, "%s: cannot write the closing attributes", log->partial);
-    if (st != PBD_OK) return pbd_h5log_stop(log, st); /* the steps so far, as partial */
+    if (st != PBD_OK) return stop(log, st); /* the steps so far, as partial */
     log_close_handles(log);
     if (log_check_and_trim(log->partial) < 0) {
         /* not readable: kept all the same (never deleted), under the partial name */
@@ -161,6 +263,7 @@ pbd_status pbd_h5log_finish(pbd_h5log *log)
         log_free(log);
         return st;
     }
+    log_remove_xdmf(log); /* an earlier run's sidecar never points into this file */
     if (rename(log->partial, log->path) != 0) {
         /* the data are complete: keep them as <run>.partial.h5 (complete = 1, and why) */
         int err = errno;
@@ -174,7 +277,9 @@ pbd_status pbd_h5log_finish(pbd_h5log *log)
         log_free(log);
         return st;
     }
-    remove(log->stopped); /* a partial file of an earlier, stopped attempt */
+    /* what an earlier, stopped run of this name left goes (the lock says no other process is
+     * writing it) */
+    remove(log->stopped);
     st = log_write_xdmf(log);
     if (st != PBD_OK) /* the data file stays as it is: complete, under its final name */
         st = pbd_error(st, "%s; the run's data are complete in %s", pbd_last_error(), log->path);
@@ -184,6 +289,15 @@ pbd_status pbd_h5log_finish(pbd_h5log *log)
 
 pbd_status pbd_h5log_finish_partial(pbd_h5log *log, const char *reason, char *kept,
                                     size_t kept_size, long *steps_kept)
+{
+    closing(log);
+    pbd_status st = finish_partial(log, reason, kept, kept_size, steps_kept);
+    closed();
+    return st;
+}
+
+static pbd_status finish_partial(pbd_h5log *log, const char *reason, char *kept,
+                                 size_t kept_size, long *steps_kept)
 {
     if (kept && kept_size) kept[0] = '\0';
     if (steps_kept) *steps_kept = -1;
@@ -227,6 +341,14 @@ pbd_status pbd_h5log_finish_partial(pbd_h5log *log, const char *reason, char *ke
 
 pbd_status pbd_h5log_stop(pbd_h5log *log, pbd_status st)
 {
+    closing(log);
+    st = stop(log, st);
+    closed();
+    return st;
+}
+
+static pbd_status stop(pbd_h5log *log, pbd_status st)
+{
     char reason[1024], kept[4096], why[1024];
     int sig = pbd_interrupt_signal();
     if (st == PBD_EINTR && sig && strncmp(pbd_last_error(), "interrupted", 11) != 0)
@@ -235,7 +357,7 @@ pbd_status pbd_h5log_stop(pbd_h5log *log, pbd_status st)
     else
         snprintf(reason, sizeof reason, "%s", pbd_last_error());
     long steps = -1;
-    pbd_h5log_finish_partial(log, reason, kept, sizeof kept, &steps);
+    finish_partial(log, reason, kept, sizeof kept, &steps);
     snprintf(why, sizeof why, "%s", pbd_last_error());
     if (!*kept)
         return pbd_error(st, "%s; nothing kept (%s)", reason, why);
@@ -248,7 +370,9 @@ pbd_status pbd_h5log_stop(pbd_h5log *log, pbd_status st)
 void pbd_h5log_discard(pbd_h5log *log)
 {
     if (!log) return;
+    closing(log);
     log_close_handles(log);
     remove(log->partial);
     log_free(log);
+    closed();
 }

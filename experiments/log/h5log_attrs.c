@@ -29,31 +29,44 @@
 
 /* ---- attributes --------------------------------------------------------------------- */
 
+/* A root attribute written (rc, HDF5's status) inside the log's busy section: see
+ * log_enter; the section opened by begin() is closed here, flushing the file. */
+static pbd_h5log *begin(pbd_h5log *log)
+{
+    log_enter(log);
+    log->dirty = 1;
+    return log;
+}
+
+static pbd_status done(pbd_h5log *log, const char *name, herr_t rc)
+{
+    pbd_status st = rc < 0 ? pbd_error(PBD_EIO, "%s: attribute %s: cannot write", log->partial,
+                                       name)
+                           : PBD_OK;
+    log_leave(log);
+    return st;
+}
+
 pbd_status pbd_h5log_attr_double(pbd_h5log *log, const char *name, double v)
 {
-    if (H5LTset_attribute_double(log->file, "/", name, &v, 1) < 0)
-        return pbd_error(PBD_EIO, "%s: attribute %s: cannot write", log->partial, name);
-    return PBD_OK;
+    return done(log, name, H5LTset_attribute_double(begin(log)->file, "/", name, &v, 1));
 }
 
 pbd_status pbd_h5log_attr_int(pbd_h5log *log, const char *name, long v)
 {
-    if (H5LTset_attribute_long(log->file, "/", name, &v, 1) < 0)
-        return pbd_error(PBD_EIO, "%s: attribute %s: cannot write", log->partial, name);
-    return PBD_OK;
+    return done(log, name, H5LTset_attribute_long(begin(log)->file, "/", name, &v, 1));
 }
 
 pbd_status pbd_h5log_attr_string(pbd_h5log *log, const char *name, const char *v)
 {
-    if (H5LTset_attribute_string(log->file, "/", name, v ? v : "") < 0)
-        return pbd_error(PBD_EIO, "%s: attribute %s: cannot write", log->partial, name);
-    return PBD_OK;
+    return done(log, name, H5LTset_attribute_string(begin(log)->file, "/", name, v ? v : ""));
 }
 
 pbd_status pbd_h5log_attr_options(pbd_h5log *log, const char *prefix, const cli_option *rows,
                                   int n_rows)
 {
     pbd_status st = PBD_OK;
+    log_enter(log); /* one flush for all the rows */
     for (int i = 0; i < n_rows && st == PBD_OK; i++) {
         const cli_option *o = &rows[i];
         char name[160];
@@ -68,6 +81,7 @@ pbd_status pbd_h5log_attr_options(pbd_h5log *log, const char *prefix, const cli_
         case CLI_STRING: st = pbd_h5log_attr_string(log, name, *(const char *const *)o->value); break;
         }
     }
+    log_leave(log);
     return st;
 }
 
@@ -89,8 +103,10 @@ pbd_status pbd_h5log_scene_params(pbd_h5log *log, const pbd_scene_params *sp)
     pbd_scene_params copy = *sp;
     cli_option rows[PBD_MAX_OPTIONS];
     int n = pbd_scene_options(&copy, rows);
+    log_enter(log);
     pbd_status st = pbd_h5log_attr_options(log, "scene.", rows, n);
     if (st == PBD_OK) st = pbd_h5log_attr_int(log, "seed", (long)sp->seed);
+    log_leave(log);
     return st;
 }
 
@@ -252,4 +268,67 @@ int log_write_progress(pbd_h5log *log, long complete, const char *stopped)
     bad |= log_attr_long_in_place(log->file, "threads_used", (long)log->threads_used) != 0;
     if (stopped) bad |= log_attr_reason(log->file, stopped) != 0;
     return bad ? -1 : 0;
+}
+
+/* ---- the parameter hash (issue 24: a merge compares parameters) ------------------------ */
+
+void pbd_hash_text(unsigned long long *h, const char *text)
+{
+    if (*h == 0) *h = 14695981039346656037ull; /* FNV-1a, 64 bits */
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        *h ^= *c;
+        *h *= 1099511628211ull;
+    }
+    *h ^= 0xff; /* a separator, so that "ab","c" and "a","bc" differ */
+    *h *= 1099511628211ull;
+}
+
+static int is_parameter(const char *name)
+{
+    return strncmp(name, "solver.", 7) == 0 || strncmp(name, "scene.", 6) == 0 ||
+           strncmp(name, "param.", 6) == 0 || strcmp(name, "quick") == 0 ||
+           strcmp(name, "seed") == 0;
+}
+
+/* One root attribute into the hash: its name, then its value as text (numbers as %.17g). */
+static herr_t hash_attr(hid_t loc, const char *name, const H5A_info_t *info, void *data)
+{
+    (void)info;
+    if (!is_parameter(name)) return 0;
+    unsigned long long *h = data;
+    pbd_hash_text(h, name);
+    hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+    if (a < 0) return -1;
+    hid_t t = H5Aget_type(a), s = H5Aget_space(a);
+    hssize_t n = H5Sget_simple_extent_npoints(s);
+    int bad = n < 0 || n > 64;
+    if (!bad && H5Tget_class(t) == H5T_STRING && !H5Tis_variable_str(t)) {
+        size_t len = H5Tget_size(t);
+        char *buf = calloc(len + 1, 1);
+        bad = !buf || H5Aread(a, t, buf) < 0;
+        if (!bad) pbd_hash_text(h, buf);
+        free(buf);
+    } else if (!bad) {
+        double v[64];
+        bad = H5Aread(a, H5T_NATIVE_DOUBLE, v) < 0;
+        for (hssize_t k = 0; !bad && k < n; k++) {
+            char text[40];
+            snprintf(text, sizeof text, "%.17g", v[k]);
+            pbd_hash_text(h, text);
+        }
+    }
+    H5Sclose(s);
+    H5Tclose(t);
+    H5Aclose(a);
+    return bad ? -1 : 0;
+}
+
+int log_write_param_hash(pbd_h5log *log)
+{
+    unsigned long long h = 0;
+    hsize_t idx = 0;
+    if (H5Aiterate2(log->file, H5_INDEX_NAME, H5_ITER_INC, &idx, hash_attr, &h) < 0) return -1;
+    char hex[24];
+    snprintf(hex, sizeof hex, "%016llx", h);
+    return H5LTset_attribute_string(log->file, "/", "param_hash", hex) < 0 ? -1 : 0;
 }

@@ -12,28 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A dataset written at once: chunked and compressed when it holds more than a few values. */
+/* A dataset written at once (pbd_h5_write_array: chunked, checksummed, compressed when it
+ * holds more than a few values), with its units. */
 static int write_array(hid_t g, const char *name, hid_t type, int rank, const hsize_t *dims,
                        const void *data, const char *units, const char *description)
 {
-    hsize_t total = 1;
-    for (int r = 0; r < rank; r++) total *= dims[r];
-    hid_t space = H5Screate_simple(rank, dims, NULL);
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    if (total >= 64) {
-        H5Pset_chunk(dcpl, rank, dims);
-        H5Pset_shuffle(dcpl);
-        H5Pset_deflate(dcpl, 4);
-    }
-    hid_t d = H5Dcreate2(g, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    int bad = d < 0 || (total > 0 && H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0);
-    if (d >= 0) {
+    if (pbd_h5_write_array(g, name, type, rank, dims, data) != 0) return -1;
+    if (units || description) {
+        hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+        if (d < 0) return -1;
         log_set_units(d, units, description);
         H5Dclose(d);
     }
-    H5Pclose(dcpl);
-    H5Sclose(space);
-    return bad ? -1 : 0;
+    return 0;
 }
 
 hid_t log_create_frame_column(hid_t g, const char *name, hid_t type, const char *units,
@@ -270,13 +261,13 @@ int log_write_scene(pbd_h5log *log, const pbd_world *w, const pbd_h5log_options 
     int bad = 0, arrays = !(opt && opt->scene_counts_only);
     H5LTset_attribute_int(g, ".", "arrays", &arrays, 1);
     if (w->n > 0 && arrays) {
-        bad |= H5LTmake_dataset_double(g, "positions", 2, d2, w->x) < 0;
-        bad |= H5LTmake_dataset_double(g, "velocities", 2, d2, w->v) < 0;
-        bad |= H5LTmake_dataset_double(g, "inverse_masses", 1, d1, w->w) < 0;
+        bad |= pbd_h5_write_array(g, "positions", H5T_NATIVE_DOUBLE, 2, d2, w->x) != 0;
+        bad |= pbd_h5_write_array(g, "velocities", H5T_NATIVE_DOUBLE, 2, d2, w->v) != 0;
+        bad |= pbd_h5_write_array(g, "inverse_masses", H5T_NATIVE_DOUBLE, 1, d1, w->w) != 0;
     }
     if (w->n_attach > 0) {
         hsize_t da[1] = {(hsize_t)w->n_attach};
-        bad |= H5LTmake_dataset_int(g, "attachments", 1, da, w->attach_idx) < 0;
+        bad |= pbd_h5_write_array(g, "attachments", H5T_NATIVE_INT, 1, da, w->attach_idx) != 0;
     }
     const int32_t *tri = opt ? opt->triangles : NULL;
     int n_tris = opt && opt->triangles ? opt->n_triangles : 0;
@@ -288,12 +279,12 @@ int log_write_scene(pbd_h5log *log, const pbd_world *w, const pbd_h5log_options 
     }
     if (tri && n_tris > 0 && arrays) {
         hsize_t dt[2] = {(hsize_t)n_tris, 3};
-        bad |= H5LTmake_dataset_int(g, "triangles", 2, dt, tri) < 0;
+        bad |= pbd_h5_write_array(g, "triangles", H5T_NATIVE_INT32, 2, dt, tri) != 0;
         log->n_tris = n_tris;
     }
     if (opt && opt->tets && opt->n_tets > 0 && arrays) {
         hsize_t dt[2] = {(hsize_t)opt->n_tets, 4};
-        bad |= H5LTmake_dataset_int(g, "tets", 2, dt, opt->tets) < 0;
+        bad |= pbd_h5_write_array(g, "tets", H5T_NATIVE_INT32, 2, dt, opt->tets) != 0;
         log->n_tets = opt->n_tets;
     }
     hid_t sets = H5Gcreate2(g, "sets", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);

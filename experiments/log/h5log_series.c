@@ -233,9 +233,12 @@ int pbd_h5log_column(pbd_h5log *log, const char *name, int width, const char *un
                   log->partial, name, log->steps);
         return -1;
     }
+    log_enter(log);
+    log->dirty = 1;
     hid_t g = H5Gopen2(log->file, "series", H5P_DEFAULT);
     int id = log_add_column(log, g, name, width, units, NULL);
     H5Gclose(g);
+    log_leave(log);
     if (id < 0) pbd_error(PBD_EIO, "%s: cannot add column /series/%s", log->partial, name);
     return id;
 }
@@ -254,8 +257,23 @@ void pbd_h5log_set1(pbd_h5log *log, int column, double value)
         pbd_h5log_set(log, column, &value);
 }
 
+static pbd_status write_dataset(pbd_h5log *log, const char *name, const double *data,
+                                long rows, long cols, const char *units,
+                                const char *description);
+
 pbd_status pbd_h5log_dataset(pbd_h5log *log, const char *name, const double *data, long rows,
                              long cols, const char *units, const char *description)
+{
+    log_enter(log);
+    log->dirty = 1;
+    pbd_status st = write_dataset(log, name, data, rows, cols, units, description);
+    log_leave(log);
+    return st;
+}
+
+static pbd_status write_dataset(pbd_h5log *log, const char *name, const double *data,
+                                long rows, long cols, const char *units,
+                                const char *description)
 {
     char what[300];
     snprintf(what, sizeof what, "/results/%s", name);
@@ -266,7 +284,8 @@ pbd_status pbd_h5log_dataset(pbd_h5log *log, const char *name, const double *dat
     if (g < 0) return pbd_error(PBD_EIO, "%s: cannot create /results", log->partial);
     hsize_t dims[2] = {(hsize_t)rows, (hsize_t)cols};
     double dummy = 0.0;
-    int bad = H5LTmake_dataset_double(g, name, cols > 1 ? 2 : 1, dims, rows > 0 ? data : &dummy) < 0;
+    int bad = pbd_h5_write_array(g, name, H5T_NATIVE_DOUBLE, cols > 1 ? 2 : 1, dims,
+                                 rows > 0 ? data : &dummy) != 0;
     if (!bad) {
         hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
         log_set_units(d, units, description);
@@ -296,7 +315,10 @@ pbd_status log_flush_block(pbd_h5log *log)
     log->frames_flushed = log->n_frames;
     bad |= log_write_progress(log, 0, NULL) != 0;
     bad |= H5Fflush(log->file, H5F_SCOPE_GLOBAL) < 0;
-    if (!bad) return PBD_OK;
+    if (!bad) {
+        log->dirty = 0;
+        return PBD_OK;
+    }
     int err = errno;
     log->rows -= n; /* not known to be in the file */
     log->frames_flushed = frames_before;
@@ -396,15 +418,20 @@ pbd_status pbd_h5log_step(pbd_h5log *log, const pbd_world *w)
         pbd_status st = log_reserve_space(log, log_frame_bytes(log, w), what);
         if (st != PBD_OK) return st;
         errno = 0;
-        if (log_write_frame(log, w) != 0) {
-            int err = errno;
-            log->write_failed = 1;
+        log_enter(log); /* flushed when it leaves: see log_enter */
+        log->dirty = 1;
+        int bad = log_write_frame(log, w) != 0;
+        int err = errno;
+        if (bad) log->write_failed = 1;
+        log_leave(log);
+        if (bad)
             return pbd_error(PBD_EIO, "%s: cannot append %s: %s", log->partial, what,
                              log_io_reason(err));
-        }
     }
     if (log->buffered == log->block) {
+        log_enter(log);
         pbd_status st = log_flush_block(log);
+        log_leave(log);
         if (st != PBD_OK) return st;
     }
     int sig = pbd_interrupt_signal();

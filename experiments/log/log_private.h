@@ -92,6 +92,10 @@ struct pbd_h5log {
     int write_failed;
     /* topology of /scene for the sidecar */
     int n_tris;
+    /* the grace timer (experiments/cli/interrupt.c): depth of log_enter, and whether HDF5
+     * was written since the last flush */
+    int depth, dirty;
+    int lock_fd; /* flock(2) on <dir>/.<run>.lock, held while the run is written */
 };
 
 void log_quiet_hdf5(void);
@@ -127,6 +131,9 @@ hid_t log_create_frame_column(hid_t g, const char *name, hid_t type, const char 
                               const char *description);
 herr_t log_append_value(hid_t d, hsize_t at, hid_t mem_type, const void *v);
 pbd_status log_write_xdmf(pbd_h5log *log);
+/* Remove <dir>/<run>.xdmf (an earlier run's sidecar: before the data file is renamed, so
+ * that no sidecar ever points into a file it does not describe). */
+void log_remove_xdmf(const pbd_h5log *log);
 /* complete / steps / frames / threads_used / stopped, created at open and overwritten in
  * place after (h5log_attrs.c): what a file holds and why it stopped, even after a failed
  * write. */
@@ -137,6 +144,14 @@ int log_attr_doubles_in_place(hid_t file, const char *name, const double *v, int
 int log_attr_reason(hid_t file, const char *text);
 int log_write_progress(pbd_h5log *log, long complete, const char *stopped);
 void log_free(pbd_h5log *log);
+/* param_hash (h5log_attrs.c): FNV-1a 64 of the root attributes solver.*, scene.*, param.*,
+ * quick and seed (name, then value as text; in name order), written when the run closes. */
+int log_write_param_hash(pbd_h5log *log);
+/* Around every write to the run's file (h5log.c): log_enter marks the section busy for the
+ * grace timer; log_leave, at the outermost level, flushes what was written (log->dirty), so
+ * that outside these sections the file on disk is readable as its last flush left it. */
+void log_enter(pbd_h5log *log);
+void log_leave(pbd_h5log *log);
 /* machine.loadavg_end (h5log_attrs.c): NaN when the file is made (at_end = 0), the load
  * average when the run closes (at_end = 1), overwritten in place; the start's is part of the
  * provenance. */

@@ -109,7 +109,28 @@ const char *pbd_build_cflags(void);
 /* The CPU's model name (/proc/cpuinfo), or "unknown". */
 void pbd_machine_cpu_model(char *buf, size_t size);
 
-/* Reading results back (summaries, pbd-report, pbd-h5extract). Return 0 on success. */
+/* Writing HDF5 files the way every pbdlab file is written (h5file.c): pbd_h5_create makes
+ * a file in HDF5 1.10's format, whose metadata carry checksums (a hid_t, < 0 on failure);
+ * pbd_h5_write_array writes a whole dataset (dims: hsize_t), chunked with a Fletcher-32
+ * checksum (and shuffle + deflate from 64 values on). Return 0 on success. */
+long long pbd_h5_create(const char *path);
+int pbd_h5_write_array(long long loc, const char *name, long long type, int rank,
+                       const unsigned long long *dims, const void *data);
+
+/* FNV-1a 64 of text, chained (start with *h = 0): the parameter hashes (param_hash of every
+ * run file, sweep_hash of an experiment's runs; experiments/README.md "HDF5 results"). */
+void pbd_hash_text(unsigned long long *h, const char *text);
+
+/* Before reading a file (h5check.c; any file may be hostile): pbd_h5_regular_file refuses
+ * anything but a regular file without blocking (a FIFO); pbd_h5_check_file also reads all
+ * of it in a child process (every object, attribute and dataset: checksums verified), so
+ * that a corrupt file is named (why: one line, "<path>: expected …, found …") instead of
+ * crashing or hanging the program. Both return 0 when the file is fit to read, else -1. */
+int pbd_h5_regular_file(const char *path, char *why, size_t size);
+int pbd_h5_check_file(const char *path, char *why, size_t size);
+
+/* Reading results back (summaries, pbd-report, pbd-h5extract). Return 0 on success; a path
+ * that is not a regular file is -1 before anything is opened. */
 int pbd_h5_read_attr_double(const char *path, const char *name, double *v);
 int pbd_h5_read_attr_string(const char *path, const char *name, char *buf, size_t size);
 /* A root attribute of exactly n numbers (e.g. solver.gravity, 3). */

@@ -72,6 +72,13 @@ static void write_topology(FILE *f, const pbd_h5log *log, const log_frame *fr, c
     }
 }
 
+void log_remove_xdmf(const pbd_h5log *log)
+{
+    char path[3300];
+    snprintf(path, sizeof path, "%s/%s.xdmf", log->dir, log->run);
+    unlink(path);
+}
+
 pbd_status log_write_xdmf(pbd_h5log *log)
 {
     if (log->n_frames == 0) return PBD_OK;

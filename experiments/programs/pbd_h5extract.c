@@ -41,7 +41,9 @@ static int print_attr(const char *path, const char *name)
     hsize_t dims[4] = {1, 1, 1, 1};
     H5T_class_t cls;
     size_t size;
-    if (H5Aexists(f, name) > 0 && H5LTget_attribute_info(f, "/", name, dims, &cls, &size) >= 0 &&
+    int rank = -1;
+    if (H5Aexists(f, name) > 0 && H5LTget_attribute_ndims(f, "/", name, &rank) >= 0 &&
+        rank >= 0 && rank <= 1 && H5LTget_attribute_info(f, "/", name, dims, &cls, &size) >= 0 &&
         (cls == H5T_FLOAT || cls == H5T_INTEGER) && dims[0] <= 64) {
         double v[64];
         if (H5LTget_attribute_double(f, "/", name, v) >= 0) {
@@ -97,6 +99,11 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *path = pos[0];
+    char why[4600]; /* a FIFO, a corrupt file: one line, exit 1, never a hang or a crash */
+    if (pbd_h5_check_file(path, why, sizeof why) != 0) {
+        fprintf(stderr, "pbd-h5extract: %s\n", why);
+        return 1;
+    }
     if (attr) return print_attr(path, attr);
     if (list) {
         hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -163,7 +170,14 @@ int main(int argc, char **argv)
                 hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
                 if (f >= 0) {
                     hid_t d = H5Dopen2(f, pos[i + 1], H5P_DEFAULT);
-                    if (d >= 0 && H5Aexists(d, "columns") > 0)
+                    hsize_t cd[1] = {1};
+                    H5T_class_t cc;
+                    size_t clen = 0;
+                    int crank = -1; /* read only what fits cnames */
+                    if (d >= 0 && H5Aexists(d, "columns") > 0 &&
+                        H5LTget_attribute_ndims(d, ".", "columns", &crank) >= 0 && crank == 0 &&
+                        H5LTget_attribute_info(d, ".", "columns", cd, &cc, &clen) >= 0 &&
+                        cc == H5T_STRING && clen < sizeof cnames)
                         H5LTget_attribute_string(d, ".", "columns", cnames);
                     if (d >= 0) H5Dclose(d);
                     H5Fclose(f);

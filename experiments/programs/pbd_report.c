@@ -224,6 +224,33 @@ static int print_figures(FILE *out, const char *results, const char *exp)
     return n;
 }
 
+/* ---- corrupt inputs (issue 24) --------------------------------------------------------- */
+
+/* Files named corrupt (or not regular) so far: the report names each, and so does the exit
+ * status (1). */
+static int corrupt_inputs;
+
+/* 1 when path can be read (pbd_h5_check_file reads it all in a child process first: a
+ * corrupt file never crashes or hangs the report); else one line on stderr, a line in the
+ * report (out, and row when given: the summary table's cell), and 0. */
+static int fit_to_read(FILE *out, FILE *row, const char *name, const char *path)
+{
+    char why[4600];
+    if (pbd_h5_check_file(path, why, sizeof why) == 0) return 1;
+    corrupt_inputs++;
+    fprintf(stderr, "pbd-report: %s\n", why);
+    fputs("<p class=\"missing\">Corrupt input, not read: ", out);
+    html(out, why);
+    fputs("</p>\n", out);
+    if (row) {
+        fprintf(row, "<tr><td><a href=\"#%s\">%s</a></td><td class=\"missing\">corrupt "
+                "input: ", name, name);
+        html(row, why);
+        fputs("</td><td></td></tr>\n", row);
+    }
+    return 0;
+}
+
 /* ---- one experiment ------------------------------------------------------------------ */
 
 static void print_parameters(FILE *out, const char *results, const char *exp, const char *runs)
@@ -236,7 +263,8 @@ static void print_parameters(FILE *out, const char *results, const char *exp, co
     char path[4096];
     snprintf(path, sizeof path, "%s/%s/%s.h5", results, exp, first);
     attr_list l;
-    if (read_attrs(path, "/", &l) != 0) return;
+    if (!file_exists(path) || !fit_to_read(out, NULL, exp, path) || read_attrs(path, "/", &l) != 0)
+        return;
     fprintf(out, "<details><summary>Parameters (root attributes of <code>%s/%s.h5</code>; the "
             "sweep varies what the run names say)</summary>\n<table class=\"params\">\n", exp, first);
     for (int i = 0; i < l.n; i++) {
@@ -261,6 +289,7 @@ static void print_experiment(FILE *out, const char *results, int k, FILE *summar
                 "available (needs %s)</td><td></td></tr>\n", name, name, suite[k].needs);
         return;
     }
+    if (file_exists(sum_path) && !fit_to_read(out, summary_rows, name, sum_path)) return;
     attr_list l;
     int have = file_exists(sum_path) && read_attrs(sum_path, "/", &l) == 0;
     /* the summary's description says what the runs were (QUICK sizes) */
@@ -381,6 +410,10 @@ static void print_gradcheck(FILE *out, const char *results)
           "<th>momentum</th><th>momentum_err</th><th>degenerate samples</th>"
           "<th>degenerate non-finite</th><th>Hessian max_rel_err</th><th>Hessian taylor_order "
           "(empty: none, differences of the gradient)</th><th>verdict</th></tr>\n", out);
+    if (!fit_to_read(out, NULL, "gradcheck", path)) {
+        fputs("</table>\n", out);
+        return;
+    }
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f >= 0) {
         H5Literate(f, H5_INDEX_NAME, H5_ITER_INC, NULL, gradcheck_row, out);
@@ -490,5 +523,10 @@ int main(int argc, char **argv)
         return 3;
     }
     printf("pbd: report in %s\n", out_path);
+    if (corrupt_inputs) { /* the report names them; so does the exit status */
+        fprintf(stderr, "pbd-report: %d corrupt input file%s (named above and in %s)\n",
+                corrupt_inputs, corrupt_inputs == 1 ? "" : "s", out_path);
+        return 1;
+    }
     return 0;
 }

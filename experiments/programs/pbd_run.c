@@ -95,6 +95,9 @@ int main(int argc, char **argv)
                 "starting with '.' (at most 200 bytes), found '%s'\n", run);
         return 2;
     }
+    /* before any expensive set-up (a 1000² cloth takes seconds to build): a signal from now
+     * on stops the program within the grace time, leaving nothing or a readable file */
+    pbd_interrupt_install();
     /* A given option that cannot act is refused, naming it and why (exit 2) */
     const char *unread = NULL, *unread_why = NULL;
     if (cli_given(&frames) && !out_dir)
@@ -167,7 +170,15 @@ int main(int argc, char **argv)
             pbd_world_free(w);
             return pbd_exit_status(code);
         }
-        pbd_interrupt_install();
+    }
+    if (pbd_interrupt_signal()) { /* during the set-up: no step was made, nothing is kept */
+        fprintf(stderr, "pbd-run: interrupted by %s before step 1; nothing kept\n",
+                pbd_signal_name(pbd_interrupt_signal()));
+        if (log) pbd_h5log_discard(log);
+        pbd_interrupt_done();
+        pbd_scene_cells_free(&cells);
+        pbd_world_free(w);
+        return pbd_exit_status(PBD_EINTR);
     }
     pbd_exp_reference ref = {0};
     if (reference) {
@@ -225,6 +236,7 @@ int main(int argc, char **argv)
         pbd_h5log_stop(log, st);
     }
     if (st != PBD_OK) fprintf(stderr, "pbd-run: %s\n", pbd_last_error());
+    pbd_interrupt_done();
     pbd_scene_cells_free(&cells);
     pbd_world_free(w);
     return pbd_exit_status(st);
