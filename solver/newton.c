@@ -120,9 +120,10 @@ static pbd_status workspace(pbd_world *w, struct pbd_newton_workspace **out)
 
 /* Evaluate C and ∇C of every constraint at x, then r = (g, h); returns ||r||_2, or -1 on a
  * non-finite value (message recorded). A degenerate constraint (PBD_EVAL_DEGENERATE) gets
- * no gradient at this iterate, as XPBD skips it; its h = C + α̃λ still counts. */
+ * no gradient at this iterate, as XPBD skips it; its h = C + α̃λ still counts. A constraint
+ * in potential form (newton_merit.c) gets λ = −C/α̃ here, so its h is 0. */
 static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const double *x,
-                       const double *lambda)
+                       double *lambda)
 {
     int nf3 = 3 * nw->n_free;
     for (int f = 0; f < nw->N; f++) nw->r[f] = 0.0;
@@ -157,6 +158,7 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
                 for (int k = 0; k < a3; k++) grad[k] = 0.0;
                 skipped++;
             }
+            if (newton_potential(set, c)) lambda[gc] = -nw->C[gc] / nw->alpha_tilde[gc];
             const int32_t *idx = set->idx + (size_t)c * set->arity;
             for (int j = 0; j < set->arity; j++) {
                 int f = nw->free_of[idx[j]];
@@ -239,6 +241,11 @@ static pbd_status check_world(const pbd_world *w, int max_iter, double tol)
                              "(the dense oracle is for small scenes), found %ld",
                              PBD_NEWTON_DENSE_MAX, unknowns);
     }
+    if (w->post_step)
+        return pbd_error(PBD_EINVAL, "newton: expected a world without a post-step hook, found "
+                         "one (tearing): the implicit step takes a fixed topology, and the torn "
+                         "cloth's pulled rows have no equilibrium to converge to before it tears "
+                         "(solver/README.md)");
     for (int s = 0; s < w->n_sets; s++)
         if (!w->sets[s].type->eval && w->sets[s].count > 0)
             return pbd_error(PBD_EINVAL, "newton: set %d (%s): expected constraints with a "
@@ -258,6 +265,59 @@ static pbd_status check_world(const pbd_world *w, int max_iter, double tol)
                                  "constraint)", s, set->type->name, c, set->stiffness[c]);
     }
     return PBD_OK;
+}
+
+/* Backtracking along (dx, dλ) from the iterate (nw->r, nw->C at it), the full step first:
+ * on ||(g, h)|| (sufficient decrease), or, when every constraint is in potential form
+ * (`potential`), on G with Armijo's condition — near the minimum, where G's changes drop
+ * below its rounding, G within that rounding and ||(g, h)|| decreasing. A step that turns a
+ * tet inside out is shortened. Leaves the trial's residual in nw (the accepted one) and
+ * returns its ||(g, h)||, or -1 when no step length works. */
+static double line_search(pbd_world *w, struct pbd_newton_workspace *nw, double norm,
+                          int potential, double *merit, int *inverted)
+{
+    *inverted = 0;
+    double slope = 0.0;
+    if (potential) {
+        for (int f = 0; f < 3 * nw->n_free; f++) slope += nw->r[f] * nw->dx[f];
+        if (!(slope < 0.0)) { /* no descent (a poor solve): M⁻¹-scaled steepest descent */
+            slope = 0.0;
+            for (int i = 0; i < w->n; i++) {
+                int f = nw->free_of[i];
+                for (int k = 0; f >= 0 && k < 3; k++) {
+                    nw->dx[3 * f + k] = -w->w[i] * nw->r[3 * f + k];
+                    slope -= w->w[i] * nw->r[3 * f + k] * nw->r[3 * f + k];
+                }
+            }
+        }
+    }
+    double t = 1.0;
+    for (int ls = 0; ls < 40; ls++, t *= 0.5) {
+        if (ls) nw->info.line_search_halvings++;
+        for (int i = 0; i < 3 * w->n; i++) nw->x_try[i] = nw->x[i];
+        for (int i = 0; i < w->n; i++) {
+            int f = nw->free_of[i];
+            if (f >= 0)
+                for (int k = 0; k < 3; k++) nw->x_try[3 * i + k] += t * nw->dx[3 * f + k];
+        }
+        if (newton_inverts(w, nw->x, nw->x_try)) {
+            ++*inverted;
+            continue;
+        }
+        for (int c = 0; c < nw->m; c++) nw->lambda_try[c] = nw->lambda[c] + t * nw->dlambda[c];
+        double trial = residual(w, nw, nw->x_try, nw->lambda_try);
+        if (!(trial >= 0.0)) continue;
+        if (!potential) {
+            if (trial < (1.0 - 1e-4 * t) * norm) return trial;
+            continue;
+        }
+        double G = newton_merit(w, nw, nw->x_try);
+        if (G <= *merit + 1e-4 * t * slope || (G <= *merit * (1.0 + 1e-12) && trial < norm)) {
+            *merit = G;
+            return trial;
+        }
+    }
+    return -1.0;
 }
 
 /* Per-iterate values for the world's iteration log (any pointer may be NULL). */
@@ -308,6 +368,8 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
 
     double norm = residual(w, nw, nw->x, nw->lambda);
     if (norm < 0.0) return PBD_ENUMERIC;
+    const int potential = newton_all_potential(w); /* line search on G (newton_merit.c) */
+    double merit = potential ? newton_merit(w, nw, nw->x) : 0.0;
     nw->norm0 = norm;
     if (residuals) residuals[0] = norm;
     record(nw, lg, 0, norm);
@@ -325,26 +387,14 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
         info->seconds_solve += now_seconds() - t1;
         if (st != PBD_OK) return st;
         newton_system_direction(w, nw);
-        /* backtracking on ||(g, h)||: the full step first */
-        double t = 1.0, trial = -1.0;
-        for (int ls = 0; ls < 30; ls++, t *= 0.5) {
-            for (int i = 0; i < 3 * w->n; i++) nw->x_try[i] = nw->x[i];
-            for (int i = 0; i < w->n; i++) {
-                int f = nw->free_of[i];
-                if (f >= 0)
-                    for (int k = 0; k < 3; k++) nw->x_try[3 * i + k] += t * nw->dx[3 * f + k];
-            }
-            for (int c = 0; c < nw->m; c++)
-                nw->lambda_try[c] = nw->lambda[c] + t * nw->dlambda[c];
-            trial = residual(w, nw, nw->x_try, nw->lambda_try);
-            if (trial >= 0.0 && trial < (1.0 - 1e-4 * t) * norm) break;
-            trial = -1.0;
-            info->line_search_halvings++;
-        }
+        int inverted = 0;
+        double trial = line_search(w, nw, norm, potential, &merit, &inverted);
         if (trial < 0.0)
-            return pbd_error(PBD_ENUMERIC, "newton: iteration %d: expected ||(g, h)|| to "
-                             "decrease along the Newton direction, stalled at %.3e (tol %.3e)",
-                             it, norm, tol);
+            return pbd_error(PBD_ENUMERIC, "newton: iteration %d: expected %s to decrease "
+                             "along the Newton direction, stalled at ||(g, h)|| = %.3e (tol "
+                             "%.3e)%s", it, potential ? "the incremental potential" :
+                             "||(g, h)||", norm, tol, inverted ? "; shorter steps were refused "
+                             "for turning a tet inside out (J <= 0)" : "");
         double *sw = nw->x;
         nw->x = nw->x_try;
         nw->x_try = sw;
