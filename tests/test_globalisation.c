@@ -308,6 +308,27 @@ static void test_damping_random_tensors(void)
     CU_ASSERT_EQUAL(bad, 0);
 }
 
+/* Slip (a) of issue 24: the Stable Neo-Hookean block solve without the −α̃λ of XPBD Eq. 18
+ * (b = −C instead of −C − α̃λ) matters only from a substep's second iteration on, and every
+ * snh test ran one iteration per substep. Here many iterations in one substep: converged,
+ * Eq. 18's fixed point is C + α̃λ = 0 row by row (the XPBD residual ‖C + α̃λ‖ vanishes while
+ * ‖C‖ does not); without the term the fixed point is C = 0 (a rigid element) and the XPBD
+ * residual stays of the order of ‖C‖. */
+static void test_snh_block_converges_to_eq18(void)
+{
+    pbd_world *w = beam("neo-hookean", 1e5, 4);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    w->def.method = PBD_METHOD_XPBD;
+    w->def.substeps = 1;
+    w->def.dt = 1e-3;
+    w->def.iterations = 60;
+    for (int k = 0; k < 3; k++) CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
+    CU_ASSERT(w->sets[0].type->block > 1);
+    CU_ASSERT(w->stats.l2_c > 1e-4);
+    CU_ASSERT(w->stats.xpbd_residual < 1e-6 * w->stats.l2_c);
+    pbd_world_free(w);
+}
+
 void register_globalisation_tests(void)
 {
     CU_pSuite s = CU_add_suite("globalisation", NULL, NULL);
@@ -317,4 +338,5 @@ void register_globalisation_tests(void)
     CU_add_test(s, "static_never_inverted", test_static_never_inverted);
     CU_add_test(s, "xpbd_rest_is_static", test_xpbd_rest_is_static);
     CU_add_test(s, "damping_random_tensors", test_damping_random_tensors);
+    CU_add_test(s, "snh_block_converges_to_eq18", test_snh_block_converges_to_eq18);
 }

@@ -1,0 +1,79 @@
+/* An experiment's reference formula and headline are code too (issue 24): each computed
+ * independently here from the run file's own inputs and held to what the experiment wrote.
+ * Slips that survived the whole suite before: material_beam's Euler–Bernoulli deflection
+ * with I = a⁴/6 for a⁴/12, poisson's effective ratio inverted (ln λ_a / ln λ_l). */
+#include "tests.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[64];
+
+static int run(const char *args)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s/pbd-run %s --quiet --out=%s >/dev/null 2>&1", test_bin_dir(),
+             args, dir);
+    return test_run(cmd);
+}
+
+static double attr(const char *path, const char *name)
+{
+    double v = NAN;
+    if (pbd_h5_read_attr_double(path, name, &v) != 0) return NAN;
+    return v;
+}
+
+static int rel_eq(double a, double b, double tol) { return fabs(a - b) <= tol * fabs(b); }
+
+/* material_beam: δ_EB = qL⁴/(8EI), q = mg/L, I = a⁴/12 (a = L/4, 1 kg, L = 1 m, E = 1e5 Pa);
+ * Timoshenko adds qL²/(2κGA), κ = 5/6, G = E/(2(1 + ν)), A = a²; the run's ratios are its
+ * static deflection over these. */
+static void test_material_beam_theory(void)
+{
+    strcpy(dir, "/tmp/pbd-test-refs-XXXXXX");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    CU_ASSERT_EQUAL_FATAL(run("material_beam --only=static_stvk_r4 --implicit-resolution=0"), 0);
+    char path[256];
+    snprintf(path, sizeof path, "%s/material_beam/static_stvk_r4.h5", dir);
+    const double L = 1.0, a = L / 4.0, E = 1e5, nu = 0.3, q = 1.0 * 9.81 / L;
+    const double I = pow(a, 4) / 12.0, G = E / (2.0 * (1.0 + nu));
+    const double eb = q * pow(L, 4) / (8.0 * E * I), ti = eb + q * L * L / (2.0 * 5.0 / 6.0 * G * a * a);
+    double d = attr(path, "result.static_deflection");
+    CU_ASSERT(rel_eq(attr(path, "result.euler_bernoulli_deflection"), eb, 1e-12));
+    CU_ASSERT(rel_eq(attr(path, "result.timoshenko_deflection"), ti, 1e-12));
+    CU_ASSERT(rel_eq(attr(path, "result.ratio_to_euler_bernoulli"), d / eb, 1e-12));
+    CU_ASSERT(rel_eq(attr(path, "result.ratio_to_timoshenko"), d / ti, 1e-12));
+    /* linear tets lock in bending: 4 cubes give about a quarter of the theory, never more */
+    CU_ASSERT(d / eb > 0.2 && d / eb < 0.4);
+    test_remove_dir(dir);
+}
+
+/* poisson: ν_eff = −ln λ_l / ln λ_a from the run's own stretches; the matched SNH at ν = 0.3
+ * and 5 % stretch has a static ν_eff near 0.3 (0.306; the inverted ratio would be 3.3), and
+ * the theory volume ratio is λ_a^(1 − 2ν). */
+static void test_poisson_effective_ratio(void)
+{
+    strcpy(dir, "/tmp/pbd-test-refs-XXXXXX");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    CU_ASSERT_EQUAL_FATAL(run("poisson --only=neo-hookean_matched_nu0.3 --duration=0.1"), 0);
+    char path[256];
+    snprintf(path, sizeof path, "%s/poisson/neo-hookean_matched_nu0.3.h5", dir);
+    double ax = attr(path, "result.axial_stretch"), lat = attr(path, "result.lateral_stretch");
+    CU_ASSERT(ax > 1.0 && lat < 1.0);
+    CU_ASSERT(rel_eq(attr(path, "result.effective_poisson_ratio"), -log(lat) / log(ax), 1e-12));
+    CU_ASSERT(rel_eq(attr(path, "result.theory_volume_ratio"), pow(ax, 1.0 - 2.0 * 0.3), 1e-12));
+    double st = attr(path, "result.static_effective_poisson_ratio");
+    CU_ASSERT(st > 0.28 && st < 0.33);
+    test_remove_dir(dir);
+}
+
+void register_references_tests(void)
+{
+    CU_pSuite s = CU_add_suite("references", NULL, NULL);
+    CU_add_test(s, "material_beam_theory", test_material_beam_theory);
+    CU_add_test(s, "poisson_effective_ratio", test_poisson_effective_ratio);
+}
