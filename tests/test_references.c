@@ -71,9 +71,42 @@ static void test_poisson_effective_ratio(void)
     test_remove_dir(dir);
 }
 
+/* The unit right tet stretched by s along x: F = diag(s, 1, 1), D_m = I, so ∇_{x1} C = ∂C/∂F
+ * column 1 and C ∂C/∂(x1)_x = V P_11 (the first Piola–Kirchhoff stress, C = √(2ΨV)):
+ *   corotated  Ψ = μ‖F − R‖² + λ/2 (J − 1)²:  P_11 = (2μ + λ)(s − 1),
+ *   StVK       P = F S, S = 2μE + λ tr(E) I:   P_11 = s (2μ + λ)(s² − 1)/2.
+ * Independent of the gradient checker, which held the slip "corotated force with μ for 2μ"
+ * alone; and the energy itself, C²/2 = ΨV. */
+static void test_tet_stress_uniaxial(void)
+{
+    const pbd_constraint_type *types[] = {&pbd_fem_tet_corotated_type, &pbd_fem_tet_stvk_type};
+    for (int k = 0; k < 2; k++) {
+        double X[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1}, rest[16];
+        pbd_eval_input in = {X, 4, NULL, NULL, 0};
+        double alpha = types[k]->material(&in, 1e5, 0.3, 0, rest);
+        CU_ASSERT_FATAL(alpha > 0.0);
+        double V = rest[9], mu = rest[10], la = rest[11];
+        CU_ASSERT(rel_eq(V, 1.0 / 6.0, 1e-14));
+        CU_ASSERT(rel_eq(mu, 1e5 / 2.6, 1e-14));
+        for (double s = 0.9; s < 1.15; s += 0.05) {
+            if (fabs(s - 1.0) < 1e-9) continue;
+            double x[12] = {0, 0, 0, s, 0, 0, 0, 1, 0, 0, 0, 1}, C, g[12];
+            pbd_eval_input xi = {x, 4, rest, NULL, 0};
+            CU_ASSERT_EQUAL(types[k]->eval(&xi, &C, g), PBD_EVAL_OK);
+            double P11 = k == 0 ? (2.0 * mu + la) * (s - 1.0) : s * (2.0 * mu + la) * (s * s - 1.0) / 2.0;
+            double psi = k == 0 ? (mu + la / 2.0) * (s - 1.0) * (s - 1.0)
+                                : (mu + la / 2.0) * pow((s * s - 1.0) / 2.0, 2);
+            CU_ASSERT(rel_eq(C * C / 2.0, psi * V, 1e-12));
+            CU_ASSERT(rel_eq(C * g[3], V * P11, 1e-10));
+            CU_ASSERT(fabs(C * g[4]) < 1e-9 * fabs(V * P11)); /* no shear: P_21 = 0 */
+        }
+    }
+}
+
 void register_references_tests(void)
 {
     CU_pSuite s = CU_add_suite("references", NULL, NULL);
     CU_add_test(s, "material_beam_theory", test_material_beam_theory);
     CU_add_test(s, "poisson_effective_ratio", test_poisson_effective_ratio);
+    CU_add_test(s, "tet_stress_uniaxial", test_tet_stress_uniaxial);
 }
