@@ -103,10 +103,31 @@ static void test_tet_stress_uniaxial(void)
     }
 }
 
+/* poisson's headline from its runs: the largest |ν_eff − ν| over the matched runs, and the
+ * volume ratio of the ν = 1/2 run (the quick sweep: ν = 0.3 and 0.5, matched). */
+static void test_poisson_headline(void)
+{
+    strcpy(dir, "/tmp/pbd-test-refs-XXXXXX");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    CU_ASSERT_EQUAL_FATAL(run("poisson --quick --duration=0.1"), 0);
+    CU_ASSERT_EQUAL_FATAL(run("poisson --quick --duration=0.1 --summarize"), 0);
+    char p3[256], p5[256], sum[256];
+    snprintf(p3, sizeof p3, "%s/poisson/neo-hookean_matched_nu0.3.h5", dir);
+    snprintf(p5, sizeof p5, "%s/poisson/neo-hookean_matched_nu0.5.h5", dir);
+    snprintf(sum, sizeof sum, "%s/poisson/summary.h5", dir);
+    double worst = fmax(fabs(attr(p3, "result.effective_poisson_ratio") - 0.3),
+                        fabs(attr(p5, "result.effective_poisson_ratio") - 0.5));
+    CU_ASSERT(rel_eq(attr(sum, "headline.max_poisson_deviation_matched"), worst, 1e-12));
+    CU_ASSERT(rel_eq(attr(sum, "headline.volume_ratio_incompressible"),
+                     attr(p5, "result.volume_ratio"), 1e-12));
+    test_remove_dir(dir);
+}
+
 void register_references_tests(void)
 {
     CU_pSuite s = CU_add_suite("references", NULL, NULL);
     CU_add_test(s, "material_beam_theory", test_material_beam_theory);
     CU_add_test(s, "poisson_effective_ratio", test_poisson_effective_ratio);
     CU_add_test(s, "tet_stress_uniaxial", test_tet_stress_uniaxial);
+    CU_add_test(s, "poisson_headline", test_poisson_headline);
 }
