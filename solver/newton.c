@@ -14,7 +14,9 @@
  * GSL's dense LU (solver/newton_linear.c). Fixed particles (w = 0) are eliminated: they sit
  * where the step would put them (x + Δt v, or the attachment's target). A backtracking line
  * search on ||(g, h)||_2 guards the first iterations; near the solution full steps are taken
- * and convergence is quadratic. Equality constraints only (solver/README.md). */
+ * and convergence is quadratic. Energy constraints C = √(2ΨV) are solved in their potential
+ * form, with a line search on implicit Euler's incremental potential when every constraint
+ * is one (solver/newton_merit.c). Equality constraints only (solver/README.md). */
 #include "newton_private.h"
 
 #include <math.h>

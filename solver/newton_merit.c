@@ -60,12 +60,17 @@ int newton_potential_hessian(struct pbd_newton_workspace *nw, const pbd_constrai
         for (int row = 0; row < n3; row++)
             nw->H[(size_t)row * n3 + col] = (nw->gp[row] - nw->gm[row]) / (2.0 * eps);
     }
-    for (int row = 0; row < n3; row++)
-        for (int col = row + 1; col < n3; col++) {
-            double avg = 0.5 * (nw->H[(size_t)row * n3 + col] + nw->H[(size_t)col * n3 + row]);
-            nw->H[(size_t)row * n3 + col] = nw->H[(size_t)col * n3 + row] = avg;
-        }
+    newton_symmetrise(nw->H, n3);
     return pbd_sym_project_psd(n3, nw->H, 0.0) < 0;
+}
+
+void newton_symmetrise(double *H, int n)
+{
+    for (int row = 0; row < n; row++)
+        for (int col = row + 1; col < n; col++) {
+            double avg = 0.5 * (H[(size_t)row * n + col] + H[(size_t)col * n + row]);
+            H[(size_t)row * n + col] = H[(size_t)col * n + row] = avg;
+        }
 }
 
 int newton_all_potential(const pbd_world *w)

@@ -95,6 +95,8 @@ static inline int newton_potential(const pbd_constraint_set *set, int c)
 /* ∇²(½C²/α̃) of constraint c at nw->x into nw->H, projected to PSD; 0, or 1 when undefined. */
 int newton_potential_hessian(struct pbd_newton_workspace *nw, const pbd_constraint_set *set,
                              int c, double alpha_tilde);
+/* H (n × n, row-major) replaced by (H + Hᵀ)/2: central differences are not symmetric. */
+void newton_symmetrise(double *H, int n);
 /* 1: every constraint of the world is in potential form (the line search is then on G). */
 int newton_all_potential(const pbd_world *w);
 /* G(x) (1/Δt² × implicit Euler's incremental potential), nw->C being C at x. */

@@ -347,11 +347,7 @@ static int hessian(struct pbd_newton_workspace *nw, const pbd_constraint_set *se
         for (int row = 0; row < n3; row++)
             nw->H[(size_t)row * n3 + col] = (nw->gp[row] - nw->gm[row]) / (2.0 * eps);
     }
-    for (int row = 0; row < n3; row++)
-        for (int col = row + 1; col < n3; col++) {
-            double avg = 0.5 * (nw->H[(size_t)row * n3 + col] + nw->H[(size_t)col * n3 + row]);
-            nw->H[(size_t)row * n3 + col] = nw->H[(size_t)col * n3 + row] = avg;
-        }
+    newton_symmetrise(nw->H, n3);
     return 0;
 }
 

@@ -12,6 +12,13 @@
 
 static char dir[64];
 
+/* A fresh directory for the runs: dir. */
+static int fresh_dir(void)
+{
+    strcpy(dir, "/tmp/pbd-test-refs-XXXXXX");
+    return mkdtemp(dir) != NULL;
+}
+
 static int run(const char *args)
 {
     char cmd[512];
@@ -34,8 +41,7 @@ static int rel_eq(double a, double b, double tol) { return fabs(a - b) <= tol * 
  * static deflection over these. */
 static void test_material_beam_theory(void)
 {
-    strcpy(dir, "/tmp/pbd-test-refs-XXXXXX");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    CU_ASSERT_FATAL(fresh_dir());
     CU_ASSERT_EQUAL_FATAL(run("material_beam --only=static_stvk_r4 --implicit-resolution=0"), 0);
     char path[256];
     snprintf(path, sizeof path, "%s/material_beam/static_stvk_r4.h5", dir);
@@ -57,8 +63,7 @@ static void test_material_beam_theory(void)
  * the theory volume ratio is λ_a^(1 − 2ν). */
 static void test_poisson_effective_ratio(void)
 {
-    strcpy(dir, "/tmp/pbd-test-refs-XXXXXX");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    CU_ASSERT_FATAL(fresh_dir());
     CU_ASSERT_EQUAL_FATAL(run("poisson --only=neo-hookean_matched_nu0.3 --duration=0.1"), 0);
     char path[256];
     snprintf(path, sizeof path, "%s/poisson/neo-hookean_matched_nu0.3.h5", dir);
@@ -107,8 +112,7 @@ static void test_tet_stress_uniaxial(void)
  * volume ratio of the ν = 1/2 run (the quick sweep: ν = 0.3 and 0.5, matched). */
 static void test_poisson_headline(void)
 {
-    strcpy(dir, "/tmp/pbd-test-refs-XXXXXX");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    CU_ASSERT_FATAL(fresh_dir());
     CU_ASSERT_EQUAL_FATAL(run("poisson --quick --duration=0.1"), 0);
     CU_ASSERT_EQUAL_FATAL(run("poisson --quick --duration=0.1 --summarize"), 0);
     char p3[256], p5[256], sum[256];
