@@ -19,10 +19,14 @@
  * is one (solver/newton_merit.c). Equality constraints only (solver/README.md). */
 #include "newton_private.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* ||(g, h)||'s rounding floor: this many ε × the root sum of squares of its terms */
+#define NEWTON_ROUNDING 4.0
 
 static double now_seconds(void)
 {
@@ -128,12 +132,17 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
                        double *lambda)
 {
     int nf3 = 3 * nw->n_free;
+    double mag = 0.0; /* Σ of the squared magnitudes of the terms summed into r: their
+                       * roundings, independent, add up to about ε √mag */
     for (int f = 0; f < nw->N; f++) nw->r[f] = 0.0;
     for (int i = 0; i < w->n; i++) {
         int f = nw->free_of[i];
         if (f < 0) continue;
         double m = 1.0 / w->w[i];
-        for (int k = 0; k < 3; k++) nw->r[3 * f + k] = m * (x[3 * i + k] - nw->xt[3 * i + k]);
+        for (int k = 0; k < 3; k++) {
+            nw->r[3 * f + k] = m * (x[3 * i + k] - nw->xt[3 * i + k]);
+            mag += pow(m * x[3 * i + k], 2) + pow(m * nw->xt[3 * i + k], 2);
+        }
     }
     double max_c = 0.0, l2_c = 0.0, l2_h = 0.0;
     int skipped = 0;
@@ -165,9 +174,21 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
             for (int j = 0; j < set->arity; j++) {
                 int f = nw->free_of[idx[j]];
                 if (f < 0) continue;
-                for (int k = 0; k < 3; k++) nw->r[3 * f + k] -= lambda[gc] * grad[3 * j + k];
+                for (int k = 0; k < 3; k++) {
+                    nw->r[3 * f + k] -= lambda[gc] * grad[3 * j + k];
+                    mag += pow(lambda[gc] * grad[3 * j + k], 2);
+                }
             }
             double h = nw->C[gc] + nw->alpha_tilde[gc] * lambda[gc];
+            mag += pow(nw->C[gc], 2) + pow(nw->alpha_tilde[gc] * lambda[gc], 2);
+            if (newton_potential(set, c)) { /* its force C∇C/α̃ moves by ε|x| × |∇C|²/α̃ */
+                double gg = 0.0, xm = 0.0;
+                for (int k = 0; k < a3; k++) {
+                    gg += grad[k] * grad[k];
+                    xm = fmax(xm, fabs(x[3 * (size_t)idx[k / 3] + k % 3]));
+                }
+                mag += pow(xm * gg / nw->alpha_tilde[gc], 2);
+            }
             nw->r[nf3 + gc] = h;
             max_c = fmax(max_c, fabs(nw->C[gc]));
             l2_c += nw->C[gc] * nw->C[gc];
@@ -183,6 +204,7 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
     nw->l2_c = sqrt(l2_c);
     nw->l2_h = sqrt(l2_h);
     nw->skipped = skipped;
+    nw->floor = NEWTON_ROUNDING * DBL_EPSILON * sqrt(mag);
     double sum = 0.0;
     for (int f = 0; f < nw->N; f++) sum += nw->r[f] * nw->r[f];
     if (!isfinite(sum)) {
@@ -376,7 +398,9 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
     if (residuals) residuals[0] = norm;
     record(nw, lg, 0, norm);
     int it = 0;
-    while (norm > tol && it < max_iter) {
+    /* the tolerance, or the residual's rounding floor when that is above it (a stiff
+     * material: E = 1e11 Pa stvk stalled at 1.9e-9 against tol 1e-10) */
+    while (norm > fmax(tol, nw->floor) && it < max_iter) {
         if (pbd_stop_requested())
             return pbd_error(PBD_EINTR, "newton: step %ld abandoned at iteration %d on a stop "
                              "request", w->step_count + 1, it);
@@ -422,9 +446,10 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
                   sizeof(double) * (3 * n3 + 4 * m + (size_t)nw->n_grad + (size_t)nw->N + n3 +
                                     m + 9 * a + 9 * a * a) +
                   sizeof(int32_t) * ((size_t)nw->n + 2 * (size_t)(nw->n_sets + 1));
-    if (norm > tol)
+    if (norm > fmax(tol, nw->floor))
         return pbd_error(PBD_ENUMERIC, "newton: expected ||(g, h)|| <= %.3e within %d "
-                         "iterations, found %.3e", tol, max_iter, norm);
+                         "iterations (tol %.3e, rounding floor %.3e), found %.3e",
+                         fmax(tol, nw->floor), max_iter, tol, nw->floor, norm);
     return PBD_OK;
 }
 

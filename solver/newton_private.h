@@ -64,6 +64,7 @@ struct pbd_newton_workspace {
     double max_c, l2_c, l2_h;   /* max |C|, ||C||_2, ||h||_2 at the last residual() */
     double *set_stats;          /* the same per set (3 per set), in the set's unit */
     double norm0, norm;         /* ||(g, h)||_2 at the start and at the iterate */
+    double floor;               /* ||(g, h)||'s rounding floor at the last residual() */
     int skipped;                /* degenerate constraints at the last residual() */
     int hessians_skipped;       /* undefined Hessians in the last assembly */
     double *xl, *gp, *gm, *H;   /* one constraint: positions, ±gradients, Hessian */

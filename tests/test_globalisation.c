@@ -329,10 +329,30 @@ static void test_snh_block_converges_to_eq18(void)
     pbd_world_free(w);
 }
 
+/* A stiff material asks ||(g, h)|| for less than its rounding: stvk and corotated at
+ * E = 1e11 Pa stalled at 1.9e-9 against tol 1e-10 (exit 5). The tolerance now has a floor
+ * at the residual's rounding (solver/newton.c): they converge in 4 iterations. */
+static void test_newton_stiff_material(void)
+{
+    const char *materials[] = {"stvk", "corotated"};
+    for (int k = 0; k < 2; k++) {
+        pbd_world *w = beam(materials[k], 1e11, 0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        w->def.method = PBD_METHOD_NEWTON;
+        for (int s = 0; s < 2; s++) CU_ASSERT_EQUAL(pbd_step(w), PBD_OK);
+        pbd_newton_info info;
+        pbd_newton_last_info(w, &info);
+        CU_ASSERT(info.iterations <= 6);
+        CU_ASSERT(info.residual < 1e-8);
+        pbd_world_free(w);
+    }
+}
+
 void register_globalisation_tests(void)
 {
     CU_pSuite s = CU_add_suite("globalisation", NULL, NULL);
     CU_add_test(s, "newton_energy_materials", test_newton_energy_materials);
+    CU_add_test(s, "newton_stiff_material", test_newton_stiff_material);
     CU_add_test(s, "sym_eigen", test_sym_eigen);
     CU_add_test(s, "static_light_and_stiff", test_static_light_and_stiff);
     CU_add_test(s, "static_never_inverted", test_static_never_inverted);
