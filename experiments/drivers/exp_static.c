@@ -5,9 +5,10 @@
  * line search on E. It is the v = 0 fixed point of XPBD Eq. 8–9 (M(x − x̃) = 0, λ = −C/α̃).
  * Written in x alone, the square root of the energy constraints C = √(2ΨV) (fem.h) cancels:
  * ½C²/α = ΨV is smooth through C = 0, where ∇C of the square root is not (the Newton
- * reference, pbd_newton_step, does the same: solver/newton_merit.c). The Hessian of each constraint's ½C²/α is taken
- * by central differences of its gradient (C/α)∇C (step 1e-6 of the constraint's size), the
- * dense system by GSL's Cholesky. Every set needs α > 0 and a scalar C; fixed particles stay.
+ * reference, pbd_newton_step, does the same: solver/newton_merit.c). The Hessian of each
+ * constraint's ½C²/α is taken by central differences of its gradient (C/α)∇C (step 1e-6 of
+ * the constraint's size), the dense system by GSL's Cholesky. Every set needs α > 0 and a
+ * scalar C; fixed particles stay.
  *
  * Globalisation (issue 24 items 11–13), so that it converges or says why:
  *  - the Newton matrix is the exact Hessian while it is positive definite; where it is not
@@ -135,7 +136,8 @@ static pbd_status hessian(static_work *s, const double *x, gsl_matrix *H, int pr
                 for (int col = 0; col < a3; col++) {
                     int fc = s->free_of[idx[col / 3]];
                     if (fc >= 0)
-                        *gsl_matrix_ptr(H, 3 * fr + row % 3, 3 * fc + col % 3) += s->Hl[row * a3 + col];
+                        *gsl_matrix_ptr(H, 3 * fr + row % 3, 3 * fc + col % 3) +=
+                            s->Hl[row * a3 + col];
                 }
             }
         }
