@@ -49,4 +49,5 @@ const pbd_constraint_type pbd_fem_tet_corotated_type = {
     .sample = fem_tet_lame_sample,
     .n_components = 1,
     .material = fem_tet_lame_material,
+    .energy = 1,
 };

@@ -81,4 +81,5 @@ const pbd_constraint_type pbd_fem_triangle_type = {
     .n_components = 1,
     .material = tri_material,
     .hessian = fem_triangle_hessian,
+    .energy = 1,
 };

@@ -153,6 +153,10 @@ typedef struct pbd_constraint_type {
      * constraint damping (β) is not applied to blocks. The Newton reference, residuals and
      * the checker see the rows one by one. */
     int block;
+    /* 1: an energy constraint C = √(2ΨV) >= 0 (constraints/fem.h): ½C²/α is the element's
+     * elastic energy, smooth through rest where C's gradient is not; the Newton reference
+     * solves these in their potential form (solver/newton_merit.c) */
+    int energy;
 } pbd_constraint_type;
 
 #define PBD_MAX_BLOCK 6

@@ -3,10 +3,10 @@
 #include "solver_private.h"
 #include "variants.h"
 
-#include <gsl/gsl_linalg.h>
+#include <float.h>
 #include <math.h>
 
-/* Singular values of I below this fraction of the largest are treated as zero. */
+/* Eigenvalues of I below this fraction of the largest are treated as zero. */
 #define PBD_INERTIA_RCOND 1e-12
 
 /* Momentum-conserving damping (PBD Sec. 3.5), over the free particles (w > 0) only:
@@ -16,7 +16,7 @@
  * r̃ is the cross-product matrix (r̃ a = r × a), skew-symmetric, so r̃ r̃ᵀ = -r̃² =
  * |r|² E - r rᵀ: I is the usual inertia tensor about x_cm, symmetric positive
  * semi-definite. It is singular when the particles are collinear (or one point); then
- * ω = I⁺ L with the pseudo-inverse from GSL's SVD: L has no component along a null
+ * ω = I⁺ L with the pseudo-inverse from I's eigen-decomposition: L has no component along a null
  * direction of I (r × v ⊥ r), so L and Σ m v are still conserved, and the rotation about
  * the line, which the particles cannot express, is left out. Σ m Δv_i = 0 and
  * Σ r_i × m_i Δv_i = Iω - L = 0: linear and angular momentum are unchanged. */
@@ -53,17 +53,24 @@ void pbd_damp_momentum(pbd_world *w, double k_damping)
     for (int k = 0; k < 9; k++)
         if (!isfinite(I[k])) return;
 
-    /* ω = I⁺ L = V S⁺ Uᵀ L (one-sided Jacobi SVD on stack memory: nothing allocated) */
-    double V[9], S[3], omega[3] = {0, 0, 0};
-    gsl_matrix_view Um = gsl_matrix_view_array(I, 3, 3); /* overwritten by U */
-    gsl_matrix_view Vm = gsl_matrix_view_array(V, 3, 3);
-    gsl_vector_view Sv = gsl_vector_view_array(S, 3);
-    gsl_linalg_SV_decomp_jacobi(&Um.matrix, &Vm.matrix, &Sv.vector);
-    double smax = fmax(S[0], fmax(S[1], S[2]));
+    /* ω = I⁺ L = Σ_k v_k (v_k·L) / λ_k over the eigenpairs of the symmetric I with λ_k above
+     * PBD_INERTIA_RCOND of the largest (solver/symeig.c: cyclic Jacobi, which cannot fail on
+     * finite input; GSL's Jacobi SVD missed its tolerance on 5 of 5·10⁶ random tensors and
+     * would have aborted through GSL's default error handler) */
+    double V[9], ev[3], omega[3] = {0, 0, 0};
+    if (pbd_sym_eigen(3, I, ev, V) != 0) return;
+    /* an eigenvalue counts above PBD_INERTIA_RCOND of the largest and above the rounding of
+     * r_i = x_i − x_cm (ε|x_i| each: 64 ε Σ m |x_i|²); without the latter, one particle or
+     * coincident ones (I = rounding noise) got ω = L/noise and velocities of order |v| */
+    double emax = fmax(fabs(ev[0]), fmax(fabs(ev[1]), fabs(ev[2]))), xx = 0.0;
+    for (int i = 0; i < w->n; i++)
+        if (w->w[i] > 0.0)
+            for (int k = 0; k < 3; k++) xx += w->x[3 * i + k] * w->x[3 * i + k] / w->w[i];
+    double floor_ev = fmax(PBD_INERTIA_RCOND * emax, 64.0 * DBL_EPSILON * xx);
     for (int k = 0; k < 3; k++) {
-        if (!(S[k] > PBD_INERTIA_RCOND * smax)) continue;
-        double uL = I[k] * L[0] + I[3 + k] * L[1] + I[6 + k] * L[2]; /* column k of U · L */
-        for (int a = 0; a < 3; a++) omega[a] += V[3 * a + k] * uL / S[k];
+        if (!(ev[k] > floor_ev)) continue;
+        double vL = V[k] * L[0] + V[3 + k] * L[1] + V[6 + k] * L[2]; /* column k of V · L */
+        for (int a = 0; a < 3; a++) omega[a] += V[3 * a + k] * vL / ev[k];
     }
 
     for (int i = 0; i < w->n; i++) {

@@ -14,13 +14,19 @@
  * GSL's dense LU (solver/newton_linear.c). Fixed particles (w = 0) are eliminated: they sit
  * where the step would put them (x + Δt v, or the attachment's target). A backtracking line
  * search on ||(g, h)||_2 guards the first iterations; near the solution full steps are taken
- * and convergence is quadratic. Equality constraints only (solver/README.md). */
+ * and convergence is quadratic. Energy constraints C = √(2ΨV) are solved in their potential
+ * form, with a line search on implicit Euler's incremental potential when every constraint
+ * is one (solver/newton_merit.c). Equality constraints only (solver/README.md). */
 #include "newton_private.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* ||(g, h)||'s rounding floor: this many ε × the root sum of squares of its terms */
+#define NEWTON_ROUNDING 4.0
 
 static double now_seconds(void)
 {
@@ -120,17 +126,23 @@ static pbd_status workspace(pbd_world *w, struct pbd_newton_workspace **out)
 
 /* Evaluate C and ∇C of every constraint at x, then r = (g, h); returns ||r||_2, or -1 on a
  * non-finite value (message recorded). A degenerate constraint (PBD_EVAL_DEGENERATE) gets
- * no gradient at this iterate, as XPBD skips it; its h = C + α̃λ still counts. */
+ * no gradient at this iterate, as XPBD skips it; its h = C + α̃λ still counts. A constraint
+ * in potential form (newton_merit.c) gets λ = −C/α̃ here, so its h is 0. */
 static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const double *x,
-                       const double *lambda)
+                       double *lambda)
 {
     int nf3 = 3 * nw->n_free;
+    double mag = 0.0; /* Σ of the squared magnitudes of the terms summed into r: their
+                       * roundings, independent, add up to about ε √mag */
     for (int f = 0; f < nw->N; f++) nw->r[f] = 0.0;
     for (int i = 0; i < w->n; i++) {
         int f = nw->free_of[i];
         if (f < 0) continue;
         double m = 1.0 / w->w[i];
-        for (int k = 0; k < 3; k++) nw->r[3 * f + k] = m * (x[3 * i + k] - nw->xt[3 * i + k]);
+        for (int k = 0; k < 3; k++) {
+            nw->r[3 * f + k] = m * (x[3 * i + k] - nw->xt[3 * i + k]);
+            mag += pow(m * x[3 * i + k], 2) + pow(m * nw->xt[3 * i + k], 2);
+        }
     }
     double max_c = 0.0, l2_c = 0.0, l2_h = 0.0;
     int skipped = 0;
@@ -157,13 +169,26 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
                 for (int k = 0; k < a3; k++) grad[k] = 0.0;
                 skipped++;
             }
+            if (newton_potential(set, c)) lambda[gc] = -nw->C[gc] / nw->alpha_tilde[gc];
             const int32_t *idx = set->idx + (size_t)c * set->arity;
             for (int j = 0; j < set->arity; j++) {
                 int f = nw->free_of[idx[j]];
                 if (f < 0) continue;
-                for (int k = 0; k < 3; k++) nw->r[3 * f + k] -= lambda[gc] * grad[3 * j + k];
+                for (int k = 0; k < 3; k++) {
+                    nw->r[3 * f + k] -= lambda[gc] * grad[3 * j + k];
+                    mag += pow(lambda[gc] * grad[3 * j + k], 2);
+                }
             }
             double h = nw->C[gc] + nw->alpha_tilde[gc] * lambda[gc];
+            mag += pow(nw->C[gc], 2) + pow(nw->alpha_tilde[gc] * lambda[gc], 2);
+            if (newton_potential(set, c)) { /* its force C∇C/α̃ moves by ε|x| × |∇C|²/α̃ */
+                double gg = 0.0, xm = 0.0;
+                for (int k = 0; k < a3; k++) {
+                    gg += grad[k] * grad[k];
+                    xm = fmax(xm, fabs(x[3 * (size_t)idx[k / 3] + k % 3]));
+                }
+                mag += pow(xm * gg / nw->alpha_tilde[gc], 2);
+            }
             nw->r[nf3 + gc] = h;
             max_c = fmax(max_c, fabs(nw->C[gc]));
             l2_c += nw->C[gc] * nw->C[gc];
@@ -179,6 +204,7 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
     nw->l2_c = sqrt(l2_c);
     nw->l2_h = sqrt(l2_h);
     nw->skipped = skipped;
+    nw->floor = NEWTON_ROUNDING * DBL_EPSILON * sqrt(mag);
     double sum = 0.0;
     for (int f = 0; f < nw->N; f++) sum += nw->r[f] * nw->r[f];
     if (!isfinite(sum)) {
@@ -243,6 +269,11 @@ static pbd_status check_world(const pbd_world *w, int max_iter, double tol)
                              "(the dense oracle is for small scenes), found %ld",
                              PBD_NEWTON_DENSE_MAX, unknowns);
     }
+    if (w->post_step)
+        return pbd_error(PBD_EINVAL, "newton: expected a world without a post-step hook, found "
+                         "one (tearing): the implicit step takes a fixed topology, and the torn "
+                         "cloth's pulled rows have no equilibrium to converge to before it tears "
+                         "(solver/README.md)");
     for (int s = 0; s < w->n_sets; s++)
         if (!w->sets[s].type->eval && w->sets[s].count > 0)
             return pbd_error(PBD_EINVAL, "newton: set %d (%s): expected constraints with a "
@@ -262,6 +293,59 @@ static pbd_status check_world(const pbd_world *w, int max_iter, double tol)
                                  "constraint)", s, set->type->name, c, set->stiffness[c]);
     }
     return PBD_OK;
+}
+
+/* Backtracking along (dx, dλ) from the iterate (nw->r, nw->C at it), the full step first:
+ * on ||(g, h)|| (sufficient decrease), or, when every constraint is in potential form
+ * (`potential`), on G with Armijo's condition — near the minimum, where G's changes drop
+ * below its rounding, G within that rounding and ||(g, h)|| decreasing. A step that turns a
+ * tet inside out is shortened. Leaves the trial's residual in nw (the accepted one) and
+ * returns its ||(g, h)||, or -1 when no step length works. */
+static double line_search(pbd_world *w, struct pbd_newton_workspace *nw, double norm,
+                          int potential, double *merit, int *inverted)
+{
+    *inverted = 0;
+    double slope = 0.0;
+    if (potential) {
+        for (int f = 0; f < 3 * nw->n_free; f++) slope += nw->r[f] * nw->dx[f];
+        if (!(slope < 0.0)) { /* no descent (a poor solve): M⁻¹-scaled steepest descent */
+            slope = 0.0;
+            for (int i = 0; i < w->n; i++) {
+                int f = nw->free_of[i];
+                for (int k = 0; f >= 0 && k < 3; k++) {
+                    nw->dx[3 * f + k] = -w->w[i] * nw->r[3 * f + k];
+                    slope -= w->w[i] * nw->r[3 * f + k] * nw->r[3 * f + k];
+                }
+            }
+        }
+    }
+    double t = 1.0;
+    for (int ls = 0; ls < 40; ls++, t *= 0.5) {
+        if (ls) nw->info.line_search_halvings++;
+        for (int i = 0; i < 3 * w->n; i++) nw->x_try[i] = nw->x[i];
+        for (int i = 0; i < w->n; i++) {
+            int f = nw->free_of[i];
+            if (f >= 0)
+                for (int k = 0; k < 3; k++) nw->x_try[3 * i + k] += t * nw->dx[3 * f + k];
+        }
+        if (newton_inverts(w, nw->x, nw->x_try)) {
+            ++*inverted;
+            continue;
+        }
+        for (int c = 0; c < nw->m; c++) nw->lambda_try[c] = nw->lambda[c] + t * nw->dlambda[c];
+        double trial = residual(w, nw, nw->x_try, nw->lambda_try);
+        if (!(trial >= 0.0)) continue;
+        if (!potential) {
+            if (trial < (1.0 - 1e-4 * t) * norm) return trial;
+            continue;
+        }
+        double G = newton_merit(w, nw, nw->x_try);
+        if (G <= *merit + 1e-4 * t * slope || (G <= *merit * (1.0 + 1e-12) && trial < norm)) {
+            *merit = G;
+            return trial;
+        }
+    }
+    return -1.0;
 }
 
 /* Per-iterate values for the world's iteration log (any pointer may be NULL). */
@@ -312,11 +396,15 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
 
     double norm = residual(w, nw, nw->x, nw->lambda);
     if (norm < 0.0) return PBD_ENUMERIC;
+    const int potential = newton_all_potential(w); /* line search on G (newton_merit.c) */
+    double merit = potential ? newton_merit(w, nw, nw->x) : 0.0;
     nw->norm0 = norm;
     if (residuals) residuals[0] = norm;
     record(nw, lg, 0, norm);
     int it = 0;
-    while (norm > tol && it < max_iter) {
+    /* the tolerance, or the residual's rounding floor when that is above it (a stiff
+     * material: E = 1e11 Pa stvk stalled at 1.9e-9 against tol 1e-10) */
+    while (norm > fmax(tol, nw->floor) && it < max_iter) {
         if (pbd_stop_requested())
             return pbd_error(PBD_EINTR, "newton: step %ld abandoned at iteration %d on a stop "
                              "request", w->step_count + 1, it);
@@ -329,26 +417,14 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
         info->seconds_solve += now_seconds() - t1;
         if (st != PBD_OK) return st;
         newton_system_direction(w, nw);
-        /* backtracking on ||(g, h)||: the full step first */
-        double t = 1.0, trial = -1.0;
-        for (int ls = 0; ls < 30; ls++, t *= 0.5) {
-            for (int i = 0; i < 3 * w->n; i++) nw->x_try[i] = nw->x[i];
-            for (int i = 0; i < w->n; i++) {
-                int f = nw->free_of[i];
-                if (f >= 0)
-                    for (int k = 0; k < 3; k++) nw->x_try[3 * i + k] += t * nw->dx[3 * f + k];
-            }
-            for (int c = 0; c < nw->m; c++)
-                nw->lambda_try[c] = nw->lambda[c] + t * nw->dlambda[c];
-            trial = residual(w, nw, nw->x_try, nw->lambda_try);
-            if (trial >= 0.0 && trial < (1.0 - 1e-4 * t) * norm) break;
-            trial = -1.0;
-            info->line_search_halvings++;
-        }
+        int inverted = 0;
+        double trial = line_search(w, nw, norm, potential, &merit, &inverted);
         if (trial < 0.0)
-            return pbd_error(PBD_ENUMERIC, "newton: iteration %d: expected ||(g, h)|| to "
-                             "decrease along the Newton direction, stalled at %.3e (tol %.3e)",
-                             it, norm, tol);
+            return pbd_error(PBD_ENUMERIC, "newton: iteration %d: expected %s to decrease "
+                             "along the Newton direction, stalled at ||(g, h)|| = %.3e (tol "
+                             "%.3e)%s", it, potential ? "the incremental potential" :
+                             "||(g, h)||", norm, tol, inverted ? "; shorter steps were refused "
+                             "for turning a tet inside out (J <= 0)" : "");
         double *sw = nw->x;
         nw->x = nw->x_try;
         nw->x_try = sw;
@@ -374,9 +450,10 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
                   sizeof(double) * (3 * n3 + 4 * m + (size_t)nw->n_grad + (size_t)nw->N + n3 +
                                     m + 9 * a + 9 * a * a) +
                   sizeof(int32_t) * ((size_t)nw->n + 2 * (size_t)(nw->n_sets + 1));
-    if (norm > tol)
+    if (norm > fmax(tol, nw->floor))
         return pbd_error(PBD_ENUMERIC, "newton: expected ||(g, h)|| <= %.3e within %d "
-                         "iterations, found %.3e", tol, max_iter, norm);
+                         "iterations (tol %.3e, rounding floor %.3e), found %.3e",
+                         fmax(tol, nw->floor), max_iter, tol, nw->floor, norm);
     return PBD_OK;
 }
 

@@ -64,6 +64,7 @@ struct pbd_newton_workspace {
     double max_c, l2_c, l2_h;   /* max |C|, ||C||_2, ||h||_2 at the last residual() */
     double *set_stats;          /* the same per set (3 per set), in the set's unit */
     double norm0, norm;         /* ||(g, h)||_2 at the start and at the iterate */
+    double floor;               /* ||(g, h)||'s rounding floor at the last residual() */
     int skipped;                /* degenerate constraints at the last residual() */
     int hessians_skipped;       /* undefined Hessians in the last assembly */
     double *xl, *gp, *gm, *H;   /* one constraint: positions, ±gradients, Hessian */
@@ -86,5 +87,22 @@ size_t newton_system_bytes(const newton_system *s);
  * and the matrix is not positive definite. PBD_ENUMERIC with one line when singular. */
 pbd_status newton_linear_solve(newton_system *s, int solver, int fallback, int iteration);
 void newton_linear_free(newton_system *s);
+
+/* solver/newton_merit.c: the potential form of energy constraints (see there). */
+static inline int newton_potential(const pbd_constraint_set *set, int c)
+{
+    return set->type->energy && set->compliance[c] > 0.0;
+}
+/* ∇²(½C²/α̃) of constraint c at nw->x into nw->H, projected to PSD; 0, or 1 when undefined. */
+int newton_potential_hessian(struct pbd_newton_workspace *nw, const pbd_constraint_set *set,
+                             int c, double alpha_tilde);
+/* H (n × n, row-major) replaced by (H + Hᵀ)/2: central differences are not symmetric. */
+void newton_symmetrise(double *H, int n);
+/* 1: every constraint of the world is in potential form (the line search is then on G). */
+int newton_all_potential(const pbd_world *w);
+/* G(x) (1/Δt² × implicit Euler's incremental potential), nw->C being C at x. */
+double newton_merit(const pbd_world *w, const struct pbd_newton_workspace *nw, const double *x);
+/* 1: x turns a tet of an energy set inside out that is not at `from` (the iterate). */
+int newton_inverts(const pbd_world *w, const double *from, const double *x);
 
 #endif

@@ -369,8 +369,12 @@ pbd_status newton_system_assemble(pbd_world *w, struct pbd_newton_workspace *nw)
             const int32_t *idx = set->idx + (size_t)c * a;
             const int32_t *blocks = s->dense ? NULL : s->coff + s->c_off[gc];
             const double lam = nw->lambda[gc], at = nw->alpha_tilde[gc], h = nw->r[nf3 + gc];
-            int have_h = 0; /* -λ∇²C, the geometric stiffness */
-            if (lam != 0.0) {
+            const int pot = newton_potential(set, c); /* potential form: newton_merit.c */
+            int have_h = 0; /* -λ∇²C, the geometric stiffness; potential form: ∇²(½C²/α̃)⁺ */
+            if (pot) {
+                if (newton_potential_hessian(nw, set, c, at) == 0) have_h = 1;
+                else nw->hessians_skipped++;
+            } else if (lam != 0.0) {
                 if (hessian(nw, set, c) == 0) have_h = 1;
                 else nw->hessians_skipped++;
             }
@@ -380,8 +384,9 @@ pbd_status newton_system_assemble(pbd_world *w, struct pbd_newton_workspace *nw)
                 if (nw->free_of[idx[j]] >= 0)
                     wsum += w->w[idx[j]] * (gj[0] * gj[0] + gj[1] * gj[1] + gj[2] * gj[2]);
             }
-            const double D = nw->denom[gc] = at + mu * (wsum > 0.0 ? wsum : 1.0);
-            const double elim = kc < 0 ? 1.0 / D : 0.0; /* eliminated: ∇C∇Cᵀ/(α̃ + δ) */
+            const double D = nw->denom[gc] = pot ? 1.0 : at + mu * (wsum > 0.0 ? wsum : 1.0);
+            const double elim = kc < 0 && !pot ? 1.0 / D : 0.0; /* eliminated: ∇C∇Cᵀ/(α̃ + δ) */
+            const double hscale = pot ? 1.0 : -lam;
             for (int j = 0; j < a; j++) {
                 int fj = nw->free_of[idx[j]];
                 if (fj < 0) continue;
@@ -395,7 +400,7 @@ pbd_status newton_system_assemble(pbd_world *w, struct pbd_newton_workspace *nw)
                     for (int p = 0; p < 3; p++)
                         for (int q = 0; q < 3; q++) {
                             double v = elim * gj[p] * gl[q];
-                            if (have_h) v -= lam * nw->H[(size_t)(3 * j + p) * n3 + 3 * l + q];
+                            if (have_h) v += hscale * nw->H[(size_t)(3 * j + p) * n3 + 3 * l + q];
                             if (v == 0.0) continue;
                             if (s->dense) dense_add(s, 3 * fj + p, 3 * fl + q, v);
                             else *block_entry(s, fl, blocks[j * a + l], p, q) += v;
@@ -406,7 +411,7 @@ pbd_status newton_system_assemble(pbd_world *w, struct pbd_newton_workspace *nw)
             /* kept: ∂g/∂λ = -∇Cᵀ, ∂h/∂x = ∇C, ∂h/∂λ = α̃ (δ when α̃ = 0) */
             const int32_t *slots = s->dense ? NULL : s->coff + s->c_off[gc] + (long)a * a;
             const int row = nf3 + kc;
-            for (int j = 0; j < a; j++) {
+            for (int j = 0; j < a && !pot; j++) { /* potential form: the row is Δλ = 0 */
                 int fj = nw->free_of[idx[j]];
                 if (fj < 0) continue;
                 for (int p = 0; p < 3; p++) {
@@ -423,7 +428,7 @@ pbd_status newton_system_assemble(pbd_world *w, struct pbd_newton_workspace *nw)
             }
             if (s->dense) dense_add(s, row, row, D);
             else s->Ax[s->Ap[row + 1] - 1] += D;
-            s->rhs[row] = -h;
+            s->rhs[row] = pot ? 0.0 : -h;
         }
     }
     return PBD_OK;
@@ -450,7 +455,9 @@ void newton_system_direction(pbd_world *w, struct pbd_newton_workspace *nw)
                 if (f >= 0)
                     for (int k = 0; k < 3; k++) jdx += grad[3 * j + k] * nw->dx[3 * f + k];
             }
-            nw->dlambda[gc] = -(nw->r[nf3 + gc] + jdx) / nw->denom[gc];
+            /* potential form: λ = −C/α̃ linearised (newton.c's residual resets it) */
+            nw->dlambda[gc] = newton_potential(set, c) ? -jdx / nw->alpha_tilde[gc]
+                                                       : -(nw->r[nf3 + gc] + jdx) / nw->denom[gc];
         }
     }
 }

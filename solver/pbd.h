@@ -468,6 +468,15 @@ typedef struct pbd_newton_info {
 } pbd_newton_info;
 void pbd_newton_last_info(pbd_world *w, pbd_newton_info *info);
 
+/* Small symmetric matrices (solver/symeig.c, cyclic Jacobi; never aborts): the eigenvalues
+ * of the n × n row-major A (n <= PBD_SYM_EIGEN_MAX) into evals and the eigenvectors into
+ * the columns of V; A is overwritten. 0, or -1 for n out of range or a non-finite entry. */
+#define PBD_SYM_EIGEN_MAX 12
+int pbd_sym_eigen(int n, double *A, double *evals, double *V);
+/* A replaced by its projection with every eigenvalue below `floor` raised to it (Teran et
+ * al. 2005's definiteness fix): the number raised, or -1 as above. */
+int pbd_sym_project_psd(int n, double *A, double floor);
+
 /* ---- performance: layout, memory (solver/layout.c, reorder.c, memory.c) ------------ */
 
 /* Sort every set's parallel arrays by colour (colouring first if needed), so that the

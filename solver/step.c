@@ -312,6 +312,14 @@ pbd_status pbd_step(pbd_world *w)
     double t0 = now_seconds();
 
     for (int sub = 0; sub < d->substeps; sub++) {
+        /* (6) dampVelocities, on the velocity the last substep left, BEFORE (5) adds the
+         * external forces: PBD Algorithm 1 damps after them, which damps the load's own
+         * increment too: at rest v = Δt g is scaled to (1 − k) Δt g every substep, so the
+         * settled state carries (1 − k) of the load (XPBD's rest state was 1 % short of the
+         * static one at k = 0.01: issue 24 item 14). Damping first leaves a state at rest
+         * exactly where M(x − x̃) = ∇Cᵀλ puts it; momentum conservation is unchanged. */
+        pbd_damp_velocities(w);
+        STAGE(w, PBD_STAGE_DAMP_VELOCITIES, t0);
         /* (5) v_i <- v_i + Δt w_i f_ext(x_i), with f_ext = m_i g */
 #pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
         for (int i = 0; i < w->n; i++) {
@@ -319,9 +327,6 @@ pbd_status pbd_step(pbd_world *w)
             for (int c = 0; c < 3; c++) w->v[3 * i + c] += h * d->gravity[c];
         }
         STAGE(w, PBD_STAGE_EXTERNAL_FORCES, t0);
-        /* (6) dampVelocities */
-        pbd_damp_velocities(w);
-        STAGE(w, PBD_STAGE_DAMP_VELOCITIES, t0);
         /* (7) p_i <- x_i + Δt v_i; attachments follow their (kinematic) targets */
 #pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
         for (int i = 0; i < 3 * w->n; i++) w->p[i] = w->x[i] + h * w->v[i];

@@ -28,6 +28,8 @@ static pbd_world *moving_scene(const pbd_scene_entry *e, int resolution, double 
             pbd_world_free(w);
             return NULL;
         }
+    w->post_step = NULL; /* tear: the step measured is one of the torn state (the Newton
+                          * reference refuses a tearing world: test_refusals) */
     return w;
 }
 
@@ -288,6 +290,19 @@ static void test_refusals(void)
     CU_ASSERT_EQUAL(pbd_newton_step(w, 20, 1e-10, NULL, NULL), PBD_EINVAL);
     CU_ASSERT(strstr(pbd_last_error(), "colliders or contacts") != NULL);
     CU_ASSERT_EQUAL(w->x[3 * 10], x0);
+    pbd_world_free(w);
+    /* tearing (a post-step hook changing the topology) is refused before the first step */
+    pbd_scene_params sp = pbd_scene_params_default();
+    sp.resolution = 6;
+    sp.compliance = 1e-6;
+    sp.bend_compliance = 1e-3;
+    w = pbd_scene_find("tear")->build(&sp);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    CU_ASSERT_EQUAL(pbd_newton_check(w), PBD_EINVAL);
+    CU_ASSERT(strstr(pbd_last_error(), "post-step hook") != NULL);
+    w->def.method = PBD_METHOD_NEWTON;
+    CU_ASSERT_EQUAL(pbd_step(w), PBD_EINVAL);
+    CU_ASSERT_EQUAL(w->step_count, 0);
     pbd_world_free(w);
 
     pbd_exp_cloth c = {.resolution = 40, .size = 1.0, .mass = 1.0, .pinned = 1,

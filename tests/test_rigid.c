@@ -366,7 +366,7 @@ static void hammock(int method, double *speed, double *inside, double *bottom_ga
     w->def.damping = PBD_DAMPING_SCALE;
     w->def.k_damping = 0.01;
     int col = pbd_world_rigid_collider(w, b);
-    for (int k = 0; k < 300; k++) CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
+    for (int k = 0; k < 480; k++) CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
     pbd_rigid_state e0;
     pbd_world_rigid_get(w, b, &e0);
     *inside = 0.0; /* over the last second */

@@ -6,10 +6,9 @@
  *   - the static equilibrium of the same constraints, solved by Newton's method
  *     (pbd_exp_static_equilibrium: the v = 0 fixed point of XPBD Eq. 8–9), and the implicit-
  *     step Newton reference of issue 14 (pbd_newton_step, dense, at resolutions up to
- *     --implicit-resolution: time-averaged like XPBD). On the energy constraints √(2ΨV) the
- *     latter's KKT iteration meets C's kink at rest: it converges only linearly (25–45
- *     iterations at Δt = 1/60 s) and stalls at larger steps, where the static solver, which
- *     works with ½C²/α = ΨV, takes 4;
+ *     --implicit-resolution: time-averaged like XPBD). On the energy constraints √(2ΨV) both
+ *     work with ½C²/α = ΨV, smooth through rest where C is not (the Newton reference in its
+ *     potential form, solver/newton_merit.c);
  *   - Euler–Bernoulli theory, δ = qL⁴/(8EI), q = mg/L, I = a⁴/12 (small deflection: δ/L ≈ 4 %),
  *     and Timoshenko's shear term qL²/(2κGA), κ = 5/6, which adds 6.5 % at L/a = 4.
  * Runs:

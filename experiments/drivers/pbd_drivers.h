@@ -196,8 +196,11 @@ double pbd_exp_step_seconds(const pbd_world *w);
 /* The static equilibrium of w under gravity (experiments/drivers/exp_static.c): the minimum of
  * Σ C²/(2α) − Σ m g·x over the free particles by Newton's method, from w->x; on success w->x
  * and w->p hold it and w->v = 0. Every set: equality constraints with a scalar C and α > 0.
- * Converged when |∇E|∞ <= tol × (the largest particle weight m|g|). PBD_ENUMERIC when it does
- * not get there within max_iter iterations. */
+ * Converged when |∇E|∞ <= tol × (the largest particle weight m|g|) or below its round-off
+ * floor (64 ε × the largest coordinate × the largest Hessian diagonal). Indefinite
+ * stiffness is projected, steps are Armijo on E and never turn a tet inside out, so a
+ * converged state has every tet upright (exp_static.c). PBD_ENUMERIC, with the reason, when
+ * it does not get there within max_iter iterations. */
 pbd_status pbd_exp_static_equilibrium(pbd_world *w, double tol, int max_iter, int *n_iter);
 
 #ifdef __cplusplus

@@ -1,0 +1,137 @@
+/* An experiment's reference formula and headline are code too (issue 24): each computed
+ * independently here from the run file's own inputs and held to what the experiment wrote.
+ * Slips that survived the whole suite before: material_beam's Euler–Bernoulli deflection
+ * with I = a⁴/6 for a⁴/12, poisson's effective ratio inverted (ln λ_a / ln λ_l). */
+#include "tests.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[64];
+
+/* A fresh directory for the runs: dir. */
+static int fresh_dir(void)
+{
+    strcpy(dir, "/tmp/pbd-test-refs-XXXXXX");
+    return mkdtemp(dir) != NULL;
+}
+
+static int run(const char *args)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s/pbd-run %s --quiet --out=%s >/dev/null 2>&1", test_bin_dir(),
+             args, dir);
+    return test_run(cmd);
+}
+
+static double attr(const char *path, const char *name)
+{
+    double v = NAN;
+    if (pbd_h5_read_attr_double(path, name, &v) != 0) return NAN;
+    return v;
+}
+
+static int rel_eq(double a, double b, double tol) { return fabs(a - b) <= tol * fabs(b); }
+
+/* material_beam: δ_EB = qL⁴/(8EI), q = mg/L, I = a⁴/12 (a = L/4, 1 kg, L = 1 m, E = 1e5 Pa);
+ * Timoshenko adds qL²/(2κGA), κ = 5/6, G = E/(2(1 + ν)), A = a²; the run's ratios are its
+ * static deflection over these. */
+static void test_material_beam_theory(void)
+{
+    CU_ASSERT_FATAL(fresh_dir());
+    CU_ASSERT_EQUAL_FATAL(run("material_beam --only=static_stvk_r4 --implicit-resolution=0"), 0);
+    char path[256];
+    snprintf(path, sizeof path, "%s/material_beam/static_stvk_r4.h5", dir);
+    const double L = 1.0, a = L / 4.0, E = 1e5, nu = 0.3, q = 1.0 * 9.81 / L;
+    const double I = pow(a, 4) / 12.0, G = E / (2.0 * (1.0 + nu));
+    const double eb = q * pow(L, 4) / (8.0 * E * I), ti = eb + q * L * L / (2.0 * 5.0 / 6.0 * G * a * a);
+    double d = attr(path, "result.static_deflection");
+    CU_ASSERT(rel_eq(attr(path, "result.euler_bernoulli_deflection"), eb, 1e-12));
+    CU_ASSERT(rel_eq(attr(path, "result.timoshenko_deflection"), ti, 1e-12));
+    CU_ASSERT(rel_eq(attr(path, "result.ratio_to_euler_bernoulli"), d / eb, 1e-12));
+    CU_ASSERT(rel_eq(attr(path, "result.ratio_to_timoshenko"), d / ti, 1e-12));
+    /* linear tets lock in bending: 4 cubes give about a quarter of the theory, never more */
+    CU_ASSERT(d / eb > 0.2 && d / eb < 0.4);
+    test_remove_dir(dir);
+}
+
+/* poisson: ν_eff = −ln λ_l / ln λ_a from the run's own stretches; the matched SNH at ν = 0.3
+ * and 5 % stretch has a static ν_eff near 0.3 (0.306; the inverted ratio would be 3.3), and
+ * the theory volume ratio is λ_a^(1 − 2ν). */
+static void test_poisson_effective_ratio(void)
+{
+    CU_ASSERT_FATAL(fresh_dir());
+    CU_ASSERT_EQUAL_FATAL(run("poisson --only=neo-hookean_matched_nu0.3 --duration=0.1"), 0);
+    char path[256];
+    snprintf(path, sizeof path, "%s/poisson/neo-hookean_matched_nu0.3.h5", dir);
+    double ax = attr(path, "result.axial_stretch"), lat = attr(path, "result.lateral_stretch");
+    CU_ASSERT(ax > 1.0 && lat < 1.0);
+    CU_ASSERT(rel_eq(attr(path, "result.effective_poisson_ratio"), -log(lat) / log(ax), 1e-12));
+    CU_ASSERT(rel_eq(attr(path, "result.theory_volume_ratio"), pow(ax, 1.0 - 2.0 * 0.3), 1e-12));
+    double st = attr(path, "result.static_effective_poisson_ratio");
+    CU_ASSERT(st > 0.28 && st < 0.33);
+    test_remove_dir(dir);
+}
+
+/* The unit right tet stretched by s along x: F = diag(s, 1, 1), D_m = I, so ∇_{x1} C = ∂C/∂F
+ * column 1 and C ∂C/∂(x1)_x = V P_11 (the first Piola–Kirchhoff stress, C = √(2ΨV)):
+ *   corotated  Ψ = μ‖F − R‖² + λ/2 (J − 1)²:  P_11 = (2μ + λ)(s − 1),
+ *   StVK       P = F S, S = 2μE + λ tr(E) I:   P_11 = s (2μ + λ)(s² − 1)/2.
+ * Independent of the gradient checker, which held the slip "corotated force with μ for 2μ"
+ * alone; and the energy itself, C²/2 = ΨV. */
+static void test_tet_stress_uniaxial(void)
+{
+    const pbd_constraint_type *types[] = {&pbd_fem_tet_corotated_type, &pbd_fem_tet_stvk_type};
+    for (int k = 0; k < 2; k++) {
+        double X[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1}, rest[16];
+        pbd_eval_input in = {X, 4, NULL, NULL, 0};
+        double alpha = types[k]->material(&in, 1e5, 0.3, 0, rest);
+        CU_ASSERT_FATAL(alpha > 0.0);
+        double V = rest[9], mu = rest[10], la = rest[11];
+        CU_ASSERT(rel_eq(V, 1.0 / 6.0, 1e-14));
+        CU_ASSERT(rel_eq(mu, 1e5 / 2.6, 1e-14));
+        for (double s = 0.9; s < 1.15; s += 0.05) {
+            if (fabs(s - 1.0) < 1e-9) continue;
+            double x[12] = {0, 0, 0, s, 0, 0, 0, 1, 0, 0, 0, 1}, C, g[12];
+            pbd_eval_input xi = {x, 4, rest, NULL, 0};
+            CU_ASSERT_EQUAL(types[k]->eval(&xi, &C, g), PBD_EVAL_OK);
+            double P11 = k == 0 ? (2.0 * mu + la) * (s - 1.0) : s * (2.0 * mu + la) * (s * s - 1.0) / 2.0;
+            double psi = k == 0 ? (mu + la / 2.0) * (s - 1.0) * (s - 1.0)
+                                : (mu + la / 2.0) * pow((s * s - 1.0) / 2.0, 2);
+            CU_ASSERT(rel_eq(C * C / 2.0, psi * V, 1e-12));
+            CU_ASSERT(rel_eq(C * g[3], V * P11, 1e-10));
+            CU_ASSERT(fabs(C * g[4]) < 1e-9 * fabs(V * P11)); /* no shear: P_21 = 0 */
+        }
+    }
+}
+
+/* poisson's headline from its runs: the largest |ν_eff − ν| over the matched runs, and the
+ * volume ratio of the ν = 1/2 run (the quick sweep: ν = 0.3 and 0.5, matched). */
+static void test_poisson_headline(void)
+{
+    CU_ASSERT_FATAL(fresh_dir());
+    CU_ASSERT_EQUAL_FATAL(run("poisson --quick --duration=0.1"), 0);
+    CU_ASSERT_EQUAL_FATAL(run("poisson --quick --duration=0.1 --summarize"), 0);
+    char p3[256], p5[256], sum[256];
+    snprintf(p3, sizeof p3, "%s/poisson/neo-hookean_matched_nu0.3.h5", dir);
+    snprintf(p5, sizeof p5, "%s/poisson/neo-hookean_matched_nu0.5.h5", dir);
+    snprintf(sum, sizeof sum, "%s/poisson/summary.h5", dir);
+    double worst = fmax(fabs(attr(p3, "result.effective_poisson_ratio") - 0.3),
+                        fabs(attr(p5, "result.effective_poisson_ratio") - 0.5));
+    CU_ASSERT(rel_eq(attr(sum, "headline.max_poisson_deviation_matched"), worst, 1e-12));
+    CU_ASSERT(rel_eq(attr(sum, "headline.volume_ratio_incompressible"),
+                     attr(p5, "result.volume_ratio"), 1e-12));
+    test_remove_dir(dir);
+}
+
+void register_references_tests(void)
+{
+    CU_pSuite s = CU_add_suite("references", NULL, NULL);
+    CU_add_test(s, "material_beam_theory", test_material_beam_theory);
+    CU_add_test(s, "poisson_effective_ratio", test_poisson_effective_ratio);
+    CU_add_test(s, "tet_stress_uniaxial", test_tet_stress_uniaxial);
+    CU_add_test(s, "poisson_headline", test_poisson_headline);
+}
