@@ -27,6 +27,10 @@ static inline double norm2(const double *a, int n)
  * errors, order NaN (no Taylor test) and momentum_errs. */
 pbd_status pbd_goalcheck_type(const pbd_constraint_type *type, const pbd_gradcheck_options *opt,
                               pbd_gradcheck_result *r);
+/* The checker for orientation types (n_orient > 0, the rods; orientcheck.c): fills r like
+ * pbd_gradcheck_type, the orientations differenced on SO(3) (q ← exp(±h e_a/2) q). */
+pbd_status pbd_orientcheck_type(const pbd_constraint_type *type,
+                                const pbd_gradcheck_options *opt, pbd_gradcheck_result *r);
 /* FNV-1a of a type's name: each type draws from (seed, name) (gradcheck.c). */
 uint64_t pbd_gradcheck_name_hash(const char *s);
 

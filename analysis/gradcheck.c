@@ -229,6 +229,7 @@ pbd_status pbd_gradcheck_type(const pbd_constraint_type *type, const pbd_gradche
         return pbd_error(PBD_EINVAL, "analysis/gradcheck.c: pbd_gradcheck_type: expected "
                          "samples >= 1 and degenerate_samples >= 0, found %d and %d",
                          opt->samples, opt->degenerate_samples);
+    if (type->n_orient > 0) return pbd_orientcheck_type(type, opt, r); /* rods: orientcheck.c */
     const int nmax = 3 * PBD_SAMPLE_MAX_ARITY, N = opt->samples, M = opt->degenerate_samples;
     gc_work g = {.type = type};
     g.x = malloc(sizeof(double) * nmax);

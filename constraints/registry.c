@@ -28,6 +28,9 @@ static const pbd_constraint_type *const registry[] = {
     /* cloth: long-range attachments; clusters: shape matching (no scalar C) */
     &pbd_long_range_attachment_type,
     &pbd_shape_match_type,
+    /* rods (issue 22): Cosserat rods with an orientation per segment */
+    &pbd_rod_stretch_shear_type,
+    &pbd_rod_bend_twist_type,
 };
 
 int pbd_constraint_type_count(void) { return (int)(sizeof registry / sizeof registry[0]); }

@@ -239,6 +239,10 @@ static pbd_status check_world(const pbd_world *w, int max_iter, double tol)
                              "(the dense oracle is for small scenes), found %ld",
                              PBD_NEWTON_DENSE_MAX, unknowns);
     }
+    if (w->n_orient > 0)
+        return pbd_error(PBD_EINVAL, "newton: expected a world of particles only, found %d "
+                         "orientations (rods): the reference has no rotational unknowns "
+                         "(solver/README.md \"Orientations\")", w->n_orient);
     for (int s = 0; s < w->n_sets; s++)
         if (!w->sets[s].type->eval && w->sets[s].count > 0)
             return pbd_error(PBD_EINVAL, "newton: set %d (%s): expected constraints with a "

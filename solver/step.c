@@ -289,6 +289,7 @@ pbd_status pbd_step(pbd_world *w)
     pbd_status status = pbd_solver_def_validate(&w->def);
     if (status != PBD_OK) return status;
     if ((status = reserve_iteration_log(w)) != PBD_OK) return status;
+    if ((status = pbd_orient_check(w, 0)) != PBD_OK) return status; /* rods: the schemes */
     if (!w->watch_ready) watch_init(w);
     if (w->def.method == PBD_METHOD_NEWTON) { /* the implicit step (solver/newton.c); it
                                                 * measures, then the hook, the watchdog */
@@ -310,6 +311,7 @@ pbd_status pbd_step(pbd_world *w)
             if (w->w[i] <= 0.0) continue;
             for (int c = 0; c < 3; c++) w->v[3 * i + c] += h * d->gravity[c];
         }
+        if (w->n_orient) pbd_orient_forces(w, h); /* rods: gyroscopic term (solver/orient.c) */
         STAGE(w, PBD_STAGE_EXTERNAL_FORCES, t0);
         /* (6) dampVelocities */
         pbd_damp_velocities(w);
@@ -318,6 +320,7 @@ pbd_status pbd_step(pbd_world *w)
 #pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
         for (int i = 0; i < 3 * w->n; i++) w->p[i] = w->x[i] + h * w->v[i];
         move_attachments(w, w->time + h);
+        if (w->n_orient) pbd_orient_predict(w, h);
         STAGE(w, PBD_STAGE_PREDICT, t0);
         /* (8) generateCollisionConstraints(x_i -> p_i) */
         if (w->collision_stages) w->collision_stages->generate_collisions(w, h);
@@ -345,6 +348,7 @@ pbd_status pbd_step(pbd_world *w)
             w->v[i] = (w->p[i] - w->x[i]) / h;
             w->x[i] = w->p[i];
         }
+        if (w->n_orient) pbd_orient_update(w, h);
         STAGE(w, PBD_STAGE_UPDATE, t0);
         /* (16) velocityUpdate: friction and restitution */
         if (w->collision_stages) w->collision_stages->velocity_update(w, h);
@@ -353,6 +357,7 @@ pbd_status pbd_step(pbd_world *w)
     }
     w->step_count++;
     status = check_finite(w, nt);
+    if (status == PBD_OK && w->n_orient) status = pbd_orient_check(w, 1);
     /* after the step, outside its stages: topology changes (tearing) */
     if (status == PBD_OK && w->post_step) status = w->post_step(w, w->post_step_user);
     /* the measure stage costs about one more sweep; def.measure_every thins it out. It

@@ -101,6 +101,8 @@ int pbd_scene_options(pbd_scene_params *sp, cli_option *out)
         {"long-range-attachments", CLI_FLAG, &sp->long_range_attachments, 0, 0, 0,
          "cloth scenes: l - |p - a| >= 0 from every attached particle a (Kim et al. 2012)",
          NULL},
+        {"rod-radius", CLI_DOUBLE, &sp->rod_radius, 0, INFINITY, 1,
+         "rod, helix: radius of the circular cross section in m", NULL},
     };
     int n = (int)(sizeof rows / sizeof rows[0]);
     for (int i = 0; i < n; i++) out[i] = rows[i];

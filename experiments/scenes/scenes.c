@@ -30,6 +30,7 @@ pbd_scene_params pbd_scene_params_default(void)
         .poisson_ratio = 0.3,
         .stretch = 0,
         .long_range_attachments = 0,
+        .rod_radius = 0.05,
     };
     return sp;
 }
@@ -312,6 +313,10 @@ static const pbd_scene_entry scenes[] = {
      8},
     {"tear", "hanging cloth whose top row is pulled apart in two halves until it tears "
      "(PBD Sec. 5)", pbd_scene_tear, 16},
+    {"rod", "Cosserat rod cantilever along +x, first segment clamped (Kugelstadt & Schoemer "
+     "2016)", pbd_scene_rod, 20},
+    {"helix", "Cosserat rod with a helical, twisted rest shape hanging from its clamped top",
+     pbd_scene_helix, 40},
 };
 
 int pbd_scene_count(void) { return (int)(sizeof scenes / sizeof scenes[0]); }
