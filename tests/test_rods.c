@@ -185,6 +185,30 @@ static void test_checker_catches_frame(void)
     pbd_gradcheck_result_free(&bad_r);
 }
 
+/* The elastica solver (analysis/elastica.c): small loads give wL⁴/(8EI) (δ/L = Λ/8); the
+ * large-deflection correction is odd in the load (θ → −θ with w → −w), third order: (Λ/8 − δ/L)/Λ³
+ * is the same at Λ = 0.05 and 0.1; the inextensible tip stays within L of the clamp; a bad
+ * load is refused. */
+static void test_elastica(void)
+{
+    double d, x, k;
+    CU_ASSERT_EQUAL_FATAL(pbd_elastica_cantilever(1e-4, &d, &x, &k), PBD_OK);
+    printf("\n    elastica at load 1e-4: delta/L = %.10g, Λ/8 = %.10g; root curvature %.6g "
+           "(Λ/2 = 5e-5)", d, 1e-4 / 8, k);
+    CU_ASSERT(fabs(d / (1e-4 / 8) - 1.0) < 1e-7);
+    CU_ASSERT(fabs(k / 5e-5 - 1.0) < 1e-7);
+    double d1, d2;
+    CU_ASSERT_EQUAL(pbd_elastica_cantilever(0.05, &d1, NULL, NULL), PBD_OK);
+    CU_ASSERT_EQUAL(pbd_elastica_cantilever(0.1, &d2, NULL, NULL), PBD_OK);
+    double c1 = (0.05 / 8 - d1) / pow(0.05, 3), c2 = (0.1 / 8 - d2) / pow(0.1, 3);
+    printf("\n    (Λ/8 - delta/L)/Λ³ at 0.05: %.6g, at 0.1: %.6g", c1, c2);
+    CU_ASSERT(c1 > 0.0 && fabs(c1 / c2 - 1.0) < 0.01);
+    CU_ASSERT_EQUAL(pbd_elastica_cantilever(5.0, &d, &x, NULL), PBD_OK);
+    printf("\n    load 5: delta/L %.5f, reach %.5f (small-deflection 0.625)", d, x);
+    CU_ASSERT(d < 5.0 / 8 && d * d + x * x < 1.0 && x > 0.0);
+    CU_ASSERT_EQUAL(pbd_elastica_cantilever(-1.0, &d, NULL, NULL), PBD_EINVAL);
+}
+
 void register_rods_tests(void)
 {
     CU_pSuite s = CU_add_suite("rods", NULL, NULL);
@@ -192,4 +216,5 @@ void register_rods_tests(void)
     CU_add_test(s, "step_momentum", test_step_momentum);
     CU_add_test(s, "clamp_and_refusals", test_clamp_and_refusals);
     CU_add_test(s, "checker_catches_frame", test_checker_catches_frame);
+    CU_add_test(s, "elastica", test_elastica);
 }

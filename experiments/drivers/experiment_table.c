@@ -18,6 +18,7 @@ extern const pbd_experiment pbd_exp_stiffness_vs_iterations;
 extern const pbd_experiment pbd_exp_material_beam;
 extern const pbd_experiment pbd_exp_poisson;
 extern const pbd_experiment pbd_exp_long_range_attachments;
+extern const pbd_experiment pbd_exp_rod_cantilever;
 
 static const pbd_experiment *const experiments[] = {
     &pbd_exp_stiffness_vs_iterations,
@@ -33,6 +34,7 @@ static const pbd_experiment *const experiments[] = {
     &pbd_exp_material_beam,
     &pbd_exp_poisson,
     &pbd_exp_long_range_attachments,
+    &pbd_exp_rod_cantilever,
     &pbd_exp_scaling,
     &pbd_exp_gradcheck,
 };

@@ -36,6 +36,8 @@ static const struct {
      "Newton solution (pbd_exp_static_equilibrium)"},
     {"poisson", "the Stable Neo-Hookean tet (snh_tet) and its coupled blocks"},
     {"long_range_attachments", "long-range attachments on the cloth scene (geodesic rest lengths)"},
+    {"rod_cantilever", "Cosserat rods (orientations, rod_stretch_shear, rod_bend_twist) and the "
+     "elastica (GSL's ODE solvers)"},
     {"scaling", "Jacobi / coloured Gauss-Seidel with OpenMP threads"},
     {"gradcheck", "the gradient checker (pbd-gradcheck)"},
 };

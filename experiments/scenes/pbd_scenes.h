@@ -104,6 +104,9 @@ typedef struct pbd_rod_spec {
     int clamp;                             /* 1: particle 0 and orientation 0 fixed */
     double k_stretch, k_bend;              /* PBD stiffness in [0, 1] */
     double origin[3];                      /* m: where particle 0 sits */
+    double inertia_scale;                  /* the orientations' inertia × this (1: the cross
+                                            * section's; a static solve may raise it: the
+                                            * equilibrium does not depend on it) */
 } pbd_rod_spec;
 /* What pbd_rod_add added: the first particle and orientation, the two sets (bend_set -1
  * for a single segment). */

@@ -14,7 +14,7 @@ pbd_rod_spec pbd_rod_spec_default(void)
         .segments = 20, .length = 1.0, .radius = 0.05, .density = 1000.0,
         .youngs_modulus = 1e6, .shear_modulus = 1e6 / 2.6,
         .helix_radius = 0.0, .helix_pitch = 0.0, .twist = 0.0, .clamp = 1,
-        .k_stretch = 1.0, .k_bend = 1.0, .origin = {0.0, 0.0, 0.0},
+        .k_stretch = 1.0, .k_bend = 1.0, .origin = {0.0, 0.0, 0.0}, .inertia_scale = 1.0,
     };
     return r;
 }
@@ -61,6 +61,9 @@ static pbd_status check_spec(const pbd_rod_spec *r)
     if (!(r->k_stretch >= 0.0 && r->k_stretch <= 1.0 && r->k_bend >= 0.0 && r->k_bend <= 1.0))
         return pbd_error(PBD_EINVAL, "rod: expected PBD stiffnesses in [0, 1], found %g and %g",
                          r->k_stretch, r->k_bend);
+    if (!(r->inertia_scale > 0.0 && isfinite(r->inertia_scale)))
+        return pbd_error(PBD_EINVAL, "rod: inertia_scale: expected a positive finite value, "
+                         "found %g", r->inertia_scale);
     if (!isfinite(r->twist) || !(r->helix_radius >= 0.0) || !(r->helix_pitch >= 0.0) ||
         (r->helix_radius > 0.0 && !(r->helix_pitch > 0.0)))
         return pbd_error(PBD_EINVAL, "rod: expected a finite twist and a helix radius >= 0 "
@@ -103,7 +106,8 @@ pbd_status pbd_rod_add(pbd_world *w, const pbd_rod_spec *r, pbd_rod_handles *h)
         pbd_quat_mul(q, e, qt); /* body frame: about the segment's own d_3 */
         /* inertia of the cross section spinning: ρ ℓ (I_1, I_2, J) */
         double iinv[3];
-        for (int k = 0; k < 3; k++) iinv[k] = 1.0 / (r->density * ds * moments[k]);
+        for (int k = 0; k < 3; k++)
+            iinv[k] = 1.0 / (r->inertia_scale * r->density * ds * moments[k]);
         if (r->clamp && i == 0) iinv[0] = iinv[1] = iinv[2] = 0.0;
         if (pbd_world_add_orientation(w, qt, NULL, iinv) < 0) return pbd_last_status();
     }
