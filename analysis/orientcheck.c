@@ -16,6 +16,7 @@
  *   4. one projection (PBD Eq. 8 with random masses and isotropic inverse inertias) finite.
  * Near-degenerate samples: finiteness only, as for the other types. */
 #include "analysis_private.h"
+#include "hessian_check.h"
 
 #include <float.h>
 #include <stdlib.h>
@@ -117,14 +118,7 @@ static double taylor(ow *g, double C0, pbd_rng *rng)
             ly[m++] = log(r);
         }
     }
-    if (m < 2) return INFINITY;
-    double mx = 0, my = 0, sxy = 0, sxx = 0;
-    for (int k = 0; k < m; k++) mx += lx[k] / m, my += ly[k] / m;
-    for (int k = 0; k < m; k++) {
-        sxy += (lx[k] - mx) * (ly[k] - my);
-        sxx += (lx[k] - mx) * (lx[k] - mx);
-    }
-    return sxy / sxx;
+    return m < 2 ? INFINITY : pbd_fit_slope(lx, ly, m);
 }
 
 /* relative |Σ ∇_x C| and |Σ x × ∇_x C + Σ ∇_θ C| */
@@ -187,12 +181,6 @@ static int draw(ow *g, pbd_rng *rng, int degenerate)
     return 1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 pbd_status pbd_orientcheck_type(const pbd_constraint_type *type, const pbd_gradcheck_options *opt,
                                 pbd_gradcheck_result *r)
 {
@@ -200,19 +188,10 @@ pbd_status pbd_orientcheck_type(const pbd_constraint_type *type, const pbd_gradc
     if (type->n_rest > 512 || type->arity < 1 || type->n_orient > type->arity)
         return pbd_error(PBD_EINVAL, "analysis/orientcheck.c: %s: expected a fixed arity >= "
                          "n_orient and at most 512 rest values", type->name);
+    if (pbd_gradcheck_result_alloc(r, N, M) != PBD_OK) return PBD_ENOMEM;
     ow *g = calloc(1, sizeof *g);
-    r->rel_err = malloc(sizeof(double) * N);
-    r->order = malloc(sizeof(double) * N);
-    r->momentum_errs = malloc(sizeof(double) * N);
-    r->status = calloc((size_t)N, 1);
-    r->degenerate_rel_err = malloc(sizeof(double) * (M ? M : 1));
-    r->degenerate_status = calloc(M ? (size_t)M : 1, 1);
-    r->hessian_rel_err = malloc(sizeof(double) * N);
-    r->hessian_order = malloc(sizeof(double) * N);
     double *orders = malloc(sizeof(double) * N);
-    if (!g || !r->rel_err || !r->order || !r->momentum_errs || !r->status ||
-        !r->degenerate_rel_err || !r->degenerate_status || !r->hessian_rel_err ||
-        !r->hessian_order || !orders) {
+    if (!g || !orders) {
         free(g);
         free(orders);
         pbd_gradcheck_result_free(r);
@@ -273,12 +252,7 @@ pbd_status pbd_orientcheck_type(const pbd_constraint_type *type, const pbd_gradc
         }
     }
     if (r->checked == 0) r->max_rel_err = NAN;
-    r->taylor_order = NAN;
-    if (n_orders > 0) {
-        qsort(orders, (size_t)n_orders, sizeof(double), cmp_double);
-        r->taylor_order = n_orders % 2 ? orders[n_orders / 2]
-                                       : 0.5 * (orders[n_orders / 2 - 1] + orders[n_orders / 2]);
-    }
+    r->taylor_order = pbd_hessian_median(orders, n_orders); /* NaN when none */
     int degenerate_checked = 0;
     for (int s = 0; s < M; s++) {
         r->degenerate_rel_err[s] = NAN;

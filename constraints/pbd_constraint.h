@@ -260,6 +260,8 @@ void pbd_quat_rotate_inv(const double q[4], const double v[3], double out[3]); /
 /* q ← exp(θ/2)·q, normalised: the world-frame rotation by the vector θ (rad) applied to q
  * (in may equal out) */
 void pbd_quat_perturb(const double q[4], const double theta[3], double out[4]);
+/* A uniformly random rotation (samplers) */
+void pbd_quat_random(pbd_rng *r, double q[4]);
 /* The quaternion of the rotation by |θ| about θ/|θ| */
 void pbd_quat_from_rotvec(const double theta[3], double out[4]);
 

@@ -41,17 +41,6 @@ static int bend_twist_eval(const pbd_eval_input *in, double *C, double *grad)
     return st;
 }
 
-static void random_quat(pbd_rng *r, double q[4])
-{
-    double n = 0.0;
-    for (int k = 0; k < 4; k++) {
-        q[k] = pbd_rng_gaussian(r);
-        n += q[k] * q[k];
-    }
-    n = sqrt(n);
-    for (int k = 0; k < 4; k++) q[k] /= n;
-}
-
 /* A random frame q0, a random rest rotation r (w >= 0) and q1 = q0 r turned by up to about
  * 1 rad (sign of q1 random); degenerate: turned by a half turn, ⟨a, r⟩ ≈ 0. */
 static int bend_twist_sample(pbd_rng *r, int degenerate, double *x, double *rest,
@@ -60,8 +49,8 @@ static int bend_twist_sample(pbd_rng *r, int degenerate, double *x, double *rest
     (void)aux;
     *n_aux = 0;
     double *q0 = x, *q1 = x + 4, t[4], th[3], e[4];
-    random_quat(r, q0);
-    random_quat(r, rest);
+    pbd_quat_random(r, q0);
+    pbd_quat_random(r, rest);
     if (rest[0] < 0.0)
         for (int k = 0; k < 4; k++) rest[k] = -rest[k];
     rest[4] = (double)(pbd_rng_next(r) % 3);

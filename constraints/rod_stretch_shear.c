@@ -37,17 +37,6 @@ static int stretch_shear_eval(const pbd_eval_input *in, double *C, double *grad)
     return PBD_EVAL_OK;
 }
 
-static void random_quat(pbd_rng *r, double q[4])
-{
-    double n = 0.0;
-    for (int k = 0; k < 4; k++) {
-        q[k] = pbd_rng_gaussian(r);
-        n += q[k] * q[k];
-    }
-    n = sqrt(n);
-    for (int k = 0; k < 4; k++) q[k] /= n;
-}
-
 /* A segment near its rest state: p1 ≈ p0 + ℓ d_2 plus a shear and stretch of up to ~30 %,
  * a random orientation; degenerate: p1 ≈ p0 (C stays smooth there: nothing to skip). */
 static int stretch_shear_sample(pbd_rng *r, int degenerate, double *x, double *rest,
@@ -56,7 +45,7 @@ static int stretch_shear_sample(pbd_rng *r, int degenerate, double *x, double *r
     (void)aux;
     *n_aux = 0;
     double *q = x + 6, d2[3], ez[3] = {0, 0, 1};
-    random_quat(r, q);
+    pbd_quat_random(r, q);
     pbd_quat_rotate(q, ez, d2);
     rest[0] = pbd_rng_range(r, 0.1, 2.0);
     rest[1] = (double)(pbd_rng_next(r) % 3);

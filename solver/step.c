@@ -201,7 +201,7 @@ static pbd_status check_finite(pbd_world *w, int threads)
                                  "step %ld: constraint %s #%d (set %d) has a non-finite lambda",
                                  w->step_count, set->type->name, c, s);
             if (bad < 0) continue;
-            for (int j = 0; j < set->arity; j++)
+            for (int j = 0; j < set->arity - set->type->n_orient; j++) /* particles only */
                 if (set->idx[(size_t)c * set->arity + j] == bad)
                     return pbd_error(PBD_ENUMERIC,
                                      "step %ld: constraint %s #%d (set %d) holds particle %d %s",

@@ -291,10 +291,13 @@ pbd_status pbd_set_rewrite(pbd_world *w, int set, int c, const int32_t *idx)
     pbd_status st = check_constraint(w, set, c, "pbd_set_rewrite");
     if (st != PBD_OK) return st;
     pbd_constraint_set *s = &w->sets[set];
+    const int np = s->arity - s->type->n_orient; /* then the orientations (rods) */
     for (int j = 0; j < s->arity; j++)
-        if (idx[j] < 0 || idx[j] >= w->n)
-            return pbd_error(PBD_EINVAL, "pbd_set_rewrite: constraint %s #%d: expected particle "
-                             "indices in [0, %d), found %d", s->type->name, c, w->n, idx[j]);
+        if (idx[j] < 0 || idx[j] >= (j < np ? w->n : w->n_orient))
+            return pbd_error(PBD_EINVAL, "pbd_set_rewrite: constraint %s #%d: expected %s "
+                             "indices in [0, %d), found %d", s->type->name, c,
+                             j < np ? "particle" : "orientation", j < np ? w->n : w->n_orient,
+                             idx[j]);
     memcpy(s->idx + (size_t)c * s->arity, idx, (size_t)s->arity * sizeof *idx);
     invalidate_variants(w);
     return PBD_OK;

@@ -59,14 +59,19 @@ herr_t log_append_value(hid_t d, hsize_t at, hid_t mem_type, const void *v)
     return st;
 }
 
-/* Rows whose particles are all pinned (w = 0): never moved by a projection. */
+/* Rows whose particles are all pinned (w = 0): never moved by a projection. A rod's row
+ * counts as pinned when its particles and orientations (inverse inertias) all are. */
 static long pinned_rows(const pbd_world *w, const pbd_constraint_set *set)
 {
     long n = 0;
+    const int np = set->arity - set->type->n_orient;
     for (int c = 0; c < set->count; c++) {
         int free_particle = 0;
-        for (int j = 0; j < set->arity; j++)
-            free_particle |= w->w[set->idx[(size_t)c * set->arity + j]] > 0.0;
+        for (int j = 0; j < set->arity; j++) {
+            int32_t i = set->idx[(size_t)c * set->arity + j];
+            const double *ii = j < np ? NULL : w->inv_inertia + 3 * (size_t)i;
+            free_particle |= j < np ? w->w[i] > 0.0 : (ii[0] > 0.0 || ii[1] > 0.0 || ii[2] > 0.0);
+        }
         n += !free_particle;
     }
     return n;
