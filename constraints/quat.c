@@ -61,5 +61,9 @@ void pbd_quat_perturb(const double q[4], const double theta[3], double out[4])
     pbd_quat_from_rotvec(theta, e);
     pbd_quat_mul(e, q, r);
     double n = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+    if (!(n > 1e-300)) { /* a zero q (bad input) stays as it is rather than turning NaN */
+        for (int k = 0; k < 4; k++) out[k] = q[k];
+        return;
+    }
     for (int k = 0; k < 4; k++) out[k] = r[k] / n;
 }
