@@ -22,11 +22,31 @@ static inline double norm2(const double *a, int n)
     return sqrt(s);
 }
 
+/* The least-squares slope of ly against lx over m >= 2 points (the Taylor tests' order). */
+static inline double pbd_fit_slope(const double *lx, const double *ly, int m)
+{
+    double mx = 0.0, my = 0.0, sxy = 0.0, sxx = 0.0;
+    for (int k = 0; k < m; k++) mx += lx[k] / m, my += ly[k] / m;
+    for (int k = 0; k < m; k++) {
+        sxy += (lx[k] - mx) * (ly[k] - my);
+        sxx += (lx[k] - mx) * (lx[k] - mx);
+    }
+    return sxy / sxx;
+}
+
+/* Allocate r's per-sample arrays for N regular and M near-degenerate samples (gradcheck_result.c);
+ * PBD_ENOMEM (r freed) when memory runs out. */
+pbd_status pbd_gradcheck_result_alloc(pbd_gradcheck_result *r, int N, int M);
+
 /* The checker for a type without a scalar C (eval NULL, project_goal set; goalcheck.c):
  * fills r like pbd_gradcheck_type, with per-sample rel_err the largest of its relative
  * errors, order NaN (no Taylor test) and momentum_errs. */
 pbd_status pbd_goalcheck_type(const pbd_constraint_type *type, const pbd_gradcheck_options *opt,
                               pbd_gradcheck_result *r);
+/* The checker for orientation types (n_orient > 0, the rods; orientcheck.c): fills r like
+ * pbd_gradcheck_type, the orientations differenced on SO(3) (q ← exp(±h e_a/2) q). */
+pbd_status pbd_orientcheck_type(const pbd_constraint_type *type,
+                                const pbd_gradcheck_options *opt, pbd_gradcheck_result *r);
 /* FNV-1a of a type's name: each type draws from (seed, name) (gradcheck.c). */
 uint64_t pbd_gradcheck_name_hash(const char *s);
 

@@ -128,15 +128,7 @@ static double taylor_order(gc_work *g, double C0, pbd_rng *rng)
             m++;
         }
     }
-    if (m < 2) return INFINITY;
-    double mx = 0, my = 0;
-    for (int k = 0; k < m; k++) mx += lx[k] / m, my += ly[k] / m;
-    double sxy = 0, sxx = 0;
-    for (int k = 0; k < m; k++) {
-        sxy += (lx[k] - mx) * (ly[k] - my);
-        sxx += (lx[k] - mx) * (lx[k] - mx);
-    }
-    return sxy / sxx;
+    return m < 2 ? INFINITY : pbd_fit_slope(lx, ly, m);
 }
 
 /* Internal types: relative |Σ_i ∇_i C| and |Σ_i x_i × ∇_i C| (PBD Eq. 1–2: with these
@@ -229,6 +221,7 @@ pbd_status pbd_gradcheck_type(const pbd_constraint_type *type, const pbd_gradche
         return pbd_error(PBD_EINVAL, "analysis/gradcheck.c: pbd_gradcheck_type: expected "
                          "samples >= 1 and degenerate_samples >= 0, found %d and %d",
                          opt->samples, opt->degenerate_samples);
+    if (type->n_orient > 0) return pbd_orientcheck_type(type, opt, r); /* rods: orientcheck.c */
     const int nmax = 3 * PBD_SAMPLE_MAX_ARITY, N = opt->samples, M = opt->degenerate_samples;
     gc_work g = {.type = type};
     g.x = malloc(sizeof(double) * nmax);

@@ -1,5 +1,5 @@
-/* What the checkers (gradcheck.c, goalcheck.c) share: a type's random stream from its name,
- * and freeing a result. */
+/* What the checkers (gradcheck.c, goalcheck.c, orientcheck.c) share: a type's random stream from its name,
+ * allocating and freeing a result. */
 #include "analysis_private.h"
 
 #include <stdlib.h>
@@ -12,6 +12,23 @@ uint64_t pbd_gradcheck_name_hash(const char *s)
     uint64_t h = 0xcbf29ce484222325ULL;
     for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
     return h;
+}
+
+pbd_status pbd_gradcheck_result_alloc(pbd_gradcheck_result *r, int N, int M)
+{
+    r->rel_err = malloc(sizeof(double) * (size_t)N);
+    r->order = malloc(sizeof(double) * (size_t)N);
+    r->momentum_errs = malloc(sizeof(double) * (size_t)N);
+    r->status = calloc((size_t)N, 1);
+    r->degenerate_rel_err = malloc(sizeof(double) * (size_t)(M ? M : 1));
+    r->degenerate_status = calloc(M ? (size_t)M : 1, 1);
+    r->hessian_rel_err = malloc(sizeof(double) * (size_t)N);
+    r->hessian_order = malloc(sizeof(double) * (size_t)N);
+    if (r->rel_err && r->order && r->momentum_errs && r->status && r->degenerate_rel_err &&
+        r->degenerate_status && r->hessian_rel_err && r->hessian_order)
+        return PBD_OK;
+    pbd_gradcheck_result_free(r);
+    return pbd_error(PBD_ENOMEM, "analysis: out of memory for %d gradient-check samples", N);
 }
 
 void pbd_gradcheck_result_free(pbd_gradcheck_result *r)

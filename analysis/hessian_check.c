@@ -9,6 +9,7 @@
  * h = ε^(1/3) L, expected FD error E = 10 ε^(2/3) (|H|∞ + K/L) with K the magnitude of the
  * terms ∇C is computed from, max_r (|∇_r C| + Σ_i |x_i H_ri|); a component below E/tol is
  * measured against that floor. */
+#include "analysis_private.h"
 #include "hessian_check.h"
 
 #include <float.h>
@@ -131,14 +132,7 @@ static double taylor_order(hc_work *w, double L, pbd_rng *rng)
             m++;
         }
     }
-    if (m < 2) return INFINITY;
-    double mx = 0.0, my = 0.0, sxy = 0.0, sxx = 0.0;
-    for (int k = 0; k < m; k++) mx += lx[k] / m, my += ly[k] / m;
-    for (int k = 0; k < m; k++) {
-        sxy += (lx[k] - mx) * (ly[k] - my);
-        sxx += (lx[k] - mx) * (lx[k] - mx);
-    }
-    return sxy / sxx;
+    return m < 2 ? INFINITY : pbd_fit_slope(lx, ly, m);
 }
 
 int pbd_hessian_check_sample(const pbd_constraint_type *type, const pbd_eval_input *in,

@@ -97,6 +97,17 @@ void pbd_gradcheck_result_free(pbd_gradcheck_result *r);
  * (no newline). Returns what snprintf returns. */
 int pbd_gradcheck_format_line(char *buf, size_t size, const pbd_gradcheck_result *r);
 
+/* ---- the elastica (analysis/elastica.c) ---------------------------------------------- */
+
+/* A horizontal cantilever of length L clamped at one end under its own weight w per length,
+ * at large deflection (inextensible Euler–Bernoulli: θ'' = −Λ (1 − s̃) cos θ, θ(0) = 0,
+ * θ'(1) = 0), for the load Λ = w L³/(E I) in [0, 1e4]: the tip's deflection δ/L (downward
+ * positive; δ/L → Λ/8, i.e. wL⁴/(8EI), for small loads), its horizontal reach x/L and
+ * θ'(0) L (any may be NULL). By shooting with GSL's rk8pd and Brent's root finder;
+ * PBD_EINVAL for a load outside the range, PBD_ENUMERIC when the shooting fails. */
+pbd_status pbd_elastica_cantilever(double load, double *deflection, double *reach,
+                                   double *root_curvature);
+
 /* ---- central finite differences (analysis/fd_gradient.c) ------------------------------ */
 
 /* A function f: R^n -> R^m for pbd_fd_jacobian: writes f(x) (m doubles) and returns

@@ -32,7 +32,8 @@ double pbd_rng_range(pbd_rng *r, double lo, double hi);
 double pbd_rng_gaussian(pbd_rng *r);                /* N(0, 1) */
 
 /* One evaluation's inputs. x holds the arity particles' positions gathered in the
- * order of the constraint's index row (3 doubles each); aux is per-set topology in
+ * order of the constraint's index row (3 doubles each; an orientation type's quaternions
+ * follow its particles', 4 doubles each, see n_orient below); aux is per-set topology in
  * local indices (the balloon's triangles), NULL for the other types. */
 typedef struct pbd_eval_input {
     const double *x;
@@ -157,6 +158,17 @@ typedef struct pbd_constraint_type {
      * elastic energy, smooth through rest where C's gradient is not; the Newton reference
      * solves these in their potential form (solver/newton_merit.c) */
     int energy;
+    /* Orientation types (Cosserat rods, constraints/README.md "Rods"): the last n_orient
+     * entries of an index row are orientations (indices into the world's orientations,
+     * solver/README.md "Orientations"), the first np = arity − n_orient particles. in->x
+     * holds the np positions (3 doubles each) and then the orientations' unit quaternions
+     * (w, x, y, z; 4 doubles each, from in->x + 3 np). eval writes ∇C as 3 doubles per entry in row order: ∂C/∂x
+     * for a particle, and for an orientation the derivative on SO(3), ∂C/∂θ at θ = 0 of
+     * q ← exp(θ/2)·q (θ a world-frame rotation vector, exp the quaternion exponential of
+     * (0, θ/2)). Internal means invariant to rigid motions of positions and orientations
+     * together: Σ ∇_x C = 0 and Σ x × ∇_x C + Σ ∇_θ C = 0 (momentum with the spin). sample()
+     * writes x in the same layout. */
+    int n_orient;
 } pbd_constraint_type;
 
 #define PBD_MAX_BLOCK 6
@@ -201,6 +213,12 @@ const pbd_constraint_type *pbd_constraint_type_find(const char *name);
  *  long_range_attachment
  *                   arity 2  (p, a)              rest {ℓ}: C = ℓ − |p − a| >= 0, inequality
  *                   (Kim, Chentanez, Müller 2012; a the attached particle)
+ *  rod_stretch_shear arity 3  (p0, p1, q)   rest {ℓ, k}: n_orient 1, C = d_k(q)·(p1 − p0) − ℓ δ_k2
+ *                   in m, d_k = R(q) e_k the segment's directors, d_2 its tangent
+ *                   (Kugelstadt & Schömer 2016 Sec. 4.1, in the material frame)
+ *  rod_bend_twist   arity 2  (q0, q1)       rest {r (4), k}: n_orient 2, C = 2 Im(s q̄0 q1 − r)_k
+ *                   in rad, r = q̄0 q1 at rest, s = ±1 the sign with ⟨s q̄0 q1, r⟩ >= 0
+ *                   (Kugelstadt & Schömer 2016 Sec. 4.2: the Darboux vector times ℓ)
  *  shape_match      arity variable (the cluster, at most 64 particles), no scalar C
  *                   (project_goal)             rest {the cluster's rest positions x0, 3 per
  *                   particle, then zeros up to 192}
@@ -242,6 +260,30 @@ extern const pbd_constraint_type pbd_fluid_density_type;
 enum { PBD_SPH_POLY6 = 0, PBD_SPH_SPIKY = 1, PBD_SPH_CUBIC = 2, PBD_SPH_PBF = 3 };
 double pbd_sph_kernel(int kernel, double r, double h);
 double pbd_sph_kernel_dr(int kernel, double r, double h);
+extern const pbd_constraint_type pbd_rod_stretch_shear_type;
+extern const pbd_constraint_type pbd_rod_bend_twist_type;
+
+/* Rod compliances (the XPBD α of one row, α_k = ℓ/K_k): stretch–shear K = (GA, GA, EA)
+ * (Pa, m², ℓ the segment's length in m; α in m/N), bend–twist K = (E I_1, E I_2, G J)
+ * (area_moments {I_1, I_2, J} in m⁴, ℓ the two segments' mean length; α in rad²/J). NaN
+ * for a modulus, area or length that is not positive and finite. */
+double pbd_rod_stretch_shear_compliance(double youngs_modulus, double shear_modulus,
+                                        double area, double length, int component);
+double pbd_rod_bend_twist_compliance(double youngs_modulus, double shear_modulus,
+                                     const double area_moments[3], double length, int component);
+
+/* Unit quaternions q = (w, x, y, z) (constraints/quat.c), for the orientation types, the
+ * solver's orientation state and the checker's perturbations. */
+void pbd_quat_mul(const double a[4], const double b[4], double out[4]);   /* out = a·b */
+void pbd_quat_rotate(const double q[4], const double v[3], double out[3]); /* R(q) v */
+void pbd_quat_rotate_inv(const double q[4], const double v[3], double out[3]); /* R(q)ᵀ v */
+/* q ← exp(θ/2)·q, normalised: the world-frame rotation by the vector θ (rad) applied to q
+ * (in may equal out) */
+void pbd_quat_perturb(const double q[4], const double theta[3], double out[4]);
+/* A uniformly random rotation (samplers) */
+void pbd_quat_random(pbd_rng *r, double q[4]);
+/* The quaternion of the rotation by |θ| about θ/|θ| */
+void pbd_quat_from_rotvec(const double theta[3], double out[4]);
 
 /* The Lamé parameters μ = E/(2(1+ν)), λ = Eν/((1+ν)(1−2ν)) (λ = ∞ at ν = 1/2) of Young's
  * modulus E > 0 and Poisson ratio −1 < ν <= 1/2; returns 0 (and leaves them) outside. */

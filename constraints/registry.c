@@ -35,6 +35,9 @@
     PBD_TYPE(shape_match)                                                                  \
     /* fluids: Position Based Fluids' density constraint (issue 25) */                     \
     PBD_TYPE(fluid_density)                                                                \
+    /* rods (issue 22): Cosserat rods with an orientation per segment */                    \
+    PBD_TYPE(rod_stretch_shear)                                                            \
+    PBD_TYPE(rod_bend_twist)                                                               \
     /* new rows above this line: PBD_TYPE(name) \ for pbd_name_type */
 
 #define PBD_DECLARE(name) extern const pbd_constraint_type pbd_##name##_type;

@@ -103,6 +103,11 @@ void pbd_momentum(const pbd_world *w, const double *pos, const double *vel, doub
         ang[1] += m * (x[2] * v[0] - x[0] * v[2]);
         ang[2] += m * (x[0] * v[1] - x[1] * v[0]);
     }
+    if (w->n_orient) { /* the segments' spin, at the world's own orientations (rods) */
+        double spin[3];
+        pbd_orientation_momentum(w, spin, NULL);
+        for (int k = 0; k < 3; k++) ang[k] += spin[k];
+    }
 }
 
 /* Stats after a step whose last (sub)step was h: per set and overall residuals (the XPBD
@@ -135,6 +140,11 @@ void pbd_measure(pbd_world *w, double h, int energy)
         const double *v = w->v + 3 * i, *x = w->x + 3 * i;
         ke += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
         pe -= m * (w->def.gravity[0] * x[0] + w->def.gravity[1] * x[1] + w->def.gravity[2] * x[2]);
+    }
+    if (w->n_orient) { /* rods: ½ ω·I ω of the segments */
+        double spin[3], ke_rot;
+        pbd_orientation_momentum(w, spin, &ke_rot);
+        ke += ke_rot;
     }
     st->kinetic_energy = ke;
     st->gravitational_energy = pe;

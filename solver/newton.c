@@ -274,6 +274,10 @@ static pbd_status check_world(const pbd_world *w, int max_iter, double tol)
                          "one (tearing): the implicit step takes a fixed topology, and the torn "
                          "cloth's pulled rows have no equilibrium to converge to before it tears "
                          "(solver/README.md)");
+    if (w->n_orient > 0)
+        return pbd_error(PBD_EINVAL, "newton: expected a world of particles only, found %d "
+                         "orientations (rods): the reference has no rotational unknowns "
+                         "(solver/README.md \"Orientations\")", w->n_orient);
     for (int s = 0; s < w->n_sets; s++)
         if (!w->sets[s].type->eval && w->sets[s].count > 0)
             return pbd_error(PBD_EINVAL, "newton: set %d (%s): expected constraints with a "

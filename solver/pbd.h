@@ -300,6 +300,13 @@ typedef struct pbd_world {
      * the initial bounding box's centre and diagonal, the fastest initial speed and time */
     int watch_ready;
     double watch_centre[3], watch_extent, watch_speed, watch_time0;
+    /* orientations (Cosserat rods; solver/orient.c, solver/README.md "Orientations"): optional
+     * state beside the particles, n_orient = 0 and NULL arrays in a world without them: unit
+     * quaternions q (4 each, (w, x, y, z)), their predicted and projected values u (the
+     * orientations' p), world-frame angular velocities omega (rad/s, 3 each) and the body
+     * frame's principal inverse inertias inv_inertia (1/(kg m²), 3 each; all three 0: fixed) */
+    int n_orient;
+    double *q, *u, *omega, *inv_inertia;
 } pbd_world;
 
 pbd_world *pbd_world_create(int n_particles);
@@ -343,6 +350,19 @@ pbd_status pbd_set_remove(pbd_world *w, int set, int c);
 /* Give a set its auxiliary topology (copied). */
 pbd_status pbd_set_aux(pbd_world *w, int set, const int32_t *aux, int n_aux);
 
+/* Append one orientation (between steps): unit quaternion q (normalised here), world-frame
+ * angular velocity omega (NULL: 0, rad/s), principal inverse inertias of the body frame
+ * inv_inertia (1/(kg m²); {0, 0, 0}: a fixed orientation that no constraint turns, a clamp).
+ * Returns its index or -1 (pbd_last_error: a zero or non-finite q, a negative or non-finite
+ * inverse inertia, out of memory). Worlds with orientations take Gauss–Seidel only
+ * (solver/README.md "Orientations"). */
+int pbd_world_add_orientation(pbd_world *w, const double q[4], const double omega[3],
+                              const double inv_inertia[3]);
+/* Angular momentum of the orientations' spin, Σ R I Rᵀ ω (kg m²/s), and their kinetic energy
+ * ½ Σ ω·R I Rᵀ ω (J), over orientations with all three inverse inertias > 0; zeros in a world
+ * without orientations. pbd_momentum and the measure stage add these. */
+void pbd_orientation_momentum(const pbd_world *w, double spin[3], double *kinetic);
+
 /* Pin particle i (w = 0) to its current position, moved by attach_motion if set. */
 int pbd_world_attach(pbd_world *w, int i);
 
@@ -375,6 +395,9 @@ extern int pbd_test_fault_oom;
  *              receives in->x + Δx), or in->x itself (in place, as the solver does: C and
  *              ∇C are evaluated before x_out is written).
  *   grad_work  3·arity doubles of scratch; receives ∇C(in->x) (unspecified when degenerate)
+ * Orientation types (rods, pbd_constraint_type.n_orient): in->x and x_out hold the particles'
+ * positions and then the orientations' quaternions; w_j of an orientation is an isotropic
+ * inverse inertia (1/(kg m²)) and its entry turns by Δθ_j = Δλ w_j ∇_θ C, q ← exp(Δθ/2) q.
  * Both return PBD_EVAL_OK (x_out moved), PBD_EVAL_DEGENERATE (nothing moved: the gradient
  * is undefined, Σ_j w_j |∇_j C|² <= 1e-300 as when every particle is fixed, or C is not
  * finite) or -1 (nothing moved: an inequality constraint, C >= 0, is satisfied).
@@ -403,7 +426,8 @@ int pbd_project_generic_xpbd(const pbd_constraint_type *type, const pbd_eval_inp
 /* Residuals of all active constraints at the predicted positions p. */
 void pbd_world_residual(pbd_world *w, const double *pos, double *max_c, double *l2_c);
 
-/* Linear and angular momentum (about the origin) of positions pos and velocities vel. */
+/* Linear and angular momentum (about the origin) of positions pos and velocities vel; with
+ * orientations (rods) the angular momentum includes their spin at w->q, w->omega. */
 void pbd_momentum(const pbd_world *w, const double *pos, const double *vel, double lin[3],
                   double ang[3]);
 

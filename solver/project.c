@@ -8,6 +8,24 @@
 /* Σ_j w_j |∇_j C|² below this is an all-fixed or degenerate constraint: skip it. */
 #define PBD_MIN_DENOMINATOR 1e-300
 
+/* x_out_j += Δλ w_j ∇_j C; an orientation type's (n_orient > 0) orientation entries instead
+ * turn their quaternion in x_out (after the particles, pbd_constraint.h) by Δθ_j = Δλ w_j ∇_θ C,
+ * q ← exp(Δθ/2) q, w_j an isotropic inverse inertia (the world's anisotropic one:
+ * solver/orient.c). */
+static void apply_step(const pbd_constraint_type *type, const pbd_eval_input *in,
+                       const double *w, double dl, const double *grad, double *x_out)
+{
+    const int np = in->arity - type->n_orient;
+    for (int j = 0; j < np; j++)
+        for (int c = 0; c < 3; c++) x_out[3 * j + c] += dl * w[j] * grad[3 * j + c];
+    for (int j = np; j < in->arity; j++) {
+        double th[3] = {dl * w[j] * grad[3 * j], dl * w[j] * grad[3 * j + 1],
+                        dl * w[j] * grad[3 * j + 2]};
+        double *q = x_out + 3 * np + 4 * (j - np);
+        pbd_quat_perturb(q, th, q);
+    }
+}
+
 /* PBD projection; *dlambda receives its multiplier Δλ = -k C / Σ w|∇C|², so that
  * Δx_j = Δλ w_j ∇_j C as in XPBD and Σ Δλ ∇C / Δt is the constraint's impulse (the contact
  * response and the rigid coupling read it, solver/collision_hooks.c, PBD Sec. 4.2). */
@@ -26,8 +44,7 @@ static int project_pbd(const pbd_constraint_type *type, const pbd_eval_input *in
     }
     if (!(denom > PBD_MIN_DENOMINATOR) || !isfinite(C)) return PBD_EVAL_DEGENERATE;
     double s = C / denom; /* Eq. 8 */
-    for (int j = 0; j < in->arity; j++)
-        for (int c = 0; c < 3; c++) x_out[3 * j + c] -= k * s * w[j] * grad[3 * j + c]; /* Eq. 9 */
+    apply_step(type, in, w, -k * s, grad, x_out); /* Eq. 9 */
     *dlambda = -k * s;
     return PBD_EVAL_OK;
 }
@@ -75,8 +92,7 @@ int pbd_project_generic_xpbd(const pbd_constraint_type *type, const pbd_eval_inp
     int st = pbd_xpbd_delta(type, in, w, alpha_tilde, 0.0, NULL, *lambda, grad, &dlambda);
     if (st != PBD_EVAL_OK) return st;
     *lambda += dlambda;
-    for (int j = 0; j < in->arity; j++)
-        for (int c = 0; c < 3; c++) x_out[3 * j + c] += dlambda * w[j] * grad[3 * j + c];
+    apply_step(type, in, w, dlambda, grad, x_out);
     return PBD_EVAL_OK;
 }
 
@@ -91,11 +107,19 @@ void pbd_gather_ws(const pbd_world *w, pbd_workspace *ws, const pbd_constraint_s
                    const double *pos, pbd_eval_input *in)
 {
     const int32_t *idx = s->idx + (size_t)c * s->arity;
-    for (int j = 0; j < s->arity; j++) {
+    const int np = s->arity - s->type->n_orient; /* then the orientations (rods) */
+    for (int j = 0; j < np; j++) {
         const double *src = pos + 3 * (size_t)idx[j];
         double *dst = ws->x + 3 * j;
         dst[0] = src[0]; dst[1] = src[1]; dst[2] = src[2];
         ws->w[j] = w->w[idx[j]];
+    }
+    for (int j = np; j < s->arity; j++) { /* rods: the orientations' current values, w->u,
+                                            * after the particles (the world's workspace) */
+        const double *src = w->u + 4 * (size_t)idx[j];
+        double *dst = ws->x + 3 * np + 4 * (j - np);
+        dst[0] = src[0]; dst[1] = src[1]; dst[2] = src[2]; dst[3] = src[3];
+        ws->w[j] = 0.0; /* the inverse inertia is a matrix: pbd_project_orient_into */
     }
     int nr = s->type->n_rest;
     in->x = ws->x;
@@ -109,7 +133,7 @@ void pbd_scatter_ws(const pbd_world *w, const pbd_workspace *ws, const pbd_const
                     int c, double *pos)
 {
     const int32_t *idx = s->idx + (size_t)c * s->arity;
-    for (int j = 0; j < s->arity; j++) {
+    for (int j = 0; j < s->arity - s->type->n_orient; j++) { /* orientations: already in u */
         if (w->w[idx[j]] <= 0.0) continue;
         double *dst = pos + 3 * (size_t)idx[j];
         const double *src = ws->x + 3 * j;
@@ -128,7 +152,7 @@ void pbd_gather(pbd_world *w, const pbd_constraint_set *s, int c, const double *
 void pbd_scatter(pbd_world *w, const pbd_constraint_set *s, int c, double *pos)
 {
     const int32_t *idx = s->idx + (size_t)c * s->arity;
-    for (int j = 0; j < s->arity; j++) {
+    for (int j = 0; j < s->arity - s->type->n_orient; j++) {
         double *dst = pos + 3 * (size_t)idx[j];
         const double *src = w->work_x + 3 * j;
         dst[0] = src[0]; dst[1] = src[1]; dst[2] = src[2];
@@ -140,6 +164,8 @@ static int project_into(const pbd_world *w, pbd_workspace *ws, const pbd_constra
                         int c, double h, double alpha_scale, const double *pos, double *dlambda)
 {
     pbd_eval_input in;
+    if (s->type->n_orient) /* rods: orientations beside the particles (solver/orient.c) */
+        return pbd_project_orient_into(w, ws, s, c, alpha_scale, pos, dlambda);
     pbd_gather_ws(w, ws, s, c, pos, &in);
     *dlambda = 0.0;
     if (!s->type->eval) /* no scalar C (shape matching): the fraction k_eff, PBD and XPBD alike */

@@ -110,6 +110,10 @@ pbd_status pbd_world_reorder(pbd_world *w, int sort_constraints)
     if (w->collision)
         return pbd_error(PBD_EINVAL, "pbd_world_reorder: expected a world without colliders "
                          "(renumber before adding them), found a collision state");
+    if (w->n_orient > 0)
+        return pbd_error(PBD_EINVAL, "pbd_world_reorder: expected a world without orientations "
+                         "(rods: their rows mix particle and orientation indices), found %d",
+                         w->n_orient);
     int n = w->n;
     if (n == 0) return PBD_OK;
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};

@@ -203,7 +203,7 @@ static pbd_status check_finite(pbd_world *w, int threads)
                                  "step %ld: constraint %s #%d (set %d) has a non-finite lambda",
                                  w->step_count, set->type->name, c, s);
             if (bad < 0) continue;
-            for (int j = 0; j < set->arity; j++)
+            for (int j = 0; j < set->arity - set->type->n_orient; j++) /* particles only */
                 if (set->idx[(size_t)c * set->arity + j] == bad)
                     return pbd_error(PBD_ENUMERIC,
                                      "step %ld: constraint %s #%d (set %d) holds particle %d %s",
@@ -291,6 +291,7 @@ pbd_status pbd_step(pbd_world *w)
     pbd_status status = pbd_solver_def_validate(&w->def);
     if (status != PBD_OK) return status;
     if ((status = reserve_iteration_log(w)) != PBD_OK) return status;
+    if ((status = pbd_orient_check(w, 0)) != PBD_OK) return status; /* rods: the schemes */
     if (!w->watch_ready) watch_init(w);
     if (w->def.method == PBD_METHOD_NEWTON) { /* the implicit step (solver/newton.c); it
                                                 * measures, then the hook, the watchdog */
@@ -326,11 +327,13 @@ pbd_status pbd_step(pbd_world *w)
             if (w->w[i] <= 0.0) continue;
             for (int c = 0; c < 3; c++) w->v[3 * i + c] += h * d->gravity[c];
         }
+        if (w->n_orient) pbd_orient_forces(w, h); /* rods: gyroscopic term (solver/orient.c) */
         STAGE(w, PBD_STAGE_EXTERNAL_FORCES, t0);
         /* (7) p_i <- x_i + Δt v_i; attachments follow their (kinematic) targets */
 #pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
         for (int i = 0; i < 3 * w->n; i++) w->p[i] = w->x[i] + h * w->v[i];
         move_attachments(w, w->time + h);
+        if (w->n_orient) pbd_orient_predict(w, h);
         STAGE(w, PBD_STAGE_PREDICT, t0);
         /* (8) generateCollisionConstraints(x_i -> p_i) */
         if (w->collision_stages) w->collision_stages->generate_collisions(w, h);
@@ -364,6 +367,7 @@ pbd_status pbd_step(pbd_world *w)
             w->v[i] = (w->p[i] - w->x[i]) / h;
             w->x[i] = w->p[i];
         }
+        if (w->n_orient) pbd_orient_update(w, h);
         STAGE(w, PBD_STAGE_UPDATE, t0);
         /* (16) velocityUpdate: friction and restitution */
         if (w->collision_stages) w->collision_stages->velocity_update(w, h);
@@ -373,6 +377,7 @@ pbd_status pbd_step(pbd_world *w)
     }
     w->step_count++;
     status = check_finite(w, nt);
+    if (status == PBD_OK && w->n_orient) status = pbd_orient_check(w, 1);
     /* after the step, outside its stages: topology changes (tearing) */
     if (status == PBD_OK && w->post_step) status = w->post_step(w, w->post_step_user);
     /* the measure stage costs about one more sweep; def.measure_every thins it out. It

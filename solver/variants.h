@@ -10,7 +10,7 @@
 /* Buffers for one constraint (max_arity particles): gathered positions, x_n, inverse
  * masses, gradient. The world has one (w->work_*); coloured GS has one per thread. */
 typedef struct pbd_workspace {
-    double *x, *x0, *w, *grad;
+    double *x, *x0, *w, *grad; /* the world's x: 4 doubles per entry (rods' quaternions) */
 } pbd_workspace;
 
 /* The world's own buffers as a workspace. */
@@ -38,6 +38,22 @@ int pbd_xpbd_delta(const pbd_constraint_type *type, const pbd_eval_input *in, co
  * afterwards. */
 int pbd_project_into(const pbd_world *w, pbd_workspace *ws, const pbd_constraint_set *s, int c,
                      double h, const double *pos, double *dlambda);
+/* Orientation types (pbd_constraint_type.n_orient, solver/orient.c): the projection of row c
+ * of set s, PBD Eq. 8–9 or XPBD Eq. 18 with the orientations' generalised inverse mass
+ * W = R diag(inv_inertia) Rᵀ, Δθ = Δλ W ∇_θ C and q ← exp(Δθ/2) q (Kugelstadt & Schömer
+ * 2016 Eq. 33). Like pbd_project_into, but the orientations are written to w->u at once. */
+int pbd_project_orient_into(const pbd_world *w, pbd_workspace *ws, const pbd_constraint_set *s,
+                            int c, double alpha_scale, const double *pos, double *dlambda);
+/* The orientation stages of the step (solver/orient.c): gyroscopic term and damping (after
+ * the external forces), prediction u = q + ½ h ω q normalised, and the update ω = 2 Im(u q̄)/h,
+ * q = u (Kugelstadt & Schömer 2016 Algorithm 1); nothing without orientations. */
+void pbd_orient_forces(pbd_world *w, double h);
+void pbd_orient_predict(pbd_world *w, double h);
+void pbd_orient_update(pbd_world *w, double h);
+/* PBD_OK, or PBD_EINVAL naming why the world's orientations cannot take def (a scheme other
+ * than Gauss–Seidel), or PBD_ENUMERIC for a non-finite orientation after a step */
+pbd_status pbd_orient_check(const pbd_world *w, int after_step);
+
 /* Rows in the block that starts at row c of a set whose type has block > 1 (pbd_constraint.h):
  * min(block, count − c); 1 for other types. */
 static inline int pbd_block_rows(const pbd_constraint_set *s, int c)

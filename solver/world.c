@@ -68,6 +68,10 @@ void pbd_world_free(pbd_world *w)
     free(w->iter_newton);
     pbd_variants_free(w);
     free(w->particle_origin);
+    free(w->q);
+    free(w->u);
+    free(w->omega);
+    free(w->inv_inertia);
     if (w->post_step_free) w->post_step_free(w->post_step_user);
     free(w);
 }
@@ -154,7 +158,8 @@ int pbd_world_add_particle(pbd_world *w, const double x[3], const double v[3], d
 static pbd_status reserve_workspace(pbd_world *w, int arity)
 {
     if (arity <= w->max_arity) return PBD_OK;
-    double *x = realloc(w->work_x, 3 * (size_t)arity * sizeof(double));
+    /* 4 per entry: an orientation type's quaternions (pbd_constraint_type.n_orient) */
+    double *x = realloc(w->work_x, 4 * (size_t)arity * sizeof(double));
     if (x) w->work_x = x;
     double *wm = realloc(w->work_w, (size_t)arity * sizeof(double));
     if (wm) w->work_w = wm;
@@ -221,12 +226,15 @@ int pbd_set_add(pbd_world *w, int set, const int32_t *idx, const double *rest, d
 {
     if (set < 0 || set >= w->n_sets) return -1;
     pbd_constraint_set *s = &w->sets[set];
-    for (int j = 0; j < s->arity; j++)
-        if (idx[j] < 0 || idx[j] >= w->n) {
-            pbd_error(PBD_EINVAL, "constraint %s: particle index %d out of range [0, %d)",
-                      s->type->name, idx[j], w->n);
+    const int np = s->arity - s->type->n_orient; /* then the orientations (rods) */
+    for (int j = 0; j < s->arity; j++) {
+        int n = j < np ? w->n : w->n_orient;
+        if (idx[j] < 0 || idx[j] >= n) {
+            pbd_error(PBD_EINVAL, "constraint %s: %s index %d out of range [0, %d)",
+                      s->type->name, j < np ? "particle" : "orientation", idx[j], n);
             return -1;
         }
+    }
     if (!(stiffness >= 0.0 && stiffness <= 1.0)) {
         pbd_error(PBD_EINVAL, "constraint %s: stiffness must be in [0, 1], found %g",
                   s->type->name, stiffness);
@@ -249,8 +257,11 @@ int pbd_set_add(pbd_world *w, int set, const int32_t *idx, const double *rest, d
     if (rest) {
         memcpy(r, rest, (size_t)nr * sizeof *r);
     } else if (s->type->rest) {
-        for (int j = 0; j < s->arity; j++)
+        for (int j = 0; j < np; j++)
             memcpy(w->work_x + 3 * j, w->x + 3 * (size_t)idx[j], 3 * sizeof(double));
+        for (int j = np; j < s->arity; j++)
+            memcpy(w->work_x + 3 * np + 4 * (j - np), w->q + 4 * (size_t)idx[j],
+                   4 * sizeof(double));
         pbd_eval_input in = {w->work_x, s->arity, NULL, s->aux, s->n_aux};
         s->type->rest(&in, r);
     } else {
@@ -281,10 +292,13 @@ pbd_status pbd_set_rewrite(pbd_world *w, int set, int c, const int32_t *idx)
     pbd_status st = check_constraint(w, set, c, "pbd_set_rewrite");
     if (st != PBD_OK) return st;
     pbd_constraint_set *s = &w->sets[set];
+    const int np = s->arity - s->type->n_orient; /* then the orientations (rods) */
     for (int j = 0; j < s->arity; j++)
-        if (idx[j] < 0 || idx[j] >= w->n)
-            return pbd_error(PBD_EINVAL, "pbd_set_rewrite: constraint %s #%d: expected particle "
-                             "indices in [0, %d), found %d", s->type->name, c, w->n, idx[j]);
+        if (idx[j] < 0 || idx[j] >= (j < np ? w->n : w->n_orient))
+            return pbd_error(PBD_EINVAL, "pbd_set_rewrite: constraint %s #%d: expected %s "
+                             "indices in [0, %d), found %d", s->type->name, c,
+                             j < np ? "particle" : "orientation", j < np ? w->n : w->n_orient,
+                             idx[j]);
     memcpy(s->idx + (size_t)c * s->arity, idx, (size_t)s->arity * sizeof *idx);
     invalidate_variants(w);
     return PBD_OK;

@@ -57,7 +57,9 @@ static void test_stress_finite(void)
         for (long s = 0; s < n; s++) {
             int n_aux = 0;
             int arity = type->sample(&r, (int)(s & 1), x0, rest, aux, &n_aux);
-            memcpy(x, x0, 3 * (size_t)arity * sizeof(double));
+            /* rods: the quaternions after the particles take one more double each */
+            const int nx = 3 * arity + type->n_orient;
+            memcpy(x, x0, (size_t)nx * sizeof(double));
             if (s % 3 == 0) degrade(&r, x, arity, (int)((s / 3) % 6));
             for (int j = 0; j < arity; j++)
                 w[j] = (s % 11 == 0) ? 0.0 : pbd_rng_range(&r, 0.0, 10.0);
@@ -66,7 +68,7 @@ static void test_stress_finite(void)
             if (type->eval) type->eval(&in, &C, g); /* shape_match has no scalar C */
             if (!isfinite(C)) bad++;
             pbd_project_generic(type, &in, w, (s % 2) ? pbd_rng_uniform(&r) : 1.0, x, g);
-            if (!test_all_finite(x, 3 * arity)) bad++;
+            if (!test_all_finite(x, nx)) bad++;
         }
         if (bad) fprintf(stderr, "\n  %s: %ld non-finite results\n", type->name, bad);
         CU_ASSERT_EQUAL(bad, 0);

@@ -79,10 +79,12 @@ static void test_units_scale(void)
             static int32_t aux[PBD_SAMPLE_MAX_AUX];
             int n_aux = 0;
             int arity = type->sample(&rng, 0, x, rest, aux, &n_aux);
-            for (int i = 0; i < 3 * arity; i++) {
-                y[i] = x[i] + 0.05 * pbd_rng_gaussian(&rng);
-                xs[i] = s * x[i];
-                ys[i] = s * y[i];
+            /* rods: the quaternions after the np particles do not scale (pbd_constraint.h) */
+            const int np = arity - type->n_orient, nx = 3 * np + 4 * type->n_orient;
+            for (int i = 0; i < nx; i++) {
+                y[i] = x[i] + (i < 3 * np ? 0.05 * pbd_rng_gaussian(&rng) : 0.0);
+                xs[i] = i < 3 * np ? s * x[i] : x[i];
+                ys[i] = i < 3 * np ? s * y[i] : y[i];
             }
             memcpy(r1, rest, sizeof rest);
             memcpy(r2, rest, sizeof rest);
@@ -95,10 +97,13 @@ static void test_units_scale(void)
             double C1, C2;
             if (type->eval(&in1, &C1, g1) != PBD_EVAL_OK || type->eval(&in2, &C2, g2) != PBD_EVAL_OK)
                 continue;
-            double n1 = norm(g1, 3 * arity), n2 = norm(g2, 3 * arity);
-            if (!(n1 > 1e-9)) continue;
+            /* ∂C/∂x scales by s^(k-1), a rod's ∂C/∂θ (per radian) by s^k */
+            double n1 = norm(g1, 3 * np), n2 = norm(g2, 3 * np);
+            double o1 = norm(g1 + 3 * np, 3 * (arity - np)), o2 = norm(g2 + 3 * np, 3 * (arity - np));
+            if (!(n1 + o1 > 1e-9)) continue;
             checked++;
-            int ok = fabs(n2 - pow(s, k - 1) * n1) <= 1e-7 * pow(s, k - 1) * n1;
+            int ok = fabs(n2 - pow(s, k - 1) * n1) <= 1e-7 * pow(s, k - 1) * n1 &&
+                     fabs(o2 - pow(s, k) * o1) <= 1e-7 * pow(s, k) * o1;
             if (type->rest && fabs(C1) > 1e-9)
                 ok &= fabs(C2 - pow(s, k) * C1) <= 1e-7 * pow(s, k) * fabs(C1);
             bad += !ok;

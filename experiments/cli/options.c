@@ -147,6 +147,8 @@ int pbd_scene_options(pbd_scene_params *sp, cli_option *out)
          "fluid scenes: vorticity confinement epsilon in m/s (PBF Eq. 16; 0: off)", NULL},
         {"fluid-xsph", CLI_DOUBLE, &sp->fluid.xsph, 0, 1, 0,
          "fluid scenes: XSPH viscosity c (PBF Eq. 17; 0: off)", NULL},
+        {"rod-radius", CLI_DOUBLE, &sp->rod_radius, 0, INFINITY, 1,
+         "rod, helix: radius of the circular cross section in m", NULL},
     };
     int n = (int)(sizeof rows / sizeof rows[0]);
     for (int i = 0; i < n; i++) out[i] = rows[i];

@@ -50,14 +50,19 @@ herr_t log_append_value(hid_t d, hsize_t at, hid_t mem_type, const void *v)
     return st;
 }
 
-/* Rows whose particles are all pinned (w = 0): never moved by a projection. */
+/* Rows whose particles are all pinned (w = 0): never moved by a projection. A rod's row
+ * counts as pinned when its particles and orientations (inverse inertias) all are. */
 static long pinned_rows(const pbd_world *w, const pbd_constraint_set *set)
 {
     long n = 0;
+    const int np = set->arity - set->type->n_orient;
     for (int c = 0; c < set->count; c++) {
         int free_particle = 0;
-        for (int j = 0; j < set->arity; j++)
-            free_particle |= w->w[set->idx[(size_t)c * set->arity + j]] > 0.0;
+        for (int j = 0; j < set->arity; j++) {
+            int32_t i = set->idx[(size_t)c * set->arity + j];
+            const double *ii = j < np ? NULL : w->inv_inertia + 3 * (size_t)i;
+            free_particle |= j < np ? w->w[i] > 0.0 : (ii[0] > 0.0 || ii[1] > 0.0 || ii[2] > 0.0);
+        }
         n += !free_particle;
     }
     return n;
@@ -265,6 +270,16 @@ int log_write_scene(pbd_h5log *log, const pbd_world *w, const pbd_h5log_options 
         bad |= pbd_h5_write_array(g, "velocities", H5T_NATIVE_DOUBLE, 2, d2, w->v) != 0;
         bad |= pbd_h5_write_array(g, "inverse_masses", H5T_NATIVE_DOUBLE, 1, d1, w->w) != 0;
     }
+    if (w->n_orient > 0 && arrays) { /* rods (solver/README.md "Orientations") */
+        hsize_t dq[2] = {(hsize_t)w->n_orient, 4}, d3[2] = {(hsize_t)w->n_orient, 3};
+        bad |= write_array(g, "orientations", H5T_NATIVE_DOUBLE, 2, dq, w->q, "1",
+                           "unit quaternions (w, x, y, z) of the rod segments") < 0;
+        bad |= write_array(g, "angular_velocities", H5T_NATIVE_DOUBLE, 2, d3, w->omega,
+                           "rad/s", "world-frame angular velocities of the orientations") < 0;
+        bad |= write_array(g, "inverse_inertias", H5T_NATIVE_DOUBLE, 2, d3, w->inv_inertia,
+                           "1/(kg m^2)", "principal inverse inertias in the body frame "
+                           "(0 0 0: fixed)") < 0;
+    }
     if (w->n_attach > 0) {
         hsize_t da[1] = {(hsize_t)w->n_attach};
         bad |= pbd_h5_write_array(g, "attachments", H5T_NATIVE_INT, 1, da, w->attach_idx) != 0;
@@ -324,6 +339,7 @@ hsize_t log_frame_bytes(const pbd_h5log *log, const pbd_world *w)
     /* positions, velocities, λ per set (uncompressed sizes), and 4 KiB of object headers
      * and index per dataset */
     hsize_t b = 8 * 3 * (hsize_t)w->n * (log->frame_velocities ? 2 : 1) + 16384;
+    b += 8 * 7 * (hsize_t)w->n_orient; /* rods: quaternions and angular velocities */
     for (int s = 0; s < w->n_sets; s++) b += 8 * (hsize_t)w->sets[s].count + 4096;
     int n_tris;
     const int32_t *tri = current_triangles(log, w, &n_tris);
@@ -354,6 +370,15 @@ int log_write_frame(pbd_h5log *log, const pbd_world *w)
     if (log->frame_velocities)
         bad |= write_array(g, "velocities", H5T_NATIVE_DOUBLE, 2, d2, w->v, "m/s",
                            "velocities of the last substep, particle x xyz") < 0;
+    if (w->n_orient > 0) { /* rods: the orientations (and their angular velocities) */
+        hsize_t dq[2] = {(hsize_t)w->n_orient, 4}, d3[2] = {(hsize_t)w->n_orient, 3};
+        bad |= write_array(g, "orientations", H5T_NATIVE_DOUBLE, 2, dq, w->q, "1",
+                           "unit quaternions (w, x, y, z), orientation x wxyz") < 0;
+        if (log->frame_velocities)
+            bad |= write_array(g, "angular_velocities", H5T_NATIVE_DOUBLE, 2, d3, w->omega,
+                               "rad/s", "world-frame angular velocities of the last "
+                               "substep, orientation x xyz") < 0;
+    }
     hid_t lg = bad ? -1 : H5Gcreate2(g, "lambda", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     for (int s = 0; s < w->n_sets && lg >= 0 && !bad; s++) {
         const pbd_constraint_set *set = &w->sets[s];
@@ -402,6 +427,7 @@ int log_make_frames(pbd_h5log *log, const pbd_world *w)
     H5LTset_attribute_int(g, ".", "every", &every, 1);
     H5LTset_attribute_string(g, ".", "layout",
                              "frame k in group %06d (k): positions, velocities (optional), "
+                             "orientations and angular_velocities (rods; optional), "
                              "lambda/<NN_type>; its topology (particles, inverse masses, "
                              "triangles, constraint rows) is /scene when topology_version[k] = 0, "
                              "else /frames/topology/<topology_version[k]>");

@@ -40,6 +40,8 @@ static const struct {
      "Newton reference"},
     {"fluid_density", "Position Based Fluids (solver/fluid/): the fluid_density constraint, the "
      "neighbour search, the dam_break and fluid_rest scenes"},
+    {"rod_cantilever", "Cosserat rods (orientations, rod_stretch_shear, rod_bend_twist) and the "
+     "elastica (GSL's ODE solvers)"},
     {"scaling", "Jacobi / coloured Gauss-Seidel with OpenMP threads"},
     {"gradcheck", "the gradient checker (pbd-gradcheck)"},
 };

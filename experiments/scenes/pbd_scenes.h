@@ -37,6 +37,7 @@ typedef struct pbd_scene_params {
     /* fluids (issue 25; experiments/scenes/scene_fluid.c): the fluid's definition; h and
      * the box are set by the scene from size and resolution */
     pbd_fluid_def fluid;
+    double rod_radius;       /* rod, helix: the circular cross section's radius in m */
 } pbd_scene_params;
 
 pbd_scene_params pbd_scene_params_default(void);
@@ -107,6 +108,41 @@ const pbd_scene_entry *pbd_scene_find(const char *name);
  * option when it is given (cli_given), exit status 2. */
 const char *pbd_scene_unread(const pbd_scene_entry *e, const pbd_scene_params *sp, int method,
                              const char *option);
+
+/* ---- Cosserat rods (experiments/scenes/scene_rod.c) --------------------------------- */
+
+/* One rod: segments + 1 particles on the centre line (masses ρ A ℓ, half at the ends), one
+ * orientation per segment (inverse inertias 1/(ρ ℓ (I, I, J)), d_3 along the segment), three
+ * rod_stretch_shear rows per segment and three rod_bend_twist rows per pair of segments, with
+ * XPBD compliances from E, G and the circular cross section (A = πr², I = πr⁴/4, J = 2I) and
+ * PBD stiffnesses k_stretch, k_bend. The rest shape is the built one. */
+typedef struct pbd_rod_spec {
+    int segments;
+    double length, radius, density;        /* m, m, kg/m³ */
+    double youngs_modulus, shear_modulus;  /* Pa */
+    double helix_radius, helix_pitch;      /* m; 0: straight along +x, else a helix about −y */
+    double twist;                          /* rad/m: the material frame's rest twist */
+    int clamp;                             /* 1: particle 0 and orientation 0 fixed */
+    double k_stretch, k_bend;              /* PBD stiffness in [0, 1] */
+    double origin[3];                      /* m: where particle 0 sits */
+    double inertia_scale;                  /* the orientations' inertia × this (1: the cross
+                                            * section's; a static solve may raise it: the
+                                            * equilibrium does not depend on it) */
+} pbd_rod_spec;
+/* What pbd_rod_add added: the first particle and orientation, the two sets (bend_set -1
+ * for a single segment). */
+typedef struct pbd_rod_handles {
+    int particle0, orient0, stretch_set, bend_set;
+} pbd_rod_handles;
+pbd_rod_spec pbd_rod_spec_default(void);
+/* Add the rod to w; PBD_EINVAL (one line naming the field) for a bad spec. */
+pbd_status pbd_rod_add(pbd_world *w, const pbd_rod_spec *r, pbd_rod_handles *h);
+/* Scenes: a horizontal cantilever along +x clamped at particle 0 (position and orientation
+ * of the first segment held), and a helix hanging about −y (radius 0.1 L, pitch 0.2 L, the
+ * material frame twisted by π over the rod) clamped at its top. --size, --resolution
+ * (segments), --mass, --rod-radius, --youngs-modulus, --poisson-ratio, --stiffness, --k-bend. */
+pbd_world *pbd_scene_rod(const pbd_scene_params *sp);
+pbd_world *pbd_scene_helix(const pbd_scene_params *sp);
 
 /* Cloth torn apart: the cloth scene's grid (vertical, x–y plane, bulged by 1 % of its size
  * along z; or --mesh) with bending (k_bend) on its hinges, held by its top row except the

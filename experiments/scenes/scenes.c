@@ -31,6 +31,7 @@ pbd_scene_params pbd_scene_params_default(void)
         .stretch = 0,
         .long_range_attachments = 0,
         .fluid = pbd_fluid_def_default(),
+        .rod_radius = 0.05,
     };
     return sp;
 }
@@ -317,6 +318,10 @@ static const pbd_scene_entry scenes[] = {
      pbd_scene_dam_break, 22},
     {"fluid_rest", "column of fluid at rest in a box: hydrostatic pressure, density error",
      pbd_scene_fluid_rest, 22},
+    {"rod", "Cosserat rod cantilever along +x, first segment clamped (Kugelstadt & Schoemer "
+     "2016)", pbd_scene_rod, 20},
+    {"helix", "Cosserat rod with a helical, twisted rest shape hanging from its clamped top",
+     pbd_scene_helix, 40},
 };
 
 int pbd_scene_count(void) { return (int)(sizeof scenes / sizeof scenes[0]); }
