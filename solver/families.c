@@ -34,6 +34,18 @@ pbd_status pbd_family_check(const pbd_world *w)
         return pbd_error(PBD_EINVAL, "%s: expected a world without colliders or contacts, found "
                          "some: contact generation is not plumbed into the solver families "
                          "(solver/README.md \"Solver families\")", name);
+    if (w->n_orient > 0)
+        return pbd_error(PBD_EINVAL, "%s: expected a world of particles only, found %d "
+                         "orientations (rods): the families' local solves have no rotational "
+                         "unknowns (solver/README.md \"Orientations\")", name, w->n_orient);
+    if (w->fluid)
+        return pbd_error(PBD_EINVAL, "%s: expected a world without a fluid, found one: the "
+                         "density constraints' neighbour rows change every step and are "
+                         "projected by the fluid's own Jacobi sweep (solver/fluid/README.md)",
+                         name);
+    if (w->post_step)
+        return pbd_error(PBD_EINVAL, "%s: expected a world without a post-step hook, found one "
+                         "(tearing): the families step a fixed topology", name);
     if (d->damping != PBD_DAMPING_NONE || d->xpbd_beta > 0.0)
         return pbd_error(PBD_EINVAL, "%s: damping: expected none of PBD's or XPBD's (VBD and "
                          "AVBD damp through --vbd-damping), found damping %d, xpbd-damping %g",

@@ -233,6 +233,35 @@ static void test_pd_tets_and_refusals(void)
     pbd_world_free(w);
 }
 
+/* Worlds the families cannot step are refused before any step, with the reason: rods
+ * (orientations), fluids (rows rebuilt every step) and tearing (a post-step hook), for every
+ * built-in scene that has one and every family method. */
+static void test_refuse_orientations_fluids_tearing(void)
+{
+    const int methods[] = {PBD_METHOD_VBD, PBD_METHOD_AVBD, PBD_METHOD_PD};
+    int refused = 0;
+    for (int i = 0; i < pbd_scene_count(); i++) {
+        pbd_scene_params sp = pbd_scene_params_default();
+        sp.resolution = 4;
+        pbd_world *w = pbd_scene_at(i)->build(&sp);
+        CU_ASSERT_FATAL(w != NULL);
+        const char *why = w->n_orient > 0 ? "orientations" : w->fluid ? "fluid"
+                          : w->post_step  ? "post-step"
+                                          : NULL;
+        for (unsigned m = 0; why && m < sizeof methods / sizeof methods[0]; m++) {
+            w->def.method = methods[m];
+            double x0 = w->x[0];
+            CU_ASSERT_EQUAL(pbd_family_check(w), PBD_EINVAL);
+            CU_ASSERT(strstr(pbd_last_error(), why) != NULL);
+            CU_ASSERT_EQUAL(pbd_step(w), PBD_EINVAL);
+            CU_ASSERT_EQUAL(w->x[0], x0);
+            refused++;
+        }
+        pbd_world_free(w);
+    }
+    CU_ASSERT(refused >= 5 * 3); /* rod, helix, dam_break, fluid_rest, tear */
+}
+
 /* A stop request abandons the step (PBD_EINTR); --record-iterations fills the log, the
  * gradient norm ||M(x − y) + h² ∇E|| falling over the iterations. */
 static void test_stop_and_log(void)
@@ -333,6 +362,7 @@ void register_families_tests(void)
     CU_add_test(s, "momentum", test_momentum);
     CU_add_test(s, "threads_identical", test_threads_identical);
     CU_add_test(s, "pd_tets_and_refusals", test_pd_tets_and_refusals);
+    CU_add_test(s, "refuse_orientations_fluids_tearing", test_refuse_orientations_fluids_tearing);
     CU_add_test(s, "stop_and_log", test_stop_and_log);
     CU_add_test(s, "inequality", test_inequality);
     CU_add_test(s, "init_and_damping", test_init_and_damping);
