@@ -49,5 +49,10 @@ pbd_status pbd_orientcheck_type(const pbd_constraint_type *type,
                                 const pbd_gradcheck_options *opt, pbd_gradcheck_result *r);
 /* FNV-1a of a type's name: each type draws from (seed, name) (gradcheck.c). */
 uint64_t pbd_gradcheck_name_hash(const char *s);
+/* One regular sample's verdict from its FD error e and Taylor order o: non-finite (e or o < 0),
+ * degenerate (NaN: a perturbed point was too close to call) or checked (its e and o recorded,
+ * o appended to orders). Returns 1 when checked. */
+int pbd_gradcheck_record(pbd_gradcheck_result *r, int s, double e, double o, double *orders,
+                         int *n_orders);
 
 #endif

@@ -291,22 +291,7 @@ pbd_status pbd_gradcheck_type(const pbd_constraint_type *type, const pbd_gradche
         }
         double e = fd_max_rel_err(&g, C0, opt->max_rel_err);
         double o = taylor_order(&g, C0, &rd);
-        if (e < 0.0 || o < 0.0) { /* -1: non-finite C at a perturbed point */
-            r->status[s] = PBD_GC_SAMPLE_NONFINITE;
-            r->nonfinite++;
-            continue;
-        }
-        if (isnan(e) || isnan(o)) { /* a perturbed point was degenerate: too close to call */
-            r->status[s] = PBD_GC_SAMPLE_DEGENERATE;
-            r->skipped++;
-            continue;
-        }
-        r->checked++;
-        r->rel_err[s] = e;
-        r->order[s] = o;
-        orders[n_orders++] = o;
-        if (isinf(o)) r->taylor_exact++;
-        if (e > r->max_rel_err) r->max_rel_err = e;
+        if (!pbd_gradcheck_record(r, s, e, o, orders, &n_orders)) continue;
         if (type->internal) {
             double m = momentum_error(&g);
             r->momentum_errs[s] = m;

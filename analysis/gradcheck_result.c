@@ -1,7 +1,8 @@
-/* What the checkers (gradcheck.c, goalcheck.c, orientcheck.c) share: a type's random stream from its name,
- * allocating and freeing a result. */
+/* What the checkers (gradcheck.c, goalcheck.c, orientcheck.c) share: a type's random stream
+ * from its name, allocating and freeing a result, one sample's verdict. */
 #include "analysis_private.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,4 +43,26 @@ void pbd_gradcheck_result_free(pbd_gradcheck_result *r)
     free(r->hessian_rel_err);
     free(r->hessian_order);
     memset(r, 0, sizeof *r);
+}
+
+int pbd_gradcheck_record(pbd_gradcheck_result *r, int s, double e, double o, double *orders,
+                         int *n_orders)
+{
+    if (e < 0.0 || o < 0.0) { /* -1: non-finite C at a perturbed point */
+        r->status[s] = PBD_GC_SAMPLE_NONFINITE;
+        r->nonfinite++;
+        return 0;
+    }
+    if (isnan(e) || isnan(o)) { /* a perturbed point was degenerate: too close to call */
+        r->status[s] = PBD_GC_SAMPLE_DEGENERATE;
+        r->skipped++;
+        return 0;
+    }
+    r->checked++;
+    r->rel_err[s] = e;
+    r->order[s] = o;
+    orders[(*n_orders)++] = o;
+    if (isinf(o)) r->taylor_exact++;
+    if (e > r->max_rel_err) r->max_rel_err = e;
+    return 1;
 }

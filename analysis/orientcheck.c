@@ -228,22 +228,8 @@ pbd_status pbd_orientcheck_type(const pbd_constraint_type *type, const pbd_gradc
             e = fd_error(g, C0, opt->max_rel_err);
             o = taylor(g, C0, &rd);
         }
-        if (!finite || e < 0.0 || o < 0.0) {
-            r->status[s] = PBD_GC_SAMPLE_NONFINITE;
-            r->nonfinite++;
-            continue;
-        }
-        if (isnan(e) || isnan(o)) {
-            r->status[s] = PBD_GC_SAMPLE_DEGENERATE;
-            r->skipped++;
-            continue;
-        }
-        r->checked++;
-        r->rel_err[s] = e;
-        r->order[s] = o;
-        orders[n_orders++] = o;
-        if (isinf(o)) r->taylor_exact++;
-        r->max_rel_err = fmax(r->max_rel_err, e);
+        if (!finite) e = -1.0; /* recorded as non-finite */
+        if (!pbd_gradcheck_record(r, s, e, o, orders, &n_orders)) continue;
         if (type->internal) {
             double m = momentum_error(g);
             r->momentum_errs[s] = m;
