@@ -392,6 +392,13 @@ pbd_status pbd_newton_step(pbd_world *w, int max_iter, double tol, double *resid
 /* Whether the Newton reference can take this world (the refusals above, def's newton_*
  * fields): PBD_OK or PBD_EINVAL with the one line. */
 pbd_status pbd_newton_check(const pbd_world *w);
+/* Everything a Newton step needs before its first iteration, made now and kept for the
+ * steps (the workspace, the pattern and assembly maps, the factorisation's symbolic
+ * analysis), and the memory the steps will need estimated from that analysis (*bytes, may
+ * be NULL): PBD_ENOMEM with that number when it exceeds the memory available
+ * (PBD_NEWTON_MEMORY_LIMIT in bytes, optionally with k/M/G, else MemAvailable of
+ * /proc/meminfo); pbd-run calls it before the first step. The steps check the same. */
+pbd_status pbd_newton_prepare(pbd_world *w, size_t *bytes);
 /* What the last solve of this world did (zeros before the first). */
 typedef struct pbd_newton_info {
     int iterations;          /* Newton iterations */
@@ -401,6 +408,7 @@ typedef struct pbd_newton_info {
     long nonzeros;           /* of its matrix (the dense one: unknowns²) */
     size_t bytes;            /* the reference's memory: workspace, pattern, matrix and the
                               * factorisation's peak as the library counts it */
+    size_t estimate_bytes;   /* the same estimated from the symbolic analysis, up front */
     double seconds_assemble; /* Hessians and assembly, summed over the iterations */
     double seconds_solve;    /* factorisation and solve, summed */
     double seconds_total;    /* the whole solve */
@@ -409,6 +417,12 @@ typedef struct pbd_newton_info {
     int hessians_skipped;    /* constraints whose Hessian was undefined (left out) */
 } pbd_newton_info;
 void pbd_newton_last_info(pbd_world *w, pbd_newton_info *info);
+/* The BLAS that serves the Newton reference's factorisations (solver/newton_blas.c): the
+ * library that defines the process's dgemm_, e.g. "OpenBLAS 0.3.21 ... (path)" or
+ * "netlib (path)", and the threads it factorises on (PBD_BLAS_THREADS, default
+ * min(2, cores); 1 for a single-threaded BLAS). Result files record both. */
+const char *pbd_blas_name(void);
+int pbd_blas_threads(void);
 
 /* ---- performance: layout, memory (solver/layout.c, reorder.c, memory.c) ------------ */
 

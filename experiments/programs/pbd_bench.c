@@ -382,6 +382,8 @@ static void machine_info(bench_machine *m, int reps, int quick, int threads)
     gmtime_r(&t, &tm);
     strftime(m->date, sizeof m->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
     snprintf(m->revision, sizeof m->revision, "%s", pbd_build_revision());
+    snprintf(m->blas, sizeof m->blas, "%s", pbd_blas_name());
+    m->blas_threads = pbd_blas_threads();
     m->reps = reps;
     m->quick = quick;
     m->threads = threads;
@@ -413,6 +415,7 @@ int main(int argc, char **argv)
     machine_info(&m, reps, quick, threads);
     printf("# pbd-bench: %s, %d cores, %s, flags %s, revision %s\n", m.cpu, m.cores, m.compiler,
            m.flags, m.revision);
+    printf("# BLAS (the Newton rows' factorisations): %s, %d threads\n", m.blas, m.blas_threads);
     printf("# wall clock per step, measure stage off; min (and median) over every timed step of %d "
            "interleaved rounds; derived columns from the min; x_base = Mproj/s / the baseline's\n",
            reps);
