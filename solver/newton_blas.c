@@ -13,8 +13,8 @@
  * omp_get_max_threads() at every call and runs single-threaded inside a parallel region, so
  * it shares libgomp's threads with pbdlab's own parallel loops and never adds to them. The
  * Newton step runs outside them: newton_blas_begin() sets the count for the factorisation
- * (PBD_BLAS_THREADS, default min(2, online cores)) and newton_blas_end() restores the
- * caller's OpenMP setting. */
+ * (PBD_BLAS_THREADS, or automatic: pbd_blas_threads below) and newton_blas_end() restores
+ * the caller's OpenMP setting. */
 #define _GNU_SOURCE
 #include "newton_private.h"
 
@@ -51,10 +51,8 @@ static void probe(void)
     blas.set_threads = (set_fn)symbol(lib, "openblas_set_num_threads");
     blas.openblas = config != NULL;
     blas.parallel = parallel ? parallel() : 0; /* 0 serial, 1 pthreads, 2 OpenMP */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
     const char *env = getenv("PBD_BLAS_THREADS");
-    int t = env && atoi(env) > 0 ? atoi(env) : (cores >= 2 ? 2 : 1);
-    blas.threads = blas.openblas && blas.parallel ? t : 1;
+    blas.threads = !(blas.openblas && blas.parallel) ? 1 : env && atoi(env) > 0 ? atoi(env) : 0;
     if (blas.openblas)
         snprintf(blas.name, sizeof blas.name, "%s (%s)", config(), path);
     else
@@ -68,10 +66,26 @@ const char *pbd_blas_name(void)
     return blas.name;
 }
 
+/* The threads of the next factorisation: the set count, or (0: automatic) 2 when the
+ * machine has a core to spare — the 1-minute load average below cores − 0.5 — else 1.
+ * Measured on this 2-core machine at load 12 (experiments/programs/README.md): the 64²
+ * cloth's step took 2.0 s with the BLAS on 1 thread and 6.5 s on 2, as OpenMP's barriers
+ * wait for threads the other processes keep descheduled. */
 int pbd_blas_threads(void)
 {
     probe();
-    return blas.threads;
+    if (blas.threads > 0) return blas.threads;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    double load[1];
+    if (cores < 2) return 1;
+    if (getloadavg(load, 1) == 1 && load[0] >= (double)cores - 0.5) return 1;
+    return 2;
+}
+
+void pbd_blas_set_threads(int threads)
+{
+    probe();
+    if (blas.openblas && blas.parallel) blas.threads = threads >= 1 ? threads : 0;
 }
 
 int newton_blas_begin(void)
@@ -79,8 +93,9 @@ int newton_blas_begin(void)
     probe();
     int saved = omp_get_max_threads();
     if (!blas.openblas) return saved;
-    if (blas.parallel == 2) omp_set_num_threads(blas.threads);
-    if (blas.set_threads) blas.set_threads(blas.threads);
+    int threads = pbd_blas_threads();
+    if (blas.parallel == 2) omp_set_num_threads(threads);
+    if (blas.set_threads) blas.set_threads(threads);
     return saved;
 }
 

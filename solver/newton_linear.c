@@ -323,7 +323,9 @@ pbd_status newton_linear_analyze(newton_system *s, int solver, size_t other)
         newton_pool_leave();
     }
     if (st != PBD_OK) return st;
-    s->estimate_bytes = factor + other;
+    /* a quarter more for what the counts above leave out (LDLᵀ's own ordering may fill more;
+     * CHOLMOD's bookkeeping): an upper bound on the scenes measured (suite newton_scale) */
+    s->estimate_bytes = factor + factor / 4 + other;
     size_t limit;
     const char *source;
     if ((st = memory_limit(&limit, &source)) != PBD_OK) return st;

@@ -419,10 +419,13 @@ typedef struct pbd_newton_info {
 void pbd_newton_last_info(pbd_world *w, pbd_newton_info *info);
 /* The BLAS that serves the Newton reference's factorisations (solver/newton_blas.c): the
  * library that defines the process's dgemm_, e.g. "OpenBLAS 0.3.21 ... (path)" or
- * "netlib (path)", and the threads it factorises on (PBD_BLAS_THREADS, default
- * min(2, cores); 1 for a single-threaded BLAS). Result files record both. */
+ * "netlib (path)", and the threads its next factorisation runs on (PBD_BLAS_THREADS, else
+ * 2 when the load average leaves a core idle, else 1; 1 for a single-threaded BLAS).
+ * Result files record both. */
 const char *pbd_blas_name(void);
 int pbd_blas_threads(void);
+/* Set those threads (≥ 1; 0: automatic again; ignored for a single-threaded BLAS). */
+void pbd_blas_set_threads(int threads);
 
 /* ---- performance: layout, memory (solver/layout.c, reorder.c, memory.c) ------------ */
 

@@ -420,7 +420,7 @@ int main(int argc, char **argv)
            "interleaved rounds; derived columns from the min; x_base = Mproj/s / the baseline's\n",
            reps);
     print_header();
-    bench_row *rows = calloc((size_t)n_scenes * C_COUNT + 2, sizeof *rows);
+    bench_row *rows = calloc((size_t)n_scenes * C_COUNT + 8, sizeof *rows); /* + the Newton rows */
     int n_rows = 0;
     for (int s = 0; s < n_scenes; s++) {
         if (only && !strstr(scenes[s].name, only)) continue;
@@ -430,12 +430,12 @@ int main(int argc, char **argv)
         printf("# load average %.2f -> %.2f\n", rows[first].load_before, rows[first].load_after);
         fflush(stdout);
     }
-    char lines[16][256] = {{0}};
+    char lines[24][256] = {{0}};
     int n_targets = bench_targets(rows, n_rows, threads, quick, lines);
     printf("# the Newton reference: one implicit step to ||(g, h)|| <= 1e-10 (min of the timed "
            "steps), memory it holds\n");
     if (bench_newton(quick, only, rows, &n_rows, lines, &n_targets) < 0) return 1;
-    const char *tp[16];
+    const char *tp[24];
     printf("# targets%s:\n", quick ? " (quick run: small scenes, indicative only)" : "");
     for (int i = 0; i < n_targets; i++) {
         printf("#   %s\n", lines[i]);
