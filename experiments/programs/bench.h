@@ -38,6 +38,9 @@ pbd_status bench_write_csv(const char *path, const bench_row *rows, int n,
 pbd_status bench_write_h5(const char *path, const bench_row *rows, int n, const bench_machine *m,
                           const char *const *targets, int n_targets);
 
+/* The 1-minute load average (/proc/loadavg), or -1 (bench_output.c). */
+double bench_load_average(void);
+
 /* The targets' lines (experiments/programs/bench_targets.c): up to 16 of 256 characters,
  * each saying met or NOT met with its figure; returns how many. */
 int bench_targets(const bench_row *rows, int n, int threads, int quick, char out[][256]);

@@ -24,16 +24,6 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static double load_average(void)
-{
-    double l = -1.0;
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fscanf(f, "%lf", &l) != 1) l = -1.0;
-        fclose(f);
-    }
-    return l;
-}
 
 /* This process's CPU time (all threads): on a loaded machine, the work a step took. */
 static double cpu_seconds(void)
@@ -71,7 +61,7 @@ static int run_row(const newton_scene *sc, int threads, int suffix, int quick, b
 {
     pbd_blas_set_threads(threads);
     threads = pbd_blas_threads();
-    double load0 = load_average();
+    double load0 = bench_load_average();
     pbd_world *w = build(sc);
     if (!w) {
         fprintf(stderr, "pbd-bench: cannot build %s: %s\n", sc->name, pbd_last_error());
@@ -115,7 +105,7 @@ static int run_row(const newton_scene *sc, int threads, int suffix, int quick, b
     r->ns_per_particle_step = 1e9 * t[0] / w->n;
     r->bytes_per_particle = (double)info.bytes / w->n;
     r->load_before = load0;
-    r->load_after = load_average();
+    r->load_after = bench_load_average();
     printf("%-24s %-22s %7d %7d  %2d its  %8.1f ms/step (median %8.1f)  %7.1f ms/iteration  "
            "%d unknowns, %ld nonzeros, %.0f MB (estimated %.0f MB), load %.1f -> %.1f, CPU "
            "%.0f ms/step (mean, all threads)\n",
@@ -152,7 +142,7 @@ int bench_newton(int quick, const char *only, bench_row *rows, int *n_rows, char
      * busy machine 1 only, and the line below says so */
     int n_scenes = quick ? 2 : 3, threads = pbd_blas_threads();
     if (threads == 1) {
-        double l = load_average();
+        double l = bench_load_average();
         printf("# BLAS on 1 thread only: load average %.1f leaves no core idle (%s)\n", l,
                "PBD_BLAS_THREADS=2 forces two");
     }

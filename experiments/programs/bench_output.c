@@ -15,6 +15,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+double bench_load_average(void)
+{
+    double l = -1.0;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1) l = -1.0;
+        fclose(f);
+    }
+    return l;
+}
+
 /* NAME.partial-<pid>, renamed when complete (pbd_atomic_*: removed on SIGINT/SIGTERM). */
 static pbd_status temp_name(const char *path, pbd_atomic_file *a)
 {

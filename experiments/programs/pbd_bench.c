@@ -29,16 +29,6 @@ static double now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static double load_average(void)
-{
-    double l = -1.0;
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fscanf(f, "%lf", &l) != 1) l = -1.0;
-        fclose(f);
-    }
-    return l;
-}
 
 static uint64_t checksum(const double *a, size_t n)
 {
@@ -254,7 +244,7 @@ static int run_scene(const scene_spec *sc, int reps, int threads, bench_row *row
 {
     runner run[C_COUNT];
     int n = 0, samples = sc->total_steps > 0 ? sc->total_steps : reps * sc->steps_per_rep;
-    double load0 = load_average();
+    double load0 = bench_load_average();
     for (int c = 0; c < C_COUNT; c++) {
         if (!(sc->configs & BIT(c))) continue;
         runner *r = &run[n];
@@ -289,7 +279,7 @@ static int run_scene(const scene_spec *sc, int reps, int threads, bench_row *row
         for (int i = 0; i < n; i++) /* interleaved: a passing load hits every row alike */
             if (time_steps(&run[i], hi - lo, run[i].times + lo) < 0) return -1;
     }
-    double load1 = load_average();
+    double load1 = bench_load_average();
     double base_rate = 0.0;
     for (int i = 0; i < n; i++) {
         runner *r = &run[i];
