@@ -7,7 +7,8 @@
  * Without AddressSanitizer the executable defines those functions itself, which the dynamic
  * loader then binds every library's calls to, and forwards them to glibc's own entry points
  * (__libc_malloc & co.). Under AddressSanitizer, whose runtime defines them, its allocation
- * hook counts instead (sanitizer/allocator_interface.h). */
+ * hook counts instead (__sanitizer_install_malloc_and_free_hooks), without telling the
+ * callers apart. */
 #define _GNU_SOURCE
 #include "tests/alloc_count.h"
 
@@ -42,7 +43,10 @@ static void reset(void)
 }
 
 #if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/allocator_interface.h>
+/* AddressSanitizer's runtime (its sanitizer/allocator_interface.h is not installed with
+ * Debian's gcc): the hook it calls on every allocation, 1 when installed. */
+int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *, size_t),
+                                              void (*free_hook)(const volatile void *));
 
 static void on_malloc(const volatile void *p, size_t size)
 {
