@@ -10,6 +10,10 @@ OMP     ?= -fopenmp
 CFLAGS  += $(OPT) $(WARN) $(OMP) $(SAN_FLAGS)
 LDFLAGS += $(OMP) $(SAN_FLAGS)
 QUICK   ?= 0
+# The BLAS of the Newton reference's factorisations: openblas (Debian's libopenblas0-openmp,
+# linked by path ahead of CHOLMOD) or netlib (the system's libblas.so.3 alone).
+BLAS    ?= openblas
+export BLAS
 
 # The rooms (README.md "The map"): every .c below them is in libpbd but the programs' mains.
 LIB_DIRS := solver constraints experiments analysis
@@ -31,7 +35,7 @@ NO_DEPS_GOALS := clean help deps uninstall check-doc-links
 # make deps is that check and nothing else; make fresh-box needs nothing on this machine.
 NO_DEPS_GOALS := $(filter-out deps,$(NO_DEPS_GOALS)) fresh-box
 ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
-ifeq ($(shell CC='$(CC)' sh scripts/deps.sh >&2; echo $$?),0)
+ifeq ($(shell CC='$(CC)' BLAS='$(BLAS)' sh scripts/deps.sh >&2; echo $$?),0)
 include build/config.mk
 else
 MAKEFLAGS += -q
@@ -77,7 +81,7 @@ help:
 
 # The dependencies' flags (scripts/configure.sh); make includes this file, then restarts.
 build/config.mk: build/deps.found scripts/deps.sh scripts/configure.sh
-	@sh scripts/configure.sh > $@.tmp && mv $@.tmp $@
+	@BLAS='$(BLAS)' sh scripts/configure.sh > $@.tmp && mv $@.tmp $@
 
 deps:
 	@echo "pbdlab: everything the build needs is installed (scripts/deps.sh; flags: build/config.mk)"

@@ -5,7 +5,11 @@
 # `command -v`, three pkg-config/gcc calls, ~10 ms). Checked, with the package that has it:
 #   gcc (the compiler, with OpenMP and the runtimes `make asan` links: libasan, libubsan),
 #   libc6-dev, pkg-config, libgsl-dev, libhdf5-dev, libcunit1-dev, libsuitesparse-dev
-#   (UMFPACK, CHOLMOD), libsleef-dev, gnuplot-nox.
+#   (UMFPACK, CHOLMOD), libsleef-dev, gnuplot-nox, and with BLAS=openblas (the default)
+#   libopenblas0-openmp (OpenBLAS's OpenMP build, which the build links by its path).
+#   Installing OpenBLAS makes Debian point the system's libblas.so.3/liblapack.so.3
+#   alternatives at it; deps.sh sets them back to what they were (pbdlab links OpenBLAS
+#   itself and leaves the system's choice alone).
 #
 # All there: writes what it found to build/deps.found, only when that changed (the
 # Makefile regenerates build/config.mk then), prints nothing, exits 0.
@@ -14,8 +18,8 @@
 # Missing otherwise: prints what is missing and, as its last line, the exact command to
 # install it; exits 1.
 #
-# Environment: CC (the compiler make uses; default cc), PBD_DEPS_INSTALL=0 (never install,
-# only report, even as root).
+# Environment: CC (the compiler make uses; default cc), BLAS (openblas or netlib; default
+# openblas), PBD_DEPS_INSTALL=0 (never install, only report, even as root).
 # shellcheck disable=SC2086,SC2046 # lists (packages, modules, directories) are split on purpose
 set -u
 
@@ -103,6 +107,15 @@ check() {
         else need "SuiteSparse (suitesparse/$h)" libsuitesparse-dev; fi
     done
 
+    # The BLAS the build links (scripts/configure.sh, solver/newton_blas.c).
+    case ${BLAS:-openblas} in
+    openblas)
+        if p=$(first_file "/usr/lib/*/openblas-openmp/libopenblas.so.0"); then have "blas openblas $p"
+        else need "OpenBLAS, OpenMP build (openblas-openmp/libopenblas.so.0; or make BLAS=netlib)" libopenblas0-openmp; fi ;;
+    netlib) have "blas netlib" ;;
+    *) echo "pbdlab: BLAS: expected openblas or netlib, found '$BLAS'" >&2; exit 2 ;;
+    esac
+
     if p=$(command -v gnuplot); then have "gnuplot $p"; else need "gnuplot (the program)" gnuplot-nox; fi
 
     [ -z "$missing_pkgs" ]
@@ -133,8 +146,32 @@ step() {
 
 plural() { [ "$1" = 1 ] && echo "1 $2" || echo "$1 ${2}s"; }
 
+# The system's BLAS and LAPACK alternatives (libblas.so.3, liblapack.so.3 of this
+# architecture), one "name value" line each.
+alternatives() {
+    for alt in $(update-alternatives --get-selections 2>/dev/null | awk '/^lib(blas|lapack)\.so\.3-/ { print $1 }'); do
+        echo "$alt $(update-alternatives --query "$alt" | sed -n 's/^Value: //p')"
+    done
+}
+
+# Installing OpenBLAS points the alternatives at it (Debian's priority 100 over netlib's 10):
+# set back every one that did not point at OpenBLAS before (to its old value, or to the
+# reference BLAS when it did not exist), so that only pbdlab, which links OpenBLAS itself,
+# uses it.
+restore_alternatives() { # the output of alternatives() before the install
+    alternatives | while read -r alt now; do
+        case $now in *openblas*) ;; *) continue ;; esac
+        old=$(printf '%s\n' "$1" | awk -v a="$alt" '$1 == a { print $2 }')
+        case $old in *openblas*) continue ;; esac
+        [ -n "$old" ] || old=$(update-alternatives --list "$alt" | grep -v openblas | head -n 1)
+        [ -n "$old" ] && update-alternatives --set "$alt" "$old" >> "$LOG" 2>&1 &&
+            echo "pbdlab: kept the system's $alt at $old (pbdlab links OpenBLAS itself)" >&2
+    done
+}
+
 install() {
     mkdir -p "$BUILD_DIR" || return 1
+    before=$(alternatives)
     export DEBIAN_FRONTEND=noninteractive
     echo "pbdlab: installing $missing_pkgs with apt-get (log: $LOG)" >&2
     step "updating the package lists" apt-get update -q || return 1
@@ -150,6 +187,7 @@ install() {
             apt-get install -q $APT_OPTS --download-only $missing_pkgs || return 1
     fi
     step "unpacking and configuring $(plural "$n" package)" apt-get install -q $APT_OPTS $missing_pkgs || return 1
+    restore_alternatives "$before"
 }
 
 tell() {

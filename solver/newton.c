@@ -124,6 +124,15 @@ static pbd_status workspace(pbd_world *w, struct pbd_newton_workspace **out)
     return PBD_OK;
 }
 
+size_t newton_workspace_bytes(const struct pbd_newton_workspace *nw)
+{
+    size_t a = (size_t)nw->arity, n3 = 3 * (size_t)nw->n, m = (size_t)nw->m;
+    return sizeof *nw + newton_system_bytes(&nw->sys) - nw->sys.factor_bytes +
+           sizeof(double) * (3 * n3 + 4 * m + (size_t)nw->n_grad + (size_t)nw->N + n3 + m +
+                             9 * a + 9 * a * a) +
+           sizeof(int32_t) * ((size_t)nw->n + 2 * (size_t)(nw->n_sets + 1));
+}
+
 /* Evaluate C and ∇C of every constraint at x, then r = (g, h); returns ||r||_2, or -1 on a
  * non-finite value (message recorded). A degenerate constraint (PBD_EVAL_DEGENERATE) gets
  * no gradient at this iterate, as XPBD skips it; its h = C + α̃λ still counts. A constraint
@@ -371,20 +380,19 @@ static void record(const struct pbd_newton_workspace *nw, newton_log *lg, int k,
     if (lg->l2_h) lg->l2_h[k] = nw->l2_h;
 }
 
-/* One implicit step of size h from the world's state into nw->x, nw->lambda. */
-static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double *residuals,
-                        int *n_iter, struct pbd_newton_workspace **out, double *targets,
-                        newton_log *lg)
+/* What a step of size h needs before its first iteration: the checks, the workspace (*out,
+ * also when a later part fails), the prediction, the sets' offsets and α̃, and the linear
+ * system's pattern and symbolic analysis with its memory checked (kept while the topology
+ * and the free particles are: newton_system_prepare). */
+static pbd_status setup(pbd_world *w, double h, int max_iter, double tol, double *targets,
+                        struct pbd_newton_workspace **out)
 {
-    double t_start = now_seconds();
-    if (n_iter) *n_iter = 0;
     pbd_status st = check_world(w, max_iter, tol);
     if (st != PBD_OK) return st;
     struct pbd_newton_workspace *nw = NULL;
     if ((st = workspace(w, &nw)) != PBD_OK) return st;
     *out = nw;
-    pbd_newton_info *info = &nw->info;
-    memset(info, 0, sizeof *info);
+    memset(&nw->info, 0, sizeof nw->info);
     predict(w, nw, h, targets);
     nw->set_c[0] = nw->set_g[0] = 0;
     for (int s = 0; s < w->n_sets; s++) {
@@ -394,7 +402,30 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
         for (int c = 0; c < set->count; c++)
             nw->alpha_tilde[nw->set_c[s] + c] = set->compliance[c] / (h * h); /* α̃ = α/Δt² */
     }
-    if ((st = newton_system_prepare(w, nw, w->def.newton_solver)) != PBD_OK) return st;
+    return newton_system_prepare(w, nw, w->def.newton_solver);
+}
+
+pbd_status pbd_newton_prepare(pbd_world *w, size_t *bytes)
+{
+    struct pbd_newton_workspace *nw = NULL;
+    double h = w->def.method == PBD_METHOD_NEWTON ? w->def.dt / w->def.substeps : w->def.dt;
+    pbd_status st = setup(w, h, w->def.newton_max_iterations, w->def.newton_tol, NULL, &nw);
+    if (bytes) *bytes = nw ? nw->estimate_bytes : 0;
+    return st;
+}
+
+/* One implicit step of size h from the world's state into nw->x, nw->lambda. */
+static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double *residuals,
+                        int *n_iter, struct pbd_newton_workspace **out, double *targets,
+                        newton_log *lg)
+{
+    double t_start = now_seconds();
+    if (n_iter) *n_iter = 0;
+    struct pbd_newton_workspace *nw = NULL;
+    pbd_status st = setup(w, h, max_iter, tol, targets, &nw);
+    if (nw) *out = nw;
+    if (st != PBD_OK) return st;
+    pbd_newton_info *info = &nw->info;
     for (int i = 0; i < 3 * w->n; i++) nw->x[i] = nw->xt[i];
     for (int c = 0; c < nw->m; c++) nw->lambda[c] = 0.0;
 
@@ -449,11 +480,8 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
     info->skipped = nw->skipped;
     info->hessians_skipped = nw->hessians_skipped;
     info->seconds_total = now_seconds() - t_start;
-    size_t a = (size_t)nw->arity, n3 = 3 * (size_t)nw->n, m = (size_t)nw->m;
-    info->bytes = sizeof *nw + newton_system_bytes(&nw->sys) +
-                  sizeof(double) * (3 * n3 + 4 * m + (size_t)nw->n_grad + (size_t)nw->N + n3 +
-                                    m + 9 * a + 9 * a * a) +
-                  sizeof(int32_t) * ((size_t)nw->n + 2 * (size_t)(nw->n_sets + 1));
+    info->bytes = newton_workspace_bytes(nw) + nw->sys.factor_bytes;
+    info->estimate_bytes = nw->sys.estimate_bytes;
     if (norm > fmax(tol, nw->floor))
         return pbd_error(PBD_ENUMERIC, "newton: expected ||(g, h)|| <= %.3e within %d "
                          "iterations (tol %.3e, rounding floor %.3e), found %.3e",

@@ -16,12 +16,15 @@
 #include <cholmod.h>
 #include <gsl/gsl_linalg.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <umfpack.h>
 
 void newton_linear_free(newton_system *s)
 {
+    newton_pool_enter(&s->pool); /* SuiteSparse's blocks go back to the pool, then all of it */
     if (s->umf_numeric) umfpack_di_free_numeric(&s->umf_numeric);
     if (s->umf_symbolic) umfpack_di_free_symbolic(&s->umf_symbolic);
     if (s->chol_common) {
@@ -32,6 +35,8 @@ void newton_linear_free(newton_system *s)
         cholmod_finish(cc);
         free(cc);
     }
+    newton_pool_leave();
+    newton_pool_destroy(&s->pool);
     if (s->gsl_J) gsl_matrix_free(s->gsl_J);
     if (s->gsl_perm) gsl_permutation_free(s->gsl_perm);
     if (s->gsl_rhs) gsl_vector_free(s->gsl_rhs);
@@ -47,19 +52,31 @@ static pbd_status singular(const newton_system *s, const char *library, int iter
                      "particles are all fixed)", iteration, library, s->N);
 }
 
+/* UMFPACK's symbolic analysis; *bytes (may be NULL) its estimate of the factorisation's
+ * peak memory. */
+static pbd_status analyze_umfpack(newton_system *s, size_t *bytes)
+{
+    double control[UMFPACK_CONTROL], info[UMFPACK_INFO];
+    umfpack_di_defaults(control);
+    if (s->umf_symbolic) return PBD_OK;
+    int status = umfpack_di_symbolic(s->N, s->N, s->Ap, s->Ai, s->Ax, &s->umf_symbolic, control,
+                                     info);
+    if (status != UMFPACK_OK)
+        return pbd_error(status == UMFPACK_ERROR_out_of_memory ? PBD_ENOMEM : PBD_ENUMERIC,
+                         "newton: UMFPACK symbolic analysis failed (status %d) on %d "
+                         "unknowns, %ld nonzeros", status, s->N, s->nnz);
+    if (bytes)
+        *bytes = (size_t)(info[UMFPACK_PEAK_MEMORY_ESTIMATE] * info[UMFPACK_SIZE_OF_UNIT]);
+    return PBD_OK;
+}
+
 static pbd_status solve_umfpack(newton_system *s, int iteration)
 {
     double control[UMFPACK_CONTROL], info[UMFPACK_INFO];
     umfpack_di_defaults(control);
     int status;
-    if (!s->umf_symbolic) {
-        status = umfpack_di_symbolic(s->N, s->N, s->Ap, s->Ai, s->Ax, &s->umf_symbolic, control,
-                                     info);
-        if (status != UMFPACK_OK)
-            return pbd_error(status == UMFPACK_ERROR_out_of_memory ? PBD_ENOMEM : PBD_ENUMERIC,
-                             "newton: UMFPACK symbolic analysis failed (status %d) on %d "
-                             "unknowns, %ld nonzeros", status, s->N, s->nnz);
-    }
+    pbd_status st = analyze_umfpack(s, NULL);
+    if (st != PBD_OK) return st;
     if (s->umf_numeric) umfpack_di_free_numeric(&s->umf_numeric);
     status = umfpack_di_numeric(s->Ap, s->Ai, s->Ax, s->umf_symbolic, &s->umf_numeric, control,
                                 info);
@@ -107,15 +124,25 @@ static int solve_checks_out(const newton_system *s)
  * keeping its own symbolic analysis — and solve. Returns 1 when this factorisation cannot
  * do it (not positive definite; a zero pivot or an inaccurate LDLᵀ solve): the caller
  * tries the next; else 0 with *st the status. */
-static int solve_cholmod(newton_system *s, int ldl, int iteration, pbd_status *st)
+/* The full pattern, read as symmetric through its upper triangle (stype > 0). */
+static cholmod_sparse cholmod_matrix(const newton_system *s)
+{
+    return (cholmod_sparse){
+        .nrow = (size_t)s->N, .ncol = (size_t)s->N, .nzmax = (size_t)s->nnz, .p = s->Ap,
+        .i = s->Ai, .x = s->Ax, .stype = 1, .itype = CHOLMOD_INT, .xtype = CHOLMOD_REAL,
+        .dtype = CHOLMOD_DOUBLE, .sorted = 1, .packed = 1,
+    };
+}
+
+/* CHOLMOD's settings for LLᵀ (ldl = 0) or LDLᵀ, and its symbolic analysis of the pattern
+ * (kept in s): *L the factor, or NULL with the status returned. */
+static pbd_status analyze_cholmod(newton_system *s, int ldl, cholmod_factor **L)
 {
     cholmod_common *cc = s->chol_common;
+    *L = NULL;
     if (!cc) {
         cc = s->chol_common = calloc(1, sizeof *cc);
-        if (!cc) {
-            *st = pbd_error(PBD_ENOMEM, "newton: out of memory for CHOLMOD");
-            return 0;
-        }
+        if (!cc) return pbd_error(PBD_ENOMEM, "newton: out of memory for CHOLMOD");
         cholmod_start(cc);
         cc->print = 0; /* failures reach the user as one pbd_error line */
         cc->error_handler = NULL;
@@ -126,24 +153,25 @@ static int solve_cholmod(newton_system *s, int ldl, int iteration, pbd_status *s
      * cloth after its first iteration: compressed bend springs) */
     cc->supernodal = ldl ? CHOLMOD_SIMPLICIAL : CHOLMOD_SUPERNODAL;
     cc->final_ll = !ldl;
-    /* the full pattern, read as symmetric through its upper triangle (stype > 0) */
-    cholmod_sparse A = {
-        .nrow = (size_t)s->N, .ncol = (size_t)s->N, .nzmax = (size_t)s->nnz, .p = s->Ap,
-        .i = s->Ai, .x = s->Ax, .stype = 1, .itype = CHOLMOD_INT, .xtype = CHOLMOD_REAL,
-        .dtype = CHOLMOD_DOUBLE, .sorted = 1, .packed = 1,
-    };
     void **slot = ldl ? &s->chol_ldl : &s->chol_llt;
-    cholmod_factor *L = *slot;
-    if (!L) {
-        L = cholmod_analyze(&A, cc);
-        *slot = L;
-        if (!L) {
-            *st = pbd_error(cc->status == CHOLMOD_OUT_OF_MEMORY ? PBD_ENOMEM : PBD_ENUMERIC,
-                            "newton: CHOLMOD analysis failed (status %d) on %d unknowns",
-                            cc->status, s->N);
-            return 0;
-        }
+    if (!*slot) {
+        cholmod_sparse A = cholmod_matrix(s);
+        *slot = cholmod_analyze(&A, cc);
+        if (!*slot)
+            return pbd_error(cc->status == CHOLMOD_OUT_OF_MEMORY ? PBD_ENOMEM : PBD_ENUMERIC,
+                             "newton: CHOLMOD analysis failed (status %d) on %d unknowns",
+                             cc->status, s->N);
     }
+    *L = *slot;
+    return PBD_OK;
+}
+
+static int solve_cholmod(newton_system *s, int ldl, int iteration, pbd_status *st)
+{
+    cholmod_factor *L;
+    if ((*st = analyze_cholmod(s, ldl, &L)) != PBD_OK) return 0;
+    cholmod_common *cc = s->chol_common;
+    cholmod_sparse A = cholmod_matrix(s);
     cholmod_factorize(&A, L, cc);
     if (cc->status == CHOLMOD_NOT_POSDEF) return 1;
     if (cc->status != CHOLMOD_OK) {
@@ -191,9 +219,8 @@ static pbd_status solve_dense(newton_system *s, int iteration)
     return PBD_OK;
 }
 
-pbd_status newton_linear_solve(newton_system *s, int solver, int fallback, int iteration)
+static pbd_status solve_sparse(newton_system *s, int solver, int fallback, int iteration)
 {
-    if (s->dense) return solve_dense(s, iteration);
     if (iteration == 0) s->llt_failed = s->ldl_failed = 0;
     if (s->N == 0) {
         s->used = solver == PBD_NEWTON_AUTO ? PBD_NEWTON_UMFPACK : solver;
@@ -216,4 +243,103 @@ pbd_status newton_linear_solve(newton_system *s, int solver, int fallback, int i
                              "umfpack)", iteration);
     }
     return solve_umfpack(s, iteration);
+}
+
+pbd_status newton_linear_solve(newton_system *s, int solver, int fallback, int iteration)
+{
+    if (s->dense) return solve_dense(s, iteration);
+    if (newton_pool_enter(&s->pool) != 0)
+        return pbd_error(PBD_ENOMEM, "newton: out of memory for the solver's pool");
+    int omp = newton_blas_begin();
+    pbd_status st = solve_sparse(s, solver, fallback, iteration);
+    newton_blas_end(omp);
+    newton_pool_leave();
+    return st;
+}
+
+/* The memory a Newton solve may use, in bytes: PBD_NEWTON_MEMORY_LIMIT (a number, optionally
+ * with k, M or G: powers of 1024) if set, else MemAvailable of /proc/meminfo, else no limit
+ * (SIZE_MAX). *source says which. PBD_EINVAL on a malformed limit. */
+static pbd_status memory_limit(size_t *limit, const char **source)
+{
+    const char *env = getenv("PBD_NEWTON_MEMORY_LIMIT");
+    *limit = SIZE_MAX;
+    *source = "no limit known";
+    if (env && *env) {
+        char *end;
+        double v = strtod(env, &end);
+        double unit = *end == 'k' || *end == 'K' ? 1024.0 : *end == 'M' ? 1048576.0
+                    : *end == 'G' ? 1073741824.0 : 1.0;
+        if (unit > 1.0) end++;
+        if (end == env || *end != '\0' || !(v >= 0.0) || v * unit >= 1.8e19)
+            return pbd_error(PBD_EINVAL, "PBD_NEWTON_MEMORY_LIMIT: expected a number of bytes "
+                             "with an optional k, M or G suffix, found '%s'", env);
+        *limit = (size_t)(v * unit);
+        *source = "PBD_NEWTON_MEMORY_LIMIT";
+        return PBD_OK;
+    }
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long long kb;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+            *limit = (size_t)kb * 1024;
+            *source = "MemAvailable in /proc/meminfo";
+            break;
+        }
+    if (f) fclose(f);
+    return PBD_OK;
+}
+
+pbd_status newton_linear_analyze(newton_system *s, int solver, size_t other)
+{
+    if (s->estimate_bytes > 0 || s->N == 0) return PBD_OK; /* analysed and checked already */
+    size_t factor = 0;
+    char what[160];
+    pbd_status st = PBD_OK;
+    if (s->dense) {
+        factor = sizeof(double) * (size_t)s->N * (size_t)s->N;
+        snprintf(what, sizeof what, "dense LU of %d unknowns", s->N);
+    } else {
+        if (newton_pool_enter(&s->pool) != 0)
+            return pbd_error(PBD_ENOMEM, "newton: out of memory for the solver's pool");
+        if (solver == PBD_NEWTON_UMFPACK) {
+            st = analyze_umfpack(s, &factor);
+            snprintf(what, sizeof what, "UMFPACK's peak estimate for %d unknowns, %ld nonzeros",
+                     s->N, s->nnz);
+        } else {
+            cholmod_factor *L;
+            st = analyze_cholmod(s, 0, &L);
+            if (st == PBD_OK) {
+                const cholmod_common *cc = s->chol_common;
+                /* supernodal L (values, row indices), the LDLᵀ fallback's simplicial factor
+                 * (cc->lnz entries: values and rows), the factorisation's temporaries (A
+                 * permuted and transposed, the supernodal update matrix, CHOLMOD's workspace) */
+                factor = sizeof(double) * L->xsize + sizeof(int) * L->ssize +
+                         (sizeof(double) + sizeof(int)) * (size_t)cc->lnz +
+                         (sizeof(double) + sizeof(int)) * (size_t)s->nnz +
+                         sizeof(double) * L->maxcsize + 64 * (size_t)s->N;
+                snprintf(what, sizeof what, "CHOLMOD's analysis: L has %.3g entries, %d unknowns",
+                         (double)L->xsize, s->N);
+            }
+        }
+        /* the solves' vectors of N doubles (CHOLMOD's solution and workspace) kept ready:
+         * when LLᵀ, LDLᵀ and their checks first overlap in a later step, they are there */
+        void *v[4];
+        for (int k = 0; k < 4; k++) v[k] = SuiteSparse_config.malloc_func(sizeof(double) * (size_t)s->N);
+        for (int k = 0; k < 4; k++) SuiteSparse_config.free_func(v[k]);
+        newton_pool_leave();
+    }
+    if (st != PBD_OK) return st;
+    /* a quarter more for what the counts above leave out (LDLᵀ's own ordering may fill more;
+     * CHOLMOD's bookkeeping): an upper bound on the scenes measured (suite newton_scale) */
+    s->estimate_bytes = factor + factor / 4 + other;
+    size_t limit;
+    const char *source;
+    if ((st = memory_limit(&limit, &source)) != PBD_OK) return st;
+    if (s->estimate_bytes > limit)
+        return pbd_error(PBD_ENOMEM, "newton: expected the Newton reference to fit in memory, "
+                         "found it needs an estimated %.0f MB (%s) with %.0f MB available (%s)",
+                         s->estimate_bytes / 1e6, what, limit / 1e6, source);
+    return PBD_OK;
 }

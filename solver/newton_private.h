@@ -20,6 +20,8 @@
  *   KKT:    [ K   -Jᵀ ] [Δx]     [g]          Schur:  (K + Jᵀ D⁻¹ J) Δx = -(g + Jᵀ D⁻¹ h),
  *           [ J    D  ] [Δλ] = - [h],                 Δλ = -(h + J Δx) / D,
  * K = M - Σ_c λ_c ∇²C_c (XPBD Eq. 10–11 with the geometric stiffness). */
+typedef struct newton_pool newton_pool;
+
 typedef struct newton_system {
     uint64_t key;          /* topology, free and kept masks and layout it was built for */
     int valid;
@@ -46,8 +48,10 @@ typedef struct newton_system {
     void *chol_common;     /* cholmod_common * */
     void *chol_llt, *chol_ldl; /* cholmod_factor *: supernodal LLᵀ, simplicial LDLᵀ */
     int llt_failed, ldl_failed; /* in this solve: not positive definite / not LDLᵀ-able */
+    newton_pool *pool;     /* SuiteSparse's memory, recycled (solver/newton_pool.c) */
     void *gsl_J, *gsl_perm, *gsl_rhs, *gsl_sol;
     size_t factor_bytes;   /* the library's peak memory of the last factorisation */
+    size_t estimate_bytes; /* the whole reference's, estimated from the symbolic analysis */
     int used;              /* pbd_newton_solver of the last solve */
 } newton_system;
 
@@ -69,8 +73,12 @@ struct pbd_newton_workspace {
     int hessians_skipped;       /* undefined Hessians in the last assembly */
     double *xl, *gp, *gm, *H;   /* one constraint: positions, ±gradients, Hessian */
     newton_system sys;
+    size_t estimate_bytes;      /* the last analysis' estimate (also when it was refused) */
     pbd_newton_info info;
 };
+
+/* solver/newton.c: the workspace's own arrays and the system's, without the factorisation */
+size_t newton_workspace_bytes(const struct pbd_newton_workspace *nw);
 
 /* solver/newton_system.c */
 /* Build (or keep) the pattern for the solver `solver` (PBD_NEWTON_*, not AUTO). */
@@ -86,6 +94,10 @@ size_t newton_system_bytes(const newton_system *s);
  * prepared solver; CHOLMOD falls back to UMFPACK (sys.used says which) when `fallback`
  * and the matrix is not positive definite. PBD_ENUMERIC with one line when singular. */
 pbd_status newton_linear_solve(newton_system *s, int solver, int fallback, int iteration);
+/* The symbolic analysis alone (kept for the factorisations), with the memory the solve will
+ * need estimated from it (s->estimate_bytes, `other` bytes of workspace added) and checked
+ * against what is available: PBD_ENOMEM with the estimate when it would not fit. */
+pbd_status newton_linear_analyze(newton_system *s, int solver, size_t other);
 void newton_linear_free(newton_system *s);
 
 /* solver/newton_merit.c: the potential form of energy constraints (see there). */
@@ -104,5 +116,16 @@ int newton_all_potential(const pbd_world *w);
 double newton_merit(const pbd_world *w, const struct pbd_newton_workspace *nw, const double *x);
 /* 1: x turns a tet of an energy set inside out that is not at `from` (the iterate). */
 int newton_inverts(const pbd_world *w, const double *from, const double *x);
+/* solver/newton_pool.c: SuiteSparse's allocations recycled while a pool is current on this
+ * thread (enter creates it; -1 when out of memory); misses = requests the system served. */
+int newton_pool_enter(newton_pool **pool);
+void newton_pool_leave(void);
+long newton_pool_misses(const newton_pool *pool);
+size_t newton_pool_bytes(const newton_pool *pool);
+void newton_pool_destroy(newton_pool **pool);
+
+/* solver/newton_blas.c: the BLAS threads for a factorisation; returns what to restore. */
+int newton_blas_begin(void);
+void newton_blas_end(int saved);
 
 #endif

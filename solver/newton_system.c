@@ -307,6 +307,13 @@ pbd_status newton_system_prepare(pbd_world *w, struct pbd_newton_workspace *nw, 
         pbd_status st = build_pattern(w, nw);
         if (st != PBD_OK) return st;
     }
+    /* the symbolic analysis now, and the memory it says the solve needs checked up front */
+    pbd_status st = newton_linear_analyze(s, solver, newton_workspace_bytes(nw));
+    nw->estimate_bytes = s->estimate_bytes;
+    if (st != PBD_OK) {
+        newton_system_free(s);
+        return st;
+    }
     s->key = key;
     s->valid = 1;
     return PBD_OK;

@@ -474,6 +474,13 @@ pbd_status pbd_newton_check(const pbd_world *w);
  * PBD_EINVAL with one line naming the set, the type and the reason (solver/README.md "Solver
  * families": the method table). pbd_step checks it too, at every step. */
 pbd_status pbd_family_check(const pbd_world *w);
+/* Everything a Newton step needs before its first iteration, made now and kept for the
+ * steps (the workspace, the pattern and assembly maps, the factorisation's symbolic
+ * analysis), and the memory the steps will need estimated from that analysis (*bytes, may
+ * be NULL): PBD_ENOMEM with that number when it exceeds the memory available
+ * (PBD_NEWTON_MEMORY_LIMIT in bytes, optionally with k/M/G, else MemAvailable of
+ * /proc/meminfo); pbd-run calls it before the first step. The steps check the same. */
+pbd_status pbd_newton_prepare(pbd_world *w, size_t *bytes);
 /* What the last solve of this world did (zeros before the first). */
 typedef struct pbd_newton_info {
     int iterations;          /* Newton iterations */
@@ -483,6 +490,7 @@ typedef struct pbd_newton_info {
     long nonzeros;           /* of its matrix (the dense one: unknowns²) */
     size_t bytes;            /* the reference's memory: workspace, pattern, matrix and the
                               * factorisation's peak as the library counts it */
+    size_t estimate_bytes;   /* the same estimated from the symbolic analysis, up front */
     double seconds_assemble; /* Hessians and assembly, summed over the iterations */
     double seconds_solve;    /* factorisation and solve, summed */
     double seconds_total;    /* the whole solve */
@@ -491,6 +499,15 @@ typedef struct pbd_newton_info {
     int hessians_skipped;    /* constraints whose Hessian was undefined (left out) */
 } pbd_newton_info;
 void pbd_newton_last_info(pbd_world *w, pbd_newton_info *info);
+/* The BLAS that serves the Newton reference's factorisations (solver/newton_blas.c): the
+ * library that defines the process's dgemm_, e.g. "OpenBLAS 0.3.21 ... (path)" or
+ * "netlib (path)", and the threads its next factorisation runs on (PBD_BLAS_THREADS, else
+ * 2 when the load average leaves a core idle, else 1; 1 for a single-threaded BLAS).
+ * Result files record both. */
+const char *pbd_blas_name(void);
+int pbd_blas_threads(void);
+/* Set those threads (≥ 1; 0: automatic again; ignored for a single-threaded BLAS). */
+void pbd_blas_set_threads(int threads);
 
 /* Small symmetric matrices (solver/symeig.c, cyclic Jacobi; never aborts): the eigenvalues
  * of the n × n row-major A (n <= PBD_SYM_EIGEN_MAX) into evals and the eigenvectors into

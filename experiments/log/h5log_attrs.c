@@ -170,6 +170,10 @@ int pbd_h5_write_provenance(long long file)
     bad |= H5LTset_attribute_string(file, "/", "compiler", PBD_COMPILER) < 0;
     bad |= H5LTset_attribute_string(file, "/", "cflags", PBD_CFLAGS) < 0;
     bad |= H5LTset_attribute_string(file, "/", "date", date) < 0;
+    /* the BLAS that serves the Newton reference's factorisations, and its threads */
+    long blas_threads = pbd_blas_threads();
+    bad |= H5LTset_attribute_string(file, "/", "blas", pbd_blas_name()) < 0;
+    bad |= H5LTset_attribute_long(file, "/", "blas_threads", &blas_threads, 1) < 0;
     char cmd[4096], cpu[256];
     command_line(cmd, sizeof cmd);
     bad |= H5LTset_attribute_string(file, "/", "command", cmd) < 0;

@@ -100,7 +100,8 @@ pbd_status pbd_gradcheck_write_h5(const char *path, const pbd_gradcheck_options 
 /* Root attributes every result file carries: pbdlab_version, git_revision (with
  * "-dirty" and the diff's hash when the tree had uncommitted changes), compiler, cflags (of
  * the objects linked), date, command (this process's command line), machine.cpu_model,
- * machine.cores, machine.loadavg_start (file: an HDF5 hid_t). Returns 0 or -1. */
+ * machine.cores, machine.loadavg_start, blas and blas_threads (pbd_blas_name,
+ * pbd_blas_threads: the BLAS of the Newton reference) (file: an HDF5 hid_t). Returns 0 or -1. */
 int pbd_h5_write_provenance(long long file);
 /* What the provenance says of this build: the revision (with its dirty mark) and the
  * compiler and flags its objects were built with (Makefile, build/flags.stamp). */

@@ -27,7 +27,8 @@ typedef struct bench_row {
 /* Where and how the table was measured. */
 typedef struct bench_machine {
     char cpu[128], compiler[128], flags[256], date[32], revision[48];
-    int cores, reps, quick, threads;
+    char blas[512];   /* pbd_blas_name(): the Newton reference's BLAS */
+    int cores, reps, quick, threads, blas_threads;
 } bench_machine;
 
 /* data/results/bench.csv and .h5 (the same rows plus the machine and the targets),

@@ -1,7 +1,7 @@
 /* The performance table as CSV and HDF5, each written under a temporary name and renamed
  * when complete (DESIGN.md "HDF5 output").
  *
- * bench.h5:  /            attributes: cpu_model, cores, compiler, flags, date, revision,
+ * bench.h5:  /            attributes: cpu_model, cores, compiler, flags, blas, blas_threads, date, revision,
  *                         pbdlab_version, reps, quick, threads, targets (one line each)
  *            /rows/<col>  one dataset per column of bench.csv, one entry per row */
 #include "bench.h"
@@ -45,9 +45,9 @@ pbd_status bench_write_csv(const char *path, const bench_row *rows, int n,
         pbd_atomic_abort(&a);
         return pbd_error(PBD_EIO, "%s: expected a writable file, found %s", a.tmp, strerror(errno));
     }
-    fprintf(f, "# pbd-bench %s; %s, %d cores; %s; flags %s; revision %s; %d repetitions%s\n",
-            m->date, m->cpu, m->cores, m->compiler, m->flags, m->revision, m->reps,
-            m->quick ? "; quick" : "");
+    fprintf(f, "# pbd-bench %s; %s, %d cores; %s; flags %s; BLAS %s, %d threads; revision %s; "
+            "%d repetitions%s\n", m->date, m->cpu, m->cores, m->compiler, m->flags, m->blas,
+            m->blas_threads, m->revision, m->reps, m->quick ? "; quick" : "");
     fprintf(f, "scene,solver,particles,constraints,iterations,threads,steps_timed,"
                "projections_per_step,ms_step_min,ms_step_median,ns_per_projection,"
                "mproj_per_s,ns_per_particle_step,bytes_per_particle,max_stretch,x_baseline,"
@@ -126,6 +126,8 @@ pbd_status bench_write_h5(const char *path, const bench_row *rows, int n, const 
     err |= H5LTset_attribute_int(file, "/", "cores", &m->cores, 1) < 0;
     err |= H5LTset_attribute_string(file, "/", "compiler", m->compiler) < 0;
     err |= H5LTset_attribute_string(file, "/", "flags", m->flags) < 0;
+    err |= H5LTset_attribute_string(file, "/", "blas", m->blas) < 0;
+    err |= H5LTset_attribute_int(file, "/", "blas_threads", &m->blas_threads, 1) < 0;
     err |= H5LTset_attribute_string(file, "/", "date", m->date) < 0;
     err |= H5LTset_attribute_string(file, "/", "revision", m->revision) < 0;
     err |= H5LTset_attribute_string(file, "/", "pbdlab_version", PBD_VERSION) < 0;

@@ -382,6 +382,8 @@ static void machine_info(bench_machine *m, int reps, int quick, int threads)
     gmtime_r(&t, &tm);
     strftime(m->date, sizeof m->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
     snprintf(m->revision, sizeof m->revision, "%s", pbd_build_revision());
+    snprintf(m->blas, sizeof m->blas, "%s", pbd_blas_name());
+    m->blas_threads = pbd_blas_threads();
     m->reps = reps;
     m->quick = quick;
     m->threads = threads;
@@ -423,11 +425,12 @@ int main(int argc, char **argv)
     machine_info(&m, reps, quick, threads);
     printf("# pbd-bench: %s, %d cores, %s, flags %s, revision %s\n", m.cpu, m.cores, m.compiler,
            m.flags, m.revision);
+    printf("# BLAS (the Newton rows' factorisations): %s, %d threads\n", m.blas, m.blas_threads);
     printf("# wall clock per step, measure stage off; min (and median) over every timed step of %d "
            "interleaved rounds; derived columns from the min; x_base = Mproj/s / the baseline's\n",
            reps);
     print_header();
-    bench_row *rows = calloc((size_t)n_scenes * C_COUNT + 2 + BENCH_FLUID_ROWS, sizeof *rows);
+    bench_row *rows = calloc((size_t)n_scenes * C_COUNT + 8 + BENCH_FLUID_ROWS, sizeof *rows);
     int n_rows = 0;
     for (int s = 0; s < n_scenes; s++) {
         if (only && !strstr(scenes[s].name, only)) continue;
@@ -437,7 +440,7 @@ int main(int argc, char **argv)
         printf("# load average %.2f -> %.2f\n", rows[first].load_before, rows[first].load_after);
         fflush(stdout);
     }
-    char lines[16][256] = {{0}};
+    char lines[24][256] = {{0}};
     int n_targets = bench_targets(rows, n_rows, threads, quick, lines);
     printf("# the Newton reference: one implicit step to ||(g, h)|| <= 1e-10 (min of the timed "
            "steps), memory it holds\n");
@@ -445,7 +448,7 @@ int main(int argc, char **argv)
     printf("# Position Based Fluids: dam break at 4 iterations, the step, the neighbour search "
            "and the projection timed apart (min and median of %d steps)\n", 6);
     if (bench_fluid(quick, only, rows, &n_rows) < 0) return 1;
-    const char *tp[16];
+    const char *tp[24];
     printf("# targets%s:\n", quick ? " (quick run: small scenes, indicative only)" : "");
     for (int i = 0; i < n_targets; i++) {
         printf("#   %s\n", lines[i]);

@@ -155,6 +155,17 @@ int main(int argc, char **argv)
         pbd_world_free(w);
         return 2;
     }
+    /* the Newton reference's pattern and symbolic analysis now: a run that would not fit in
+     * memory is refused with the estimate before any step (exit status 4) */
+    pbd_status nst = def.method == PBD_METHOD_NEWTON || reference ? pbd_newton_prepare(w, NULL)
+                                                                  : PBD_OK;
+    if (nst != PBD_OK) {
+        fprintf(stderr, "pbd-run: %s%s\n", reference ? "--reference=newton: " : "",
+                pbd_last_error());
+        pbd_scene_cells_free(&cells);
+        pbd_world_free(w);
+        return pbd_exit_status(nst);
+    }
     pbd_h5log *log = NULL;
     if (out_dir) {
         pbd_h5log_options o = {.frames_every = frames, .frame_velocities = frame_velocities,

@@ -1,0 +1,105 @@
+/* The BLAS that serves the Newton reference's factorisations (solver/README.md "Newton
+ * reference", "The BLAS"): which library it is and on how many threads it runs.
+ *
+ * CHOLMOD's supernodal factorisation spends its time in dgemm_/dsyrk_/dtrsm_/dpotrf_.
+ * The build links OpenBLAS (Debian's libopenblas0-openmp) ahead of CHOLMOD unless
+ * BLAS=netlib, so that its symbols serve CHOLMOD's calls whatever the system's libblas.so.3
+ * alternative says (scripts/configure.sh). What is actually used is asked at run time: the
+ * library that defines the dgemm_ the process resolves (dladdr), and, when that library is
+ * OpenBLAS, its openblas_get_config(). Nothing is linked for that: a netlib build has no
+ * OpenBLAS symbol, and then the answer is "netlib" with the library's path.
+ *
+ * Threads: OpenBLAS's OpenMP build takes its thread count from the caller's
+ * omp_get_max_threads() at every call and runs single-threaded inside a parallel region, so
+ * it shares libgomp's threads with pbdlab's own parallel loops and never adds to them. The
+ * Newton step runs outside them: newton_blas_begin() sets the count for the factorisation
+ * (PBD_BLAS_THREADS, or automatic: pbd_blas_threads below) and newton_blas_end() restores
+ * the caller's OpenMP setting. */
+#define _GNU_SOURCE
+#include "newton_private.h"
+
+#include <dlfcn.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef char *(*config_fn)(void);
+typedef int (*int_fn)(void);
+typedef void (*set_fn)(int);
+
+static struct {
+    int ready, openblas, threads, parallel;
+    set_fn set_threads;
+    char name[512];
+} blas;
+
+/* A symbol of the library `handle`, or NULL. */
+static void *symbol(void *handle, const char *name) { return handle ? dlsym(handle, name) : NULL; }
+
+static void probe(void)
+{
+    if (blas.ready) return;
+    blas.ready = 1;
+    void *dgemm = dlsym(RTLD_DEFAULT, "dgemm_");
+    Dl_info di;
+    const char *path = dgemm && dladdr(dgemm, &di) && di.dli_fname ? di.dli_fname : "not loaded";
+    void *lib = dgemm ? dlopen(path, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+    config_fn config = (config_fn)symbol(lib, "openblas_get_config");
+    int_fn parallel = (int_fn)symbol(lib, "openblas_get_parallel");
+    blas.set_threads = (set_fn)symbol(lib, "openblas_set_num_threads");
+    blas.openblas = config != NULL;
+    blas.parallel = parallel ? parallel() : 0; /* 0 serial, 1 pthreads, 2 OpenMP */
+    const char *env = getenv("PBD_BLAS_THREADS");
+    blas.threads = !(blas.openblas && blas.parallel) ? 1 : env && atoi(env) > 0 ? atoi(env) : 0;
+    if (blas.openblas)
+        snprintf(blas.name, sizeof blas.name, "%s (%s)", config(), path);
+    else
+        snprintf(blas.name, sizeof blas.name, "netlib (%s)", path);
+    if (lib) dlclose(lib);
+}
+
+const char *pbd_blas_name(void)
+{
+    probe();
+    return blas.name;
+}
+
+/* The threads of the next factorisation: the set count, or (0: automatic) 2 when the
+ * machine has a core to spare — the 1-minute load average below cores − 0.5 — else 1.
+ * Measured on this 2-core machine at load 12 (experiments/programs/README.md): the 64²
+ * cloth's step took 2.0 s with the BLAS on 1 thread and 6.5 s on 2, as OpenMP's barriers
+ * wait for threads the other processes keep descheduled. */
+int pbd_blas_threads(void)
+{
+    probe();
+    if (blas.threads > 0) return blas.threads;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    double load[1];
+    if (cores < 2) return 1;
+    if (getloadavg(load, 1) == 1 && load[0] >= (double)cores - 0.5) return 1;
+    return 2;
+}
+
+void pbd_blas_set_threads(int threads)
+{
+    probe();
+    if (blas.openblas && blas.parallel) blas.threads = threads >= 1 ? threads : 0;
+}
+
+int newton_blas_begin(void)
+{
+    probe();
+    int saved = omp_get_max_threads();
+    if (!blas.openblas) return saved;
+    int threads = pbd_blas_threads();
+    if (blas.parallel == 2) omp_set_num_threads(threads);
+    if (blas.set_threads) blas.set_threads(threads);
+    return saved;
+}
+
+void newton_blas_end(int saved)
+{
+    if (omp_get_max_threads() != saved) omp_set_num_threads(saved);
+}

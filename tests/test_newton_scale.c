@@ -1,0 +1,163 @@
+/* The Newton reference at scale (issue 23; solver/README.md "Newton reference"): no heap
+ * allocation inside a step after the first (tests/alloc_count.c counts every allocation of
+ * the process), the memory estimated up front and a run that would not fit refused with the
+ * estimate before any step, and the BLAS in the result files' provenance. */
+#include "tests.h"
+#include "tests/alloc_count.h"
+
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A 16² cloth of XPBD Table 1 (structural, shear, bend springs, α = 1e-7 m/N: the Schur
+ * complement turns indefinite after the first iteration, so LLᵀ, LDLᵀ and their switch
+ * are all inside every step), or a 12² cloth with dihedral bending. */
+static pbd_world *scene(int bending)
+{
+    if (!bending) {
+        pbd_exp_cloth c = {.resolution = 16, .size = 1.0, .mass = 1.0, .shear = 1, .bend = 1,
+                           .pinned = 1, .stiffness = 1.0, .compliance = 1e-7};
+        return pbd_exp_cloth_build(&c, NULL, NULL);
+    }
+    pbd_scene_params sp = pbd_scene_params_default();
+    sp.resolution = 12;
+    sp.compliance = 1e-7;
+    sp.k_bend = 1.0;
+    sp.bend_compliance = 1e-3;
+    return pbd_scene_cloth_bend(&sp);
+}
+
+/* Steps 2..6 of --method=newton allocate nothing, with every sparse solver: the pattern,
+ * the assembly maps, the symbolic analyses and SuiteSparse's numeric memory
+ * (solver/newton_pool.c) are made in step 1 and reused. What libgomp allocates for the
+ * teams of CHOLMOD's own OpenMP loops, and OpenBLAS for its threaded GEMM's buffers, is
+ * theirs (counted apart and printed; solver/README.md). The dense oracle is not held to it:
+ * GSL's LU allocates its own temporary; nor is UMFPACK on the bending cloth (below). */
+static void test_no_allocation_after_the_first_step(void)
+{
+    static const int solvers[] = {PBD_NEWTON_AUTO, PBD_NEWTON_CHOLMOD, PBD_NEWTON_UMFPACK};
+    for (int bending = 0; bending < 2; bending++)
+        for (unsigned k = 0; k < sizeof solvers / sizeof *solvers; k++) {
+            pbd_world *w = scene(bending);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+            w->def.method = PBD_METHOD_NEWTON;
+            w->def.newton_solver = solvers[k];
+            CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
+            alloc_count_start();
+            int ok = 1;
+            for (int s = 2; s <= 6 && ok; s++) ok = pbd_step(w) == PBD_OK;
+            alloc_counts n = alloc_count_stop();
+            CU_ASSERT(ok);
+            pbd_newton_info info;
+            pbd_newton_last_info(w, &info);
+            CU_ASSERT(info.iterations >= 2); /* real Newton steps, not a trivial solve */
+            long ours = n.total - n.openmp - n.openblas;
+            if (n.total != 0)
+                fprintf(stderr, "\n  %s, solver %d: steps 2..6 allocated %ld times (libgomp %ld, "
+                        "OpenBLAS %ld, the rest %ld)", bending ? "bending cloth" : "cloth",
+                        solvers[k], n.total, n.openmp, n.openblas, ours);
+            /* UMFPACK's numeric memory grows, once, when its pivot sequence changes with the
+             * values (the bending cloth: one block of 3 MB in step 3) */
+            if (n.by_caller && !(bending && solvers[k] == PBD_NEWTON_UMFPACK))
+                CU_ASSERT_EQUAL(ours, 0);
+            pbd_world_free(w);
+        }
+}
+
+/* The estimate comes from the symbolic analysis before any step; with less memory than it
+ * (PBD_NEWTON_MEMORY_LIMIT) pbd_newton_prepare and the step refuse with the number and
+ * leave the world as it was; a malformed limit is refused by name. */
+static void test_memory_refusal(void)
+{
+    pbd_world *w = scene(1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    w->def.method = PBD_METHOD_NEWTON;
+    size_t bytes = 0;
+    CU_ASSERT_EQUAL(pbd_newton_prepare(w, &bytes), PBD_OK);
+    CU_ASSERT(bytes > 100000); /* the 12² bending cloth: ~1 MB */
+    pbd_world *v = scene(1);
+    v->def.method = PBD_METHOD_NEWTON;
+    setenv("PBD_NEWTON_MEMORY_LIMIT", "100k", 1);
+    size_t refused = 0;
+    CU_ASSERT_EQUAL(pbd_newton_prepare(v, &refused), PBD_ENOMEM);
+    CU_ASSERT_EQUAL(refused, bytes);
+    char expect[64];
+    snprintf(expect, sizeof expect, "needs an estimated %.0f MB", bytes / 1e6);
+    CU_ASSERT(strstr(pbd_last_error(), expect) != NULL);
+    CU_ASSERT(strstr(pbd_last_error(), "PBD_NEWTON_MEMORY_LIMIT") != NULL);
+    double x0 = v->x[3 * 5 + 1];
+    CU_ASSERT_EQUAL(pbd_step(v), PBD_ENOMEM);
+    CU_ASSERT_EQUAL(v->x[3 * 5 + 1], x0);
+    CU_ASSERT_EQUAL(v->step_count, 0);
+    setenv("PBD_NEWTON_MEMORY_LIMIT", "lots", 1);
+    CU_ASSERT_EQUAL(pbd_newton_prepare(v, NULL), PBD_EINVAL);
+    CU_ASSERT(strstr(pbd_last_error(), "found 'lots'") != NULL);
+    setenv("PBD_NEWTON_MEMORY_LIMIT", "64M", 1);
+    CU_ASSERT_EQUAL(pbd_step(v), PBD_OK);
+    unsetenv("PBD_NEWTON_MEMORY_LIMIT");
+    CU_ASSERT_EQUAL(pbd_step(w), PBD_OK);
+    pbd_newton_info info;
+    pbd_newton_last_info(w, &info);
+    CU_ASSERT_EQUAL(info.estimate_bytes, bytes);
+    /* an upper estimate: what the step used (the library's peak and the workspace) */
+    CU_ASSERT(info.bytes <= bytes);
+    pbd_world_free(v);
+    pbd_world_free(w);
+}
+
+/* pbd-run refuses the run before its first step, with exit status 4 and the estimate. */
+static void test_run_refused_up_front(void)
+{
+    char dir[] = "/tmp/pbd-newton-scale-XXXXXX", cmd[1024], err[1200];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "PBD_NEWTON_MEMORY_LIMIT=1M %s/pbd-run cloth --resolution=32 "
+             "--method=newton --compliance=1e-7 --steps=2 --out=%s 2> %s/err", test_bin_dir(),
+             dir, dir);
+    CU_ASSERT_EQUAL(test_run(cmd), 4);
+    snprintf(err, sizeof err, "%s/err", dir);
+    FILE *f = fopen(err, "r");
+    char line[1024] = "";
+    if (f) {
+        if (!fgets(line, sizeof line, f)) line[0] = '\0';
+        fclose(f);
+    }
+    CU_ASSERT(strstr(line, "needs an estimated") != NULL);
+    CU_ASSERT(strstr(line, "with 1 MB available (PBD_NEWTON_MEMORY_LIMIT)") != NULL);
+    test_remove_dir(dir);
+}
+
+/* Every result file names the BLAS in use: the library that defines the dgemm_ CHOLMOD
+ * calls (solver/newton_blas.c), with its threads. */
+static void test_blas_in_provenance(void)
+{
+    const char *name = pbd_blas_name();
+    CU_ASSERT(strncmp(name, "OpenBLAS", 8) == 0 || strncmp(name, "netlib", 6) == 0);
+    CU_ASSERT(strstr(name, ".so") != NULL);
+    CU_ASSERT(pbd_blas_threads() >= 1);
+    pbd_blas_set_threads(1); /* not the automatic choice, which follows the load */
+    char path[] = "/tmp/pbd-newton-blas-XXXXXX";
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    CU_ASSERT_FATAL(file >= 0);
+    CU_ASSERT_EQUAL(pbd_h5_write_provenance(file), 0);
+    H5Fclose(file);
+    char got[512] = "";
+    double threads = 0.0;
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_string(path, "blas", got, sizeof got), 0);
+    CU_ASSERT_STRING_EQUAL(got, name);
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_double(path, "blas_threads", &threads), 0);
+    CU_ASSERT_EQUAL(threads, pbd_blas_threads());
+    pbd_blas_set_threads(0);
+    remove(path);
+}
+
+void register_newton_scale_tests(void)
+{
+    CU_pSuite s = CU_add_suite("newton_scale", NULL, NULL);
+    CU_add_test(s, "no_allocation_after_the_first_step", test_no_allocation_after_the_first_step);
+    CU_add_test(s, "memory_refusal", test_memory_refusal);
+    CU_add_test(s, "run_refused_up_front", test_run_refused_up_front);
+    CU_add_test(s, "blas_in_provenance", test_blas_in_provenance);
+}
