@@ -210,7 +210,7 @@ fuzz:
 	$(MAKE) BUILD=build/fuzz CC=clang OPT="-O1 -g" \
 	  SAN_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" build/fuzz/libpbd.a
 	@for t in $(FUZZ_TARGETS); do \
-	  clang -O1 -g -fopenmp -fsanitize=fuzzer,address,undefined $(DEP_CFLAGS) tests/fuzz/$$t.c \
+	  clang -O1 -g -I. -fopenmp -fsanitize=fuzzer,address,undefined $(DEP_CFLAGS) tests/fuzz/$$t.c \
 	    build/fuzz/libpbd.a $(DEP_LIBS) -o build/fuzz/$$t || exit 1; \
 	  mkdir -p build/fuzz/corpus-$$t; \
 	  echo "fuzz: $$t, $(FUZZ_RUNS) runs or $(FUZZ_SECONDS) s"; \

@@ -13,6 +13,7 @@
  * an ulp. The result of a hinge does not depend on its lane or on how a colour is cut, so
  * 1 and 2 threads give the same bits. */
 #include "pbd_constraint.h"
+#include "simd_target.h"
 #include "batch_generic.h"
 
 #include <float.h>
@@ -49,8 +50,7 @@ extern __m128d Sleef_cinz_atan2d2_u35sse2(__m128d, __m128d);
 #undef DS_ATAN2
 #undef DS_FN
 
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
+PBD_SIMD_TARGET_AVX2
 typedef double ds_v4 __attribute__((vector_size(32)));
 typedef long ds_l4 __attribute__((vector_size(32)));
 extern __m256d Sleef_finz_atan2d4_u35avx2(__m256d, __m256d);
@@ -69,10 +69,9 @@ extern __m256d Sleef_finz_atan2d4_u35avx2(__m256d, __m256d);
 #undef DS_SQRT
 #undef DS_ATAN2
 #undef DS_FN
-#pragma GCC pop_options
+PBD_SIMD_TARGET_END
 
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512vl,avx512dq,avx2,fma")
+PBD_SIMD_TARGET_AVX512
 typedef double ds_v8 __attribute__((vector_size(64)));
 typedef long ds_l8 __attribute__((vector_size(64)));
 extern __m512d Sleef_finz_atan2d8_u35avx512f(__m512d, __m512d);
@@ -113,7 +112,7 @@ static inline void ds8_contiguous(const int32_t *idx, int32_t ix[4][8])
 #undef DS_SQRT
 #undef DS_ATAN2
 #undef DS_FN
-#pragma GCC pop_options
+PBD_SIMD_TARGET_END
 
 /* The widest the CPU (and the test hook pbd_test_simd_width) allows. */
 int pbd_simd_width(void)

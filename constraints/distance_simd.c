@@ -6,6 +6,7 @@
  * by one and transposed in registers, constraints/simd8.h), AVX2 (4: the CPU's gathers) or
  * SSE2 (2). */
 #include "pbd_constraint.h"
+#include "simd_target.h"
 #include "dihedral_simd.h"
 
 #include <immintrin.h>
@@ -43,8 +44,7 @@ static inline dd_v2 dd2_gatherw(const double *base, const int32_t *i)
 #undef DS_GATHERW
 #undef DS_FN
 
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
+PBD_SIMD_TARGET_AVX2
 typedef double dd_v4 __attribute__((vector_size(32)));
 typedef long dd_l4 __attribute__((vector_size(32)));
 static inline dd_v4 dd4_gather(const double *base, const int32_t *i, int comp)
@@ -74,10 +74,9 @@ static inline dd_v4 dd4_gatherw(const double *base, const int32_t *i)
 #undef DS_GATHER
 #undef DS_GATHERW
 #undef DS_FN
-#pragma GCC pop_options
+PBD_SIMD_TARGET_END
 
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512vl,avx512dq,avx2,fma")
+PBD_SIMD_TARGET_AVX512
 typedef double dd_v8 __attribute__((vector_size(64)));
 typedef long dd_l8 __attribute__((vector_size(64)));
 /* 8 index pairs (i1, i2) interleaved: the even and the odd 32-bit words */
@@ -112,7 +111,7 @@ static inline void dd8_contiguous(const int32_t *idx, int32_t *i1, int32_t *i2)
 #undef DS_SQRT
 #undef DS_GATHERW
 #undef DS_FN
-#pragma GCC pop_options
+PBD_SIMD_TARGET_END
 
 static int distance_colour(const pbd_batch *b, const int32_t *rows, int begin, int end, int xpbd)
 {

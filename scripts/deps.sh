@@ -67,6 +67,12 @@ check() {
     if ! command -v "$1" >/dev/null 2>&1; then   # not recorded: make fuzz sets CC=clang
         case $1 in clang*) need "C compiler ($1)" clang ;; *) need "C compiler ($1)" gcc ;; esac
     fi
+    case $1 in clang*) # make fuzz: libFuzzer and the sanitizers' runtimes, clang's OpenMP
+        if p=$(first_file /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a); then
+            have "clang runtimes $p"; else need "clang's libFuzzer runtime" libclang-rt-dev; fi
+        if p=$(first_file /usr/lib/llvm-*/lib/libomp.so); then have "clang OpenMP $p"
+        else need "clang's OpenMP (libomp)" libomp-dev; fi ;;
+    esac
     if command -v gcc >/dev/null 2>&1; then
         gccdir=$(dirname "$(gcc -print-libgcc-file-name 2>/dev/null)")
         for rt in libgomp.so libasan.so libubsan.so; do
