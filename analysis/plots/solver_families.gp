@@ -30,12 +30,12 @@ do for [fmt in 'png svg'] {
         unset multiplot
         set key outside right top box opaque font ',11'
         call 'analysis/plots/output.gp' fmt 'solver_families_'.s.'_time'
-        tn = ok(s, 'newton') ? sprintf("Newton's own solve: %.3g s", real(system(sprintf("%s/pbd-h5extract '%s' /series/seconds | tail -1", bin, run(s, 'newton'))))) : 'no Newton run'
+        tn = ok(s, 'newton') ? sprintf("Newton's own solve: %.3g s", real(system(sprintf("%s/pbd-h5extract '%s' /series/wall_seconds | tail -1", bin, run(s, 'newton'))))) : 'no Newton run'
         set title sprintf("Distance to the exact implicit step vs wall time, %s (%s)", ttl(k), tn)
         set xlabel 'wall time of the step (s)'
         set ylabel 'max |x - x*| (m)'
         if (!has(present, k - 1) || runs(s) eq '') { eval nodata('no runs of '.s) } else {
-        plot for [m in runs(s)] h5(run(s, m), '/series/seconds /series/distance') using 1:2 title m noenhanced }
+        plot for [m in runs(s)] h5(run(s, m), '/series/wall_seconds /series/distance') using 1:2 title m noenhanced }
         unset logscale
     }
 }

@@ -216,7 +216,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int method, co
     int c_it = pbd_h5log_column(log, "iterations", 1, "1");
     int c_d = pbd_h5log_column(log, "distance", 1, "m");
     int c_g = pbd_h5log_column(log, "gradient_residual", 1, "kg m");
-    int c_t = pbd_h5log_column(log, "seconds", 1, "s");
+    int c_t = pbd_h5log_column(log, "wall_seconds", 1, "s");
     double tta[3] = {NAN, NAN, NAN}, last = NAN;
     for (int k = 0; k < n_it && st == PBD_OK; k++) {
         pbd_world *w = method == M_NEWTON ? NULL : build(scene, method, (int)its[k]);
@@ -248,9 +248,9 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int method, co
         pbd_h5log_attr_double(log, "result.threads", P.threads);
         pbd_h5log_attr_double(log, "result.newton_displacement", disp);
         pbd_h5log_attr_double(log, "result.final_distance", last);
-        pbd_h5log_attr_double(log, "result.time_to_1e-2", tta[0]);
-        pbd_h5log_attr_double(log, "result.time_to_1e-3", tta[1]);
-        pbd_h5log_attr_double(log, "result.time_to_1e-4", tta[2]);
+        pbd_h5log_attr_double(log, "result.time_to_1e-2_seconds", tta[0]);
+        pbd_h5log_attr_double(log, "result.time_to_1e-3_seconds", tta[1]);
+        pbd_h5log_attr_double(log, "result.time_to_1e-4_seconds", tta[2]);
         st = pbd_exp_log_finish(ctx, log, "%s, %s: distance %.3g m at the last N (Newton step "
                                 "%.3g m); time to 1e-3: %.3g s", scene_words[scene],
                                 method_words[method], last, disp, tta[1]);
@@ -288,8 +288,8 @@ static int summarize(pbd_exp_ctx *ctx)
     double *rows = calloc((size_t)ctx->n_runs * NC + NC, sizeof(double));
     if (!rows) return PBD_ENOMEM;
     static const char *const keys[NC] = {"result.scene", "result.method", "result.threads",
-                                         "result.time_to_1e-2", "result.time_to_1e-3",
-                                         "result.time_to_1e-4", "result.final_distance",
+                                         "result.time_to_1e-2_seconds", "result.time_to_1e-3_seconds",
+                                         "result.time_to_1e-4_seconds", "result.final_distance",
                                          "result.newton_displacement"};
     int n = 0;
     for (int i = 0; i < ctx->n_runs; i++) {
@@ -306,8 +306,8 @@ static int summarize(pbd_exp_ctx *ctx)
         free(rows);
         return PBD_EIO;
     }
-    const char *cols[NC] = {"scene", "method", "threads", "time_to_1e-2", "time_to_1e-3",
-                            "time_to_1e-4", "final_distance", "newton_displacement"};
+    const char *cols[NC] = {"scene", "method", "threads", "time_to_1e-2_seconds", "time_to_1e-3_seconds",
+                            "time_to_1e-4_seconds", "final_distance", "newton_displacement"};
     pbd_exp_summary_table(s, "time_to_accuracy", rows, n, NC, cols, "1 1 1 s s s m m");
     /* the names behind the table's codes */
     char names[512] = "";
