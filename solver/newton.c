@@ -371,6 +371,10 @@ static void record(const struct pbd_newton_workspace *nw, newton_log *lg, int k,
     if (lg->l2_h) lg->l2_h[k] = nw->l2_h;
 }
 
+/* The KKT form failed from both starts (Stable Neo-Hookean tet beam, E >= 1e8 Pa at 60 Hz). */
+#define KKT_STALL_HINT "; from x~ and from x: shorter steps converge (--substeps=4 or more; " \
+                       "solver/README.md \"Newton reference\")"
+
 /* One implicit step of size h from the world's state into nw->x, nw->lambda. */
 static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double *residuals,
                         int *n_iter, struct pbd_newton_workspace **out, double *targets,
@@ -395,13 +399,19 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
             nw->alpha_tilde[nw->set_c[s] + c] = set->compliance[c] / (h * h); /* α̃ = α/Δt² */
     }
     if ((st = newton_system_prepare(w, nw, w->def.newton_solver)) != PBD_OK) return st;
-    for (int i = 0; i < 3 * w->n; i++) nw->x[i] = nw->xt[i];
-    for (int c = 0; c < nw->m; c++) nw->lambda[c] = 0.0;
-
-    double norm = residual(w, nw, nw->x, nw->lambda);
-    if (norm < 0.0) return PBD_ENUMERIC;
     const int potential = newton_all_potential(w); /* line search on G (newton_merit.c) */
-    double merit = potential ? newton_merit(w, nw, nw->x) : 0.0;
+    /* The KKT form's line search on ||(g, h)|| can stall in a local minimum of that norm
+     * (Stable Neo-Hookean tet beam, E >= 3e5 Pa at 60 Hz, from x̃): such a step is solved
+     * once more from the step's start x instead of x̃ — the same equations, another start
+     * (solver/README.md "Newton reference"). */
+    int restarted = 0;
+    double norm, merit;
+restart:
+    for (int i = 0; i < 3 * w->n; i++) nw->x[i] = restarted ? w->x[i] : nw->xt[i];
+    for (int c = 0; c < nw->m; c++) nw->lambda[c] = 0.0;
+    norm = residual(w, nw, nw->x, nw->lambda);
+    if (norm < 0.0) return PBD_ENUMERIC;
+    merit = potential ? newton_merit(w, nw, nw->x) : 0.0;
     nw->norm0 = norm;
     if (residuals) residuals[0] = norm;
     record(nw, lg, 0, norm);
@@ -423,12 +433,13 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
         newton_system_direction(w, nw);
         int inverted = 0;
         double trial = line_search(w, nw, norm, potential, &merit, &inverted);
+        if (trial < 0.0 && !potential && !restarted++) goto restart;
         if (trial < 0.0)
             return pbd_error(PBD_ENUMERIC, "newton: iteration %d: expected %s to decrease "
                              "along the Newton direction, stalled at ||(g, h)|| = %.3e (tol "
                              "%.3e)%s", it, potential ? "the incremental potential" :
                              "||(g, h)||", norm, tol, inverted ? "; shorter steps were refused "
-                             "for turning a tet inside out (J <= 0)" : "");
+                             "for turning a tet inside out (J <= 0)" : potential ? "" : KKT_STALL_HINT);
         double *sw = nw->x;
         nw->x = nw->x_try;
         nw->x_try = sw;
@@ -440,6 +451,7 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
         if (residuals) residuals[it] = norm;
         record(nw, lg, it, norm);
     }
+    if (norm > fmax(tol, nw->floor) && !potential && !restarted++) goto restart;
     if (n_iter) *n_iter = it;
     info->iterations = it;
     info->residual = norm;
@@ -456,8 +468,9 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
                   sizeof(int32_t) * ((size_t)nw->n + 2 * (size_t)(nw->n_sets + 1));
     if (norm > fmax(tol, nw->floor))
         return pbd_error(PBD_ENUMERIC, "newton: expected ||(g, h)|| <= %.3e within %d "
-                         "iterations (tol %.3e, rounding floor %.3e), found %.3e",
-                         fmax(tol, nw->floor), max_iter, tol, nw->floor, norm);
+                         "iterations (tol %.3e, rounding floor %.3e), found %.3e%s",
+                         fmax(tol, nw->floor), max_iter, tol, nw->floor, norm,
+                         potential ? "" : KKT_STALL_HINT);
     return PBD_OK;
 }
 
