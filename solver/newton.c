@@ -439,7 +439,8 @@ restart:
                              "along the Newton direction, stalled at ||(g, h)|| = %.3e (tol "
                              "%.3e)%s", it, potential ? "the incremental potential" :
                              "||(g, h)||", norm, tol, inverted ? "; shorter steps were refused "
-                             "for turning a tet inside out (J <= 0)" : potential ? "" : KKT_STALL_HINT);
+                             "for turning a tet inside out (J <= 0)"
+                             : potential ? "" : KKT_STALL_HINT);
         double *sw = nw->x;
         nw->x = nw->x_try;
         nw->x_try = sw;
