@@ -380,6 +380,10 @@ static void record(const struct pbd_newton_workspace *nw, newton_log *lg, int k,
     if (lg->l2_h) lg->l2_h[k] = nw->l2_h;
 }
 
+/* The KKT form failed from both starts (Stable Neo-Hookean tet beam, E >= 1e8 Pa at 60 Hz). */
+#define KKT_STALL_HINT "; from x~ and from x: shorter steps converge (--substeps=4 or more; " \
+                       "solver/README.md \"Newton reference\")"
+
 /* What a step of size h needs before its first iteration: the checks, the workspace (*out,
  * also when a later part fails), the prediction, the sets' offsets and α̃, and the linear
  * system's pattern and symbolic analysis with its memory checked (kept while the topology
@@ -426,13 +430,19 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
     if (nw) *out = nw;
     if (st != PBD_OK) return st;
     pbd_newton_info *info = &nw->info;
-    for (int i = 0; i < 3 * w->n; i++) nw->x[i] = nw->xt[i];
-    for (int c = 0; c < nw->m; c++) nw->lambda[c] = 0.0;
-
-    double norm = residual(w, nw, nw->x, nw->lambda);
-    if (norm < 0.0) return PBD_ENUMERIC;
     const int potential = newton_all_potential(w); /* line search on G (newton_merit.c) */
-    double merit = potential ? newton_merit(w, nw, nw->x) : 0.0;
+    /* The KKT form's line search on ||(g, h)|| can stall in a local minimum of that norm
+     * (Stable Neo-Hookean tet beam, E >= 3e5 Pa at 60 Hz, from x̃): such a step is solved
+     * once more from the step's start x instead of x̃ — the same equations, another start
+     * (solver/README.md "Newton reference"). */
+    int restarted = 0;
+    double norm, merit;
+restart:
+    for (int i = 0; i < 3 * w->n; i++) nw->x[i] = restarted ? w->x[i] : nw->xt[i];
+    for (int c = 0; c < nw->m; c++) nw->lambda[c] = 0.0;
+    norm = residual(w, nw, nw->x, nw->lambda);
+    if (norm < 0.0) return PBD_ENUMERIC;
+    merit = potential ? newton_merit(w, nw, nw->x) : 0.0;
     nw->norm0 = norm;
     if (residuals) residuals[0] = norm;
     record(nw, lg, 0, norm);
@@ -454,12 +464,14 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
         newton_system_direction(w, nw);
         int inverted = 0;
         double trial = line_search(w, nw, norm, potential, &merit, &inverted);
+        if (trial < 0.0 && !potential && !restarted++) goto restart;
         if (trial < 0.0)
             return pbd_error(PBD_ENUMERIC, "newton: iteration %d: expected %s to decrease "
                              "along the Newton direction, stalled at ||(g, h)|| = %.3e (tol "
                              "%.3e)%s", it, potential ? "the incremental potential" :
                              "||(g, h)||", norm, tol, inverted ? "; shorter steps were refused "
-                             "for turning a tet inside out (J <= 0)" : "");
+                             "for turning a tet inside out (J <= 0)"
+                             : potential ? "" : KKT_STALL_HINT);
         double *sw = nw->x;
         nw->x = nw->x_try;
         nw->x_try = sw;
@@ -471,6 +483,7 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
         if (residuals) residuals[it] = norm;
         record(nw, lg, it, norm);
     }
+    if (norm > fmax(tol, nw->floor) && !potential && !restarted++) goto restart;
     if (n_iter) *n_iter = it;
     info->iterations = it;
     info->residual = norm;
@@ -484,8 +497,9 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
     info->estimate_bytes = nw->sys.estimate_bytes;
     if (norm > fmax(tol, nw->floor))
         return pbd_error(PBD_ENUMERIC, "newton: expected ||(g, h)|| <= %.3e within %d "
-                         "iterations (tol %.3e, rounding floor %.3e), found %.3e",
-                         fmax(tol, nw->floor), max_iter, tol, nw->floor, norm);
+                         "iterations (tol %.3e, rounding floor %.3e), found %.3e%s",
+                         fmax(tol, nw->floor), max_iter, tol, nw->floor, norm,
+                         potential ? "" : KKT_STALL_HINT);
     return PBD_OK;
 }
 

@@ -348,6 +348,36 @@ static void test_newton_stiff_material(void)
     }
 }
 
+/* Stable Neo-Hookean (KKT form) --method=newton stalled from x̃ at E >= 3e5 Pa and 60 Hz
+ * (||(g, h)|| 8.5 after 20 iterations at E = 1e6); restarted from the step's start x it
+ * converges up to E = 1e7 Pa; where it still stalls (E = 1e9) the error names --substeps,
+ * which converges. */
+static void test_newton_snh_restart(void)
+{
+    const double E[] = {1e6, 1e7};
+    for (int k = 0; k < 2; k++) {
+        pbd_world *w = beam("neo-hookean", E[k], 0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        w->def.method = PBD_METHOD_NEWTON;
+        for (int s = 0; s < 5; s++) CU_ASSERT_EQUAL(pbd_step(w), PBD_OK);
+        pbd_newton_info info;
+        pbd_newton_last_info(w, &info);
+        CU_ASSERT(info.residual <= 1e-10);
+        pbd_world_free(w);
+    }
+    pbd_world *w = beam("neo-hookean", 1e9, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    w->def.method = PBD_METHOD_NEWTON;
+    CU_ASSERT_EQUAL(pbd_step(w), PBD_ENUMERIC);
+    CU_ASSERT(strstr(pbd_last_error(), "--substeps") != NULL);
+    pbd_world_free(w);
+    w = beam("neo-hookean", 1e9, 0);
+    w->def.method = PBD_METHOD_NEWTON;
+    w->def.substeps = 4;
+    for (int s = 0; s < 2; s++) CU_ASSERT_EQUAL(pbd_step(w), PBD_OK);
+    pbd_world_free(w);
+}
+
 void register_globalisation_tests(void)
 {
     CU_pSuite s = CU_add_suite("globalisation", NULL, NULL);
@@ -359,4 +389,5 @@ void register_globalisation_tests(void)
     CU_add_test(s, "xpbd_rest_is_static", test_xpbd_rest_is_static);
     CU_add_test(s, "damping_random_tensors", test_damping_random_tensors);
     CU_add_test(s, "snh_block_converges_to_eq18", test_snh_block_converges_to_eq18);
+    CU_add_test(s, "newton_snh_restart", test_newton_snh_restart);
 }
