@@ -1,0 +1,239 @@
+/* Experiments' reference formulas and headlines (issue 24, "an experiment's reference
+ * formula and headline are code too"): each recomputed here, independently of the driver,
+ * from the physics or from the run file's own series, so that a plausible slip in the driver
+ * (a wrong constant, an averaging window shifted, a force off by a power of Δt) fails. */
+#include "tests.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[64];
+
+/* A fresh directory for the runs: dir. */
+static int fresh_dir(void)
+{
+    strcpy(dir, "/tmp/pbd-test-heads-XXXXXX");
+    return mkdtemp(dir) != NULL;
+}
+
+static int run(const char *args)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s/pbd-run %s --quiet --out=%s >/dev/null 2>&1", test_bin_dir(),
+             args, dir);
+    return test_run(cmd);
+}
+
+static double attr(const char *path, const char *name)
+{
+    double v = NAN;
+    if (pbd_h5_read_attr_double(path, name, &v) != 0) return NAN;
+    return v;
+}
+
+/* /series/<name> of a run file (one row per step, row i = step i + 1); NULL when absent. */
+static double *series(const char *path, const char *name, long *rows)
+{
+    char ds[128];
+    double *d = NULL;
+    long c = 0;
+    snprintf(ds, sizeof ds, "/series/%s", name);
+    if (pbd_h5_read_dataset(path, ds, &d, rows, &c) != 0 || c != 1) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+static void run_path(char *out, size_t size, const char *exp, const char *name)
+{
+    snprintf(out, size, "%s/%s/%s.h5", dir, exp, name);
+}
+
+static int rel_eq(double a, double b, double tol) { return fabs(a - b) <= tol * fabs(b); }
+
+/* The mean of d over the steps s > n/2 (rows s - 1): the drivers' "second half". */
+static double second_half_mean(const double *d, long n)
+{
+    double sum = 0.0;
+    long k = 0;
+    for (long s = n / 2 + 1; s <= n; s++, k++) sum += d[s - 1];
+    return sum / k;
+}
+
+/* balloon_pressure (PBD Sec. 4.4, Eq. 14): the rest volume of the icosphere of radius
+ * size/2 is that of the polyhedron inscribed in the sphere, a little under (4/3)πR³ (level 2:
+ * 320 faces, 96.6 %); with the overpressure constraint hard, V/V0 settles at k_pressure;
+ * result.volume_ratio is the mean of the logged V/V0 over the second half of the run. */
+static void test_balloon_pressure(void)
+{
+    CU_ASSERT_FATAL(fresh_dir());
+    CU_ASSERT_EQUAL_FATAL(run("balloon_pressure --quick --only=skin1_kp2"), 0);
+    char path[256];
+    run_path(path, sizeof path, "balloon_pressure", "skin1_kp2");
+    double R = attr(path, "scene.size") / 2.0, v0 = attr(path, "rest_volume");
+    double sphere = 4.0 / 3.0 * M_PI * R * R * R;
+    CU_ASSERT(v0 > 0.95 * sphere && v0 < sphere);
+    long n = 0;
+    double *v = series(path, "volume_ratio", &n);
+    CU_ASSERT_FATAL(v != NULL && n == 120);
+    CU_ASSERT(rel_eq(attr(path, "result.volume_ratio"), second_half_mean(v, n), 1e-12));
+    CU_ASSERT(fabs(attr(path, "result.volume_ratio") - 2.0) < 0.05);
+    free(v);
+    test_remove_dir(dir);
+}
+
+/* chain_forces (XPBD Sec. 4): the force on the pinned top particle is |λ|/Δt². A chain that
+ * hangs at rest (α = 1e-8 m/N: its stretch is 1e-6 of a link) carries the weight of the 19
+ * particles below its top one, 19 m g, in the Newton reference and in XPBD; the logged error
+ * is |f_X − f_N|/|f_N| per frame, its mean and max the run's results, the mean the headline. */
+static void test_chain_forces(void)
+{
+    CU_ASSERT_FATAL(fresh_dir());
+    CU_ASSERT_EQUAL_FATAL(run("chain_forces --start=hanging --iterations=1000 --steps=20"), 0);
+    CU_ASSERT_EQUAL_FATAL(run("chain_forces --start=hanging --iterations=1000 --steps=20 "
+                              "--summarize"), 0);
+    char path[256], sum[256];
+    run_path(path, sizeof path, "chain_forces", "xpbd_it1000");
+    run_path(sum, sizeof sum, "chain_forces", "summary");
+    long n = 0, n2 = 0, n3 = 0;
+    double *fx = series(path, "force_xpbd", &n), *fn = series(path, "force_newton", &n2);
+    double *err = series(path, "relative_error", &n3);
+    CU_ASSERT_FATAL(fx && fn && err && n == 20 && n2 == 20 && n3 == 20);
+    const double weight = 19.0 * 1.0 * 9.81;
+    double mean = 0.0, max = 0.0;
+    for (long i = 0; i < n; i++) {
+        CU_ASSERT(rel_eq(fn[i], weight, 1e-2)); /* the first frames ring by 0.5 % */
+        CU_ASSERT(rel_eq(fx[i], weight, 1e-2));
+        double e = fabs(fx[i] - fn[i]) / fn[i];
+        CU_ASSERT(fabs(err[i] - e) <= 1e-9 * fmax(e, 1e-6));
+        mean += e / n;
+        max = fmax(max, e);
+    }
+    CU_ASSERT(rel_eq(fn[n - 1], weight, 1e-6) && rel_eq(fx[n - 1], weight, 1e-6));
+    CU_ASSERT(rel_eq(attr(path, "result.mean_relative_error"), mean, 1e-9));
+    CU_ASSERT(rel_eq(attr(path, "result.max_relative_error"), max, 1e-9));
+    CU_ASSERT(rel_eq(attr(sum, "headline.error_it1000"), mean, 1e-9));
+    free(fx);
+    free(fn);
+    free(err);
+    test_remove_dir(dir);
+}
+
+/* stiffness_vs_iterations (XPBD Fig. 6): XPBD gets the compliance that matches PBD's k, so
+ * that one XPBD iteration on an isolated constraint (Eq. 18, λ = 0) removes the fraction k of
+ * its error: (w1 + w2)/(w1 + w2 + α/Δt²) = k, w = r²/m for every particle of the r × r cloth.
+ * Sag: the second half's mean of the logged sag; the headline's spread (max − min)/mean of
+ * one variant's sags over its iteration counts, the overhead Σ ms XPBD / Σ ms PBD − 1. */
+static void test_stiffness_vs_iterations(void)
+{
+    CU_ASSERT_FATAL(fresh_dir());
+    const char *args = "stiffness_vs_iterations --quick --iterations=10,20 --variants=pbd,xpbd "
+                       "--frames-every=0";
+    char cmd[256];
+    CU_ASSERT_EQUAL_FATAL(run(args), 0);
+    snprintf(cmd, sizeof cmd, "%s --summarize", args);
+    CU_ASSERT_EQUAL_FATAL(run(cmd), 0);
+    const char *names[4] = {"pbd_it10", "pbd_it20", "xpbd_it10", "xpbd_it20"};
+    double sag[4], ms[4];
+    for (int i = 0; i < 4; i++) {
+        char path[256];
+        run_path(path, sizeof path, "stiffness_vs_iterations", names[i]);
+        double r = attr(path, "param.resolution"), k = attr(path, "param.stiffness");
+        double dt = 1.0 / attr(path, "param.rate"), wp = r * r / attr(path, "param.mass");
+        double alpha = attr(path, "xpbd_compliance");
+        CU_ASSERT(r == 24.0 && k == 0.9);
+        CU_ASSERT(rel_eq(2.0 * wp / (2.0 * wp + alpha / (dt * dt)), k, 1e-12));
+        long n = 0;
+        double *d = series(path, "sag", &n);
+        CU_ASSERT_FATAL(d != NULL && n == 30);
+        sag[i] = attr(path, "result.sag");
+        ms[i] = attr(path, "result.ms_per_step");
+        CU_ASSERT(rel_eq(sag[i], second_half_mean(d, n), 1e-12));
+        free(d);
+    }
+    /* the physics: PBD's cloth stiffens with iterations (less sag), XPBD's much less so */
+    CU_ASSERT(sag[1] < sag[0]);
+    char sum[256];
+    run_path(sum, sizeof sum, "stiffness_vs_iterations", "summary");
+    for (int v = 0; v < 2; v++) {
+        double a = sag[2 * v], b = sag[2 * v + 1];
+        double spread = (fmax(a, b) - fmin(a, b)) / ((a + b) / 2.0);
+        CU_ASSERT(rel_eq(attr(sum, v ? "headline.sag_spread_xpbd" : "headline.sag_spread_pbd"),
+                         spread, 1e-12));
+    }
+    CU_ASSERT(rel_eq(attr(sum, "headline.xpbd_overhead"), (ms[2] + ms[3]) / (ms[0] + ms[1]) - 1.0,
+                     1e-12));
+    test_remove_dir(dir);
+}
+
+/* momentum_drift (PBD Sec. 3.5): velocity scaling multiplies every velocity by (1 − k) once a
+ * step and the internal constraints move no momentum, so P(s) = (1 − k)^s P(0) and the logged
+ * drift |P(s) − P(0)|/(M v_rms) is (1 − (1 − k)^s)|P(0)|/(M v_rms): the initial velocities
+ * regenerated here from the seed (Gaussian, σ = 1 m/s; M = 1 kg in equal masses). Without
+ * damping and with momentum damping the drift is round-off; the headline takes the largest
+ * conserving drift and the smallest scaled one. */
+static void test_momentum_drift(void)
+{
+    CU_ASSERT_FATAL(fresh_dir());
+    const char *args = "momentum_drift --quick --steps=200";
+    char cmd[256], path[256], sum[256];
+    CU_ASSERT_EQUAL_FATAL(run(args), 0);
+    snprintf(cmd, sizeof cmd, "%s --summarize", args);
+    CU_ASSERT_EQUAL_FATAL(run(cmd), 0);
+    run_path(path, sizeof path, "momentum_drift", "tet_scale");
+    double n_part = attr(path, "n_particles"), k = attr(path, "param.k-damping");
+    CU_ASSERT_FATAL(n_part > 0 && k == 0.01);
+    pbd_rng rng;
+    pbd_rng_seed(&rng, (uint64_t)attr(path, "param.seed"));
+    double P0[3] = {0, 0, 0}, v2 = 0.0, m = 1.0 / n_part;
+    for (int i = 0; i < (int)n_part; i++)
+        for (int c = 0; c < 3; c++) {
+            double v = pbd_rng_gaussian(&rng);
+            P0[c] += m * v;
+            v2 += v * v;
+        }
+    double p0 = sqrt(P0[0] * P0[0] + P0[1] * P0[1] + P0[2] * P0[2]);
+    CU_ASSERT(rel_eq(attr(path, "initial_linear_momentum_norm"), p0, 1e-12));
+    double scale = 1.0 * sqrt(v2 / n_part);
+    long n = 0;
+    double *d = series(path, "linear_drift", &n);
+    CU_ASSERT_FATAL(d != NULL && n == 200);
+    long off = 0; /* steps whose drift is not the law's */
+    for (long s = 1; s <= n; s++)
+        off += fabs(d[s - 1] - (1.0 - pow(1.0 - k, (double)s)) * p0 / scale) > 1e-9 * p0 / scale;
+    CU_ASSERT_EQUAL(off, 0);
+    CU_ASSERT(rel_eq(attr(path, "result.max_linear_drift"), d[n - 1], 1e-12));
+    free(d);
+    double cons = 0.0, scaled = INFINITY;
+    const char *runs[6] = {"tet_none", "tet_momentum", "cloth_none", "cloth_momentum",
+                           "tet_scale", "cloth_scale"};
+    for (int i = 0; i < 6; i++) {
+        char p[256];
+        run_path(p, sizeof p, "momentum_drift", runs[i]);
+        double lin = attr(p, "result.max_linear_drift");
+        if (i < 4) {
+            CU_ASSERT(lin < 1e-12);
+            cons = fmax(cons, lin);
+        } else {
+            CU_ASSERT(lin > 0.01);
+            scaled = fmin(scaled, lin);
+        }
+    }
+    run_path(sum, sizeof sum, "momentum_drift", "summary");
+    CU_ASSERT(attr(sum, "headline.max_linear_drift_conserving") == cons);
+    CU_ASSERT(attr(sum, "headline.min_linear_drift_scale") == scaled);
+    test_remove_dir(dir);
+}
+
+void register_headlines_tests(void)
+{
+    CU_pSuite s = CU_add_suite("headlines", NULL, NULL);
+    CU_add_test(s, "balloon_pressure", test_balloon_pressure);
+    CU_add_test(s, "chain_forces", test_chain_forces);
+    CU_add_test(s, "stiffness_vs_iterations", test_stiffness_vs_iterations);
+    CU_add_test(s, "momentum_drift", test_momentum_drift);
+}
