@@ -229,6 +229,58 @@ static void test_momentum_drift(void)
     test_remove_dir(dir);
 }
 
+/* The mean over a run's frames of /series/<name>. */
+static double series_mean(const char *path, const char *name)
+{
+    long n = 0;
+    double *d = series(path, name, &n), sum = 0.0;
+    for (long i = 0; d && i < n; i++) sum += d[i];
+    free(d);
+    return d && n > 0 ? sum / n : NAN;
+}
+
+/* xpbd_vs_implicit (XPBD Sec. 4): the force of a constraint is λ/h² with h the step XPBD took
+ * (Δt/N with N substeps), Newton's λ_N/Δt²; at a budget of 1000 both ways of spending it come
+ * within 10 % of Newton's forces on the tet beam (a force λ/Δt² in substep mode would be off
+ * by N²), and within 1e-5 m of its positions. The run's means are its series' means; the
+ * headline per mode is the RMS distance at the largest budget. */
+static void test_xpbd_vs_implicit(void)
+{
+    CU_ASSERT_FATAL(fresh_dir());
+    const char *args = "xpbd_vs_implicit --quick --scenes=tet_beam --budgets=10,1000";
+    char cmd[256], sum[256];
+    CU_ASSERT_EQUAL_FATAL(run(args), 0);
+    snprintf(cmd, sizeof cmd, "%s --summarize", args);
+    CU_ASSERT_EQUAL_FATAL(run(cmd), 0);
+    run_path(sum, sizeof sum, "xpbd_vs_implicit", "summary");
+    const char *modes[2] = {"iterations", "substeps"};
+    for (int m = 0; m < 2; m++) {
+        double f[2];
+        for (int b = 0; b < 2; b++) {
+            char name[64], path[256];
+            snprintf(name, sizeof name, "tet_beam_%s_n%d", modes[m], b ? 1000 : 10);
+            run_path(path, sizeof path, "xpbd_vs_implicit", name);
+            CU_ASSERT(attr(path, "result.diverged_frames") == 0.0);
+            f[b] = attr(path, "result.mean_force_error_set0");
+            CU_ASSERT(rel_eq(f[b], series_mean(path, "newton_force_error_00_distance"), 1e-12));
+            CU_ASSERT(rel_eq(attr(path, "result.mean_force_error_set1"),
+                             series_mean(path, "newton_force_error_01_tet_volume"), 1e-12));
+            double rms = attr(path, "result.mean_rms_distance");
+            CU_ASSERT(rel_eq(rms, series_mean(path, "newton_rms_distance"), 1e-12));
+            CU_ASSERT(rel_eq(attr(path, "result.mean_max_distance"),
+                             series_mean(path, "newton_max_distance"), 1e-12));
+            if (b == 1) {
+                CU_ASSERT(f[1] < 0.1 && rms < 1e-5);
+                char key[96];
+                snprintf(key, sizeof key, "headline.tet_beam_%s_rms_distance_max_budget", modes[m]);
+                CU_ASSERT(attr(sum, key) == rms);
+            }
+        }
+        CU_ASSERT(f[1] < f[0]);
+    }
+    test_remove_dir(dir);
+}
+
 void register_headlines_tests(void)
 {
     CU_pSuite s = CU_add_suite("headlines", NULL, NULL);
@@ -236,4 +288,5 @@ void register_headlines_tests(void)
     CU_add_test(s, "chain_forces", test_chain_forces);
     CU_add_test(s, "stiffness_vs_iterations", test_stiffness_vs_iterations);
     CU_add_test(s, "momentum_drift", test_momentum_drift);
+    CU_add_test(s, "xpbd_vs_implicit", test_xpbd_vs_implicit);
 }
