@@ -281,6 +281,49 @@ static void test_xpbd_vs_implicit(void)
     test_remove_dir(dir);
 }
 
+/* material_beam's headline xpbd_max_deviation_from_static: the largest |δ_XPBD/δ_static − 1|
+ * over the XPBD runs (not the PBD contrast runs, whose cloth-like softness would dominate),
+ * δ_XPBD the second half's mean of the logged tip deflection, δ_static the static run's. */
+static void test_material_beam_headline(void)
+{
+    CU_ASSERT_FATAL(fresh_dir());
+    const char *args = "material_beam --quick --materials=stvk,corotated --pbd-stiffness=0.5 "
+                       "--implicit-resolution=0";
+    char cmd[256], sum[256];
+    CU_ASSERT_EQUAL_FATAL(run(args), 0);
+    snprintf(cmd, sizeof cmd, "%s --summarize", args);
+    CU_ASSERT_EQUAL_FATAL(run(cmd), 0);
+    const char *mats[2] = {"stvk", "corotated"}, *methods[2] = {"xpbd", "pbd"};
+    double worst = 0.0, pbd_worst = 0.0;
+    for (int m = 0; m < 2; m++) {
+        char spath[256], sname[64];
+        snprintf(sname, sizeof sname, "static_%s_r4", mats[m]);
+        run_path(spath, sizeof spath, "material_beam", sname);
+        double stat = attr(spath, "result.static_deflection");
+        CU_ASSERT(stat > 0.0);
+        for (int k = 0; k < 2; k++)
+            for (int it = 1; it <= 5; it += 4) {
+                char name[64], path[256];
+                snprintf(name, sizeof name, "%s_%s_it%d", methods[k], mats[m], it);
+                run_path(path, sizeof path, "material_beam", name);
+                long n = 0;
+                double *d = series(path, "tip_deflection", &n);
+                CU_ASSERT_FATAL(d != NULL && n == 30);
+                double tip = second_half_mean(d, n);
+                free(d);
+                CU_ASSERT(rel_eq(attr(path, "result.tip_deflection"), tip, 1e-12));
+                CU_ASSERT(attr(path, "result.static_deflection") == stat);
+                CU_ASSERT(rel_eq(attr(path, "result.ratio_to_static"), tip / stat, 1e-12));
+                if (k == 0) worst = fmax(worst, fabs(tip / stat - 1.0));
+                else pbd_worst = fmax(pbd_worst, fabs(tip / stat - 1.0));
+            }
+    }
+    CU_ASSERT(worst < 0.2 && pbd_worst > worst); /* so that mixing them in shows */
+    run_path(sum, sizeof sum, "material_beam", "summary");
+    CU_ASSERT(rel_eq(attr(sum, "headline.xpbd_max_deviation_from_static"), worst, 1e-12));
+    test_remove_dir(dir);
+}
+
 void register_headlines_tests(void)
 {
     CU_pSuite s = CU_add_suite("headlines", NULL, NULL);
@@ -289,4 +332,5 @@ void register_headlines_tests(void)
     CU_add_test(s, "stiffness_vs_iterations", test_stiffness_vs_iterations);
     CU_add_test(s, "momentum_drift", test_momentum_drift);
     CU_add_test(s, "xpbd_vs_implicit", test_xpbd_vs_implicit);
+    CU_add_test(s, "material_beam_headline", test_material_beam_headline);
 }
