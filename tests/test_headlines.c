@@ -324,6 +324,51 @@ static void test_material_beam_headline(void)
     test_remove_dir(dir);
 }
 
+/* long_range_attachments: per run the second half's mean and maximum of the logged largest
+ * edge stretch; the headline lra_max_stretch is the LRA run's at its fewest iterations, and
+ * plain_iterations_needed the fewest iterations at which the plain cloth stretches no more
+ * (NaN when none does). Long-range attachments cap the hanging cloth's stretch: at one
+ * iteration it stretches less with them than without (Kim et al. 2012). */
+static void test_long_range_attachments(void)
+{
+    CU_ASSERT_FATAL(fresh_dir());
+    const char *args = "long_range_attachments --quick --iterations=1,4,64,256";
+    char cmd[256], sum[256];
+    CU_ASSERT_EQUAL_FATAL(run(args), 0);
+    snprintf(cmd, sizeof cmd, "%s --summarize", args);
+    CU_ASSERT_EQUAL_FATAL(run(cmd), 0);
+    const int its[4] = {1, 4, 64, 256};
+    double mx[2][4];
+    for (int m = 0; m < 2; m++)
+        for (int i = 0; i < 4; i++) {
+            char name[64], path[256];
+            snprintf(name, sizeof name, "%s_it%d", m ? "lra" : "plain", its[i]);
+            run_path(path, sizeof path, "long_range_attachments", name);
+            long n = 0;
+            double *d = series(path, "max_stretch", &n), peak = 0.0;
+            CU_ASSERT_FATAL(d != NULL && n == 60);
+            for (long st = n / 2 + 1; st <= n; st++) peak = fmax(peak, d[st - 1]);
+            mx[m][i] = attr(path, "result.max_stretch");
+            CU_ASSERT(rel_eq(mx[m][i], second_half_mean(d, n), 1e-12));
+            CU_ASSERT(attr(path, "result.peak_stretch") == peak);
+            free(d);
+            d = series(path, "mean_stretch", &n);
+            CU_ASSERT_FATAL(d != NULL);
+            CU_ASSERT(rel_eq(attr(path, "result.mean_stretch"), second_half_mean(d, n), 1e-12));
+            free(d);
+        }
+    CU_ASSERT(mx[1][0] < mx[0][0]);
+    CU_ASSERT(mx[0][3] < mx[1][0] && mx[0][2] > mx[1][0]); /* 256 plain iterations do it */
+    double need = NAN;
+    for (int i = 3; i >= 0; i--)
+        if (mx[0][i] <= mx[1][0]) need = its[i];
+    run_path(sum, sizeof sum, "long_range_attachments", "summary");
+    CU_ASSERT(attr(sum, "headline.lra_max_stretch") == mx[1][0]);
+    double got = attr(sum, "headline.plain_iterations_needed");
+    CU_ASSERT(got == need || (isnan(got) && isnan(need)));
+    test_remove_dir(dir);
+}
+
 void register_headlines_tests(void)
 {
     CU_pSuite s = CU_add_suite("headlines", NULL, NULL);
@@ -333,4 +378,5 @@ void register_headlines_tests(void)
     CU_add_test(s, "momentum_drift", test_momentum_drift);
     CU_add_test(s, "xpbd_vs_implicit", test_xpbd_vs_implicit);
     CU_add_test(s, "material_beam_headline", test_material_beam_headline);
+    CU_add_test(s, "long_range_attachments", test_long_range_attachments);
 }
