@@ -369,6 +369,43 @@ static void test_long_range_attachments(void)
     test_remove_dir(dir);
 }
 
+/* tet_inversion (seed "tetrahedron constraint gradients"): edge lengths cannot tell a tet from
+ * its mirror image, so with distances alone the inverted tet and the mirrored beam stay
+ * exactly inverted (every tet, V/V0 = −1: no gravity, nothing moves); the signed volume and
+ * the plane constraints bring every tet back (V/V0 → 1, within 0.2 % for the planes). The results are the series' last
+ * rows; recovered_at_step the first step from which no tet is inverted to the end (−1: none). */
+static void test_tet_inversion(void)
+{
+    CU_ASSERT_FATAL(fresh_dir());
+    CU_ASSERT_EQUAL_FATAL(run("tet_inversion --quick"), 0);
+    const char *bodies[2] = {"tet", "beam"};
+    const char *sets[4] = {"distance", "distance_volume", "plane", "distance_plane"};
+    for (int b = 0; b < 2; b++)
+        for (int k = 0; k < 4; k++) {
+            char name[64], path[256];
+            snprintf(name, sizeof name, "%s_%s", bodies[b], sets[k]);
+            run_path(path, sizeof path, "tet_inversion", name);
+            long n = 0, n2 = 0;
+            double *f = series(path, "inverted_fraction", &n);
+            double *mn = series(path, "min_volume_ratio", &n2);
+            CU_ASSERT_FATAL(f && mn && n > 0 && n2 == n);
+            long rec = -1;
+            for (long st = n; st >= 1 && f[st - 1] == 0.0; st--) rec = st;
+            CU_ASSERT(attr(path, "initial_inverted_fraction") == 1.0);
+            CU_ASSERT(attr(path, "result.final_inverted_fraction") == f[n - 1]);
+            CU_ASSERT(attr(path, "result.final_min_volume_ratio") == mn[n - 1]);
+            CU_ASSERT(attr(path, "result.recovered_at_step") == (double)rec);
+            if (k == 0) {
+                CU_ASSERT(f[n - 1] == 1.0 && fabs(mn[n - 1] + 1.0) < 1e-9 && rec == -1);
+            } else {
+                CU_ASSERT(f[n - 1] == 0.0 && fabs(mn[n - 1] - 1.0) < 1e-2 && rec > 0);
+            }
+            free(f);
+            free(mn);
+        }
+    test_remove_dir(dir);
+}
+
 void register_headlines_tests(void)
 {
     CU_pSuite s = CU_add_suite("headlines", NULL, NULL);
@@ -379,4 +416,5 @@ void register_headlines_tests(void)
     CU_add_test(s, "xpbd_vs_implicit", test_xpbd_vs_implicit);
     CU_add_test(s, "material_beam_headline", test_material_beam_headline);
     CU_add_test(s, "long_range_attachments", test_long_range_attachments);
+    CU_add_test(s, "tet_inversion", test_tet_inversion);
 }
