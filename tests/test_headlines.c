@@ -406,6 +406,50 @@ static void test_tet_inversion(void)
     test_remove_dir(dir);
 }
 
+/* stretch_bend_independence (PBD Fig. 3): per run the second half's means of the logged edge
+ * stretch and hinge bending; the headline max_stretch_change_with_bending the largest
+ * |s(k_bend > 0) − s(k_bend = 0)|/s(k_bend = 0) over models and k_stretch. Bending stiffness
+ * keeps the hinges much straighter than none (0.002 vs 0.25 rad at k_stretch 1). */
+static void test_stretch_bend_independence(void)
+{
+    CU_ASSERT_FATAL(fresh_dir());
+    const char *args = "stretch_bend_independence --quick --k-stretch=1,0.5";
+    char cmd[256], sum[256];
+    CU_ASSERT_EQUAL_FATAL(run(args), 0);
+    snprintf(cmd, sizeof cmd, "%s --summarize", args);
+    CU_ASSERT_EQUAL_FATAL(run(cmd), 0);
+    const char *models[2] = {"dihedral", "isometric"};
+    const double kss[2] = {1, 0.5};
+    double worst = 0.0;
+    for (int m = 0; m < 2; m++)
+        for (int k = 0; k < 2; k++) {
+            double st[2], bend[2];
+            for (int b = 0; b < 2; b++) { /* b = 0: k_bend 1, b = 1: none */
+                char name[64], path[256];
+                snprintf(name, sizeof name, "%s_kb%d_ks%g", models[m], b ? 0 : 1, kss[k]);
+                run_path(path, sizeof path, "stretch_bend_independence", name);
+                long n = 0;
+                double *d = series(path, "stretch_mean", &n);
+                CU_ASSERT_FATAL(d != NULL && n == 120);
+                st[b] = attr(path, "result.stretch");
+                CU_ASSERT(rel_eq(st[b], second_half_mean(d, n), 1e-12));
+                free(d);
+                d = series(path, "bending_mean", &n);
+                CU_ASSERT_FATAL(d != NULL && n == 120);
+                bend[b] = attr(path, "result.bending");
+                CU_ASSERT(rel_eq(bend[b], second_half_mean(d, n), 1e-12));
+                free(d);
+                CU_ASSERT(attr(path, "result.diverged") == 0.0);
+            }
+            CU_ASSERT(bend[0] < 0.1 * bend[1]);
+            worst = fmax(worst, fabs(st[0] - st[1]) / st[1]);
+        }
+    run_path(sum, sizeof sum, "stretch_bend_independence", "summary");
+    CU_ASSERT(rel_eq(attr(sum, "headline.max_stretch_change_with_bending"), worst, 1e-12));
+    CU_ASSERT(attr(sum, "headline.diverged_runs") == 0.0);
+    test_remove_dir(dir);
+}
+
 void register_headlines_tests(void)
 {
     CU_pSuite s = CU_add_suite("headlines", NULL, NULL);
@@ -417,4 +461,5 @@ void register_headlines_tests(void)
     CU_add_test(s, "material_beam_headline", test_material_beam_headline);
     CU_add_test(s, "long_range_attachments", test_long_range_attachments);
     CU_add_test(s, "tet_inversion", test_tet_inversion);
+    CU_add_test(s, "stretch_bend_independence", test_stretch_bend_independence);
 }
