@@ -450,6 +450,47 @@ static void test_stretch_bend_independence(void)
     test_remove_dir(dir);
 }
 
+/* substeps_vs_iterations (Small Steps): the chain starts horizontal at y = 0, at rest, so
+ * E_0 = 0 and the energy lost is −E at the last step (/series/total_energy), as a fraction
+ * of m g L/2 (1 kg, 1 m); mean max|C| the mean of /series/max_c (distances only, in m). The
+ * headline at the largest budget both modes ran (16): max|C| of iterations over substeps
+ * (substeps leave less: > 1) and each mode's energy lost. */
+static void test_substeps_vs_iterations(void)
+{
+    CU_ASSERT_FATAL(fresh_dir());
+    CU_ASSERT_EQUAL_FATAL(run("substeps_vs_iterations --quick"), 0);
+    CU_ASSERT_EQUAL_FATAL(run("substeps_vs_iterations --quick --summarize"), 0);
+    const char *modes[2] = {"substeps", "iterations"};
+    double c16[2] = {NAN, NAN}, e16[2] = {NAN, NAN};
+    for (int m = 0; m < 2; m++)
+        for (int b = 1; b <= 16; b *= 4) {
+            char name[64], path[256];
+            snprintf(name, sizeof name, "%s_n%d", modes[m], b);
+            run_path(path, sizeof path, "substeps_vs_iterations", name);
+            long n = 0;
+            double *e = series(path, "total_energy", &n);
+            CU_ASSERT_FATAL(e != NULL && n == 60);
+            double lost = -e[n - 1];
+            free(e);
+            CU_ASSERT(rel_eq(attr(path, "result.energy_lost"), lost, 1e-12));
+            CU_ASSERT(rel_eq(attr(path, "result.energy_lost_fraction"), lost / (9.81 / 2.0), 1e-12));
+            double c = attr(path, "result.mean_max_c");
+            CU_ASSERT(rel_eq(c, series_mean(path, "max_c"), 1e-12));
+            if (b == 16) {
+                c16[m] = c;
+                e16[m] = lost / (9.81 / 2.0);
+            }
+        }
+    CU_ASSERT(c16[0] < c16[1]);
+    char sum[256];
+    run_path(sum, sizeof sum, "substeps_vs_iterations", "summary");
+    CU_ASSERT(attr(sum, "headline.budget") == 16.0);
+    CU_ASSERT(rel_eq(attr(sum, "headline.error_ratio"), c16[1] / c16[0], 1e-12));
+    CU_ASSERT(rel_eq(attr(sum, "headline.substeps_energy_lost"), e16[0], 1e-12));
+    CU_ASSERT(rel_eq(attr(sum, "headline.iterations_energy_lost"), e16[1], 1e-12));
+    test_remove_dir(dir);
+}
+
 void register_headlines_tests(void)
 {
     CU_pSuite s = CU_add_suite("headlines", NULL, NULL);
@@ -462,4 +503,5 @@ void register_headlines_tests(void)
     CU_add_test(s, "long_range_attachments", test_long_range_attachments);
     CU_add_test(s, "tet_inversion", test_tet_inversion);
     CU_add_test(s, "stretch_bend_independence", test_stretch_bend_independence);
+    CU_add_test(s, "substeps_vs_iterations", test_substeps_vs_iterations);
 }
