@@ -491,6 +491,26 @@ static void test_substeps_vs_iterations(void)
     test_remove_dir(dir);
 }
 
+/* scaling's headline colored_speedup: at the largest cloth run, the coloured Gauss–Seidel's
+ * ms per step on one thread over its ms on the most threads (no timing asserted, only the
+ * ratio of the run files' own medians); the runs' sizes are the nearest squares (1024, 10⁴). */
+static void test_scaling_headline(void)
+{
+    CU_ASSERT_FATAL(fresh_dir());
+    CU_ASSERT_EQUAL_FATAL(run("scaling --quick"), 0);
+    CU_ASSERT_EQUAL_FATAL(run("scaling --quick --summarize"), 0);
+    char p1[256], p2[256], small[256], sum[256];
+    run_path(p1, sizeof p1, "scaling", "colored_t1_n10000");
+    run_path(p2, sizeof p2, "scaling", "colored_t2_n10000");
+    run_path(small, sizeof small, "scaling", "colored_t1_n1024");
+    run_path(sum, sizeof sum, "scaling", "summary");
+    CU_ASSERT(attr(p1, "particles") == 10000.0 && attr(small, "particles") == 1024.0);
+    double t1 = attr(p1, "result.ms_per_step"), t2 = attr(p2, "result.ms_per_step");
+    CU_ASSERT(t1 > 0.0 && t2 > 0.0);
+    CU_ASSERT(rel_eq(attr(sum, "headline.colored_speedup"), t1 / t2, 1e-12));
+    test_remove_dir(dir);
+}
+
 void register_headlines_tests(void)
 {
     CU_pSuite s = CU_add_suite("headlines", NULL, NULL);
@@ -504,4 +524,5 @@ void register_headlines_tests(void)
     CU_add_test(s, "tet_inversion", test_tet_inversion);
     CU_add_test(s, "stretch_bend_independence", test_stretch_bend_independence);
     CU_add_test(s, "substeps_vs_iterations", test_substeps_vs_iterations);
+    CU_add_test(s, "scaling_headline", test_scaling_headline);
 }
