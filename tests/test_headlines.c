@@ -511,6 +511,37 @@ static void test_scaling_headline(void)
     test_remove_dir(dir);
 }
 
+/* convergence: the run's final distance is its series' last row (64 iterations, QUICK), and
+ * Gauss–Seidel comes closer to the Newton step with every doubling of the iterations; the
+ * Newton reference's own residual (/results/newton_residual, before each iteration and after
+ * the last) ends at round-off, its iteration count its rows − 1 and the beam's headline. */
+static void test_convergence(void)
+{
+    CU_ASSERT_FATAL(fresh_dir());
+    const char *args = "convergence --quick --scenes=tet_beam --schemes=gauss-seidel";
+    char cmd[256], path[256], sum[256];
+    CU_ASSERT_EQUAL_FATAL(run(args), 0);
+    snprintf(cmd, sizeof cmd, "%s --summarize", args);
+    CU_ASSERT_EQUAL_FATAL(run(cmd), 0);
+    run_path(path, sizeof path, "convergence", "tet_beam_gauss-seidel");
+    run_path(sum, sizeof sum, "convergence", "summary");
+    long n = 0;
+    double *d = series(path, "rms_distance_to_newton", &n);
+    CU_ASSERT_FATAL(d != NULL && n == 7);
+    for (long i = 1; i < n; i++) CU_ASSERT(d[i] < d[i - 1]);
+    CU_ASSERT(attr(path, "result.rms_distance_to_newton") == d[n - 1]);
+    free(d);
+    double *res = NULL;
+    long rows = 0, cols = 0;
+    CU_ASSERT_FATAL(pbd_h5_read_dataset(path, "/results/newton_residual", &res, &rows, &cols) == 0);
+    CU_ASSERT(rows >= 2 && cols == 1 && res[rows - 1] < 1e-12);
+    CU_ASSERT(attr(path, "result.newton_iterations") == (double)(rows - 1));
+    CU_ASSERT(attr(path, "result.newton_residual") == res[rows - 1]);
+    CU_ASSERT(attr(sum, "headline.newton_iterations_beam") == (double)(rows - 1));
+    free(res);
+    test_remove_dir(dir);
+}
+
 void register_headlines_tests(void)
 {
     CU_pSuite s = CU_add_suite("headlines", NULL, NULL);
@@ -525,4 +556,5 @@ void register_headlines_tests(void)
     CU_add_test(s, "stretch_bend_independence", test_stretch_bend_independence);
     CU_add_test(s, "substeps_vs_iterations", test_substeps_vs_iterations);
     CU_add_test(s, "scaling_headline", test_scaling_headline);
+    CU_add_test(s, "convergence", test_convergence);
 }
