@@ -3,6 +3,7 @@
  * from the physics or from the run file's own series, so that a plausible slip in the driver
  * (a wrong constant, an averaging window shifted, a force off by a power of Δt) fails. */
 #include "tests.h"
+#include "tests/refs_check.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -12,27 +13,10 @@
 
 static char dir[64];
 
-/* A fresh directory for the runs: dir. */
-static int fresh_dir(void)
-{
-    strcpy(dir, "/tmp/pbd-test-heads-XXXXXX");
-    return mkdtemp(dir) != NULL;
-}
-
-static int run(const char *args)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "%s/pbd-run %s --quiet --out=%s >/dev/null 2>&1", test_bin_dir(),
-             args, dir);
-    return test_run(cmd);
-}
-
-static double attr(const char *path, const char *name)
-{
-    double v = NAN;
-    if (pbd_h5_read_attr_double(path, name, &v) != 0) return NAN;
-    return v;
-}
+static int fresh_dir(void) { return refs_fresh_dir(dir, "heads"); }
+static int run(const char *args) { return refs_run(dir, args); }
+#define attr refs_attr
+#define rel_eq refs_rel_eq
 
 /* /series/<name> of a run file (one row per step, row i = step i + 1); NULL when absent. */
 static double *series(const char *path, const char *name, long *rows)
@@ -52,8 +36,6 @@ static void run_path(char *out, size_t size, const char *exp, const char *name)
 {
     snprintf(out, size, "%s/%s/%s.h5", dir, exp, name);
 }
-
-static int rel_eq(double a, double b, double tol) { return fabs(a - b) <= tol * fabs(b); }
 
 /* The mean of d over the steps s > n/2 (rows s - 1): the drivers' "second half". */
 static double second_half_mean(const double *d, long n)
