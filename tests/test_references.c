@@ -3,6 +3,7 @@
  * Slips that survived the whole suite before: material_beam's Euler–Bernoulli deflection
  * with I = a⁴/6 for a⁴/12, poisson's effective ratio inverted (ln λ_a / ln λ_l). */
 #include "tests.h"
+#include "tests/refs_check.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -12,29 +13,10 @@
 
 static char dir[64];
 
-/* A fresh directory for the runs: dir. */
-static int fresh_dir(void)
-{
-    strcpy(dir, "/tmp/pbd-test-refs-XXXXXX");
-    return mkdtemp(dir) != NULL;
-}
-
-static int run(const char *args)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "%s/pbd-run %s --quiet --out=%s >/dev/null 2>&1", test_bin_dir(),
-             args, dir);
-    return test_run(cmd);
-}
-
-static double attr(const char *path, const char *name)
-{
-    double v = NAN;
-    if (pbd_h5_read_attr_double(path, name, &v) != 0) return NAN;
-    return v;
-}
-
-static int rel_eq(double a, double b, double tol) { return fabs(a - b) <= tol * fabs(b); }
+static int fresh_dir(void) { return refs_fresh_dir(dir, "refs"); }
+static int run(const char *args) { return refs_run(dir, args); }
+#define attr refs_attr
+#define rel_eq refs_rel_eq
 
 /* material_beam: δ_EB = qL⁴/(8EI), q = mg/L, I = a⁴/12 (a = L/4, 1 kg, L = 1 m, E = 1e5 Pa);
  * Timoshenko adds qL²/(2κGA), κ = 5/6, G = E/(2(1 + ν)), A = a²; the run's ratios are its

@@ -17,8 +17,9 @@
     X(collision_self) X(spatial_hash) X(balloon) X(tearing) X(tearing_scene) X(rigid)     \
     X(h5log) X(experiments) X(fastpath) X(fastpath_layout) X(robustness) X(bending)       \
     X(bending_isometric) X(output) X(recompute) X(truth) X(faults) X(faults_files)        \
-    X(hessian) X(newton_sparse) X(newton_run) X(materials) X(flags) X(log_truths) \
-    X(families) X(fluid) X(integrity) X(globalisation) X(references) X(rods) X(newton_scale)
+    X(hessian) X(newton_sparse) X(newton_run) X(materials) X(flags) X(log_truths)        \
+    X(families) X(fluid) X(integrity) X(globalisation) X(references) X(rods)              \
+    X(newton_scale) X(headlines)
 #define PBD_DECLARE_SUITE(area) void register_##area##_tests(void) __attribute__((weak));
 PBD_TEST_SUITES(PBD_DECLARE_SUITE)
 

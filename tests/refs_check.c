@@ -1,0 +1,32 @@
+/* Runs of an experiment into a fresh directory and the numbers they stored. */
+#include "tests/refs_check.h"
+
+#include "tests.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int refs_fresh_dir(char *dir, const char *tag)
+{
+    snprintf(dir, 64, "/tmp/pbd-test-%s-XXXXXX", tag);
+    return mkdtemp(dir) != NULL;
+}
+
+int refs_run(const char *dir, const char *args)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s/pbd-run %s --quiet --out=%s >/dev/null 2>&1", test_bin_dir(),
+             args, dir);
+    return test_run(cmd);
+}
+
+double refs_attr(const char *path, const char *name)
+{
+    double v = NAN;
+    if (pbd_h5_read_attr_double(path, name, &v) != 0) return NAN;
+    return v;
+}
+
+int refs_rel_eq(double a, double b, double tol) { return fabs(a - b) <= tol * fabs(b); }
