@@ -4,7 +4,9 @@
 # the same datasets (names and shapes), the same attributes, and equal values (h5diff, exact)
 # but for what differs from one run of the same program to the next:
 #   - the attributes date and command (the results directory is in the command line), and
-#     machine.loadavg_start / machine.loadavg_end (the machine's load around the run);
+#     machine.loadavg_start / machine.loadavg_end (the machine's load around the run), and
+#     blas_threads (the Newton reference's BLAS threads, chosen by that load: solver/README.md
+#     "The BLAS");
 #   - wall time: the datasets stage_seconds, step_ms and *_seconds, the attributes result.ms_*,
 #     result.ns_*, result.*_seconds*, headline.xpbd_overhead, headline.colored_speedup, the
 #     headline text of the experiments that measure wall time (timing 1 in pbd-run
@@ -44,7 +46,7 @@ h5items() {
 
 wall_attr() {
     case "$1" in
-    date | command | machine.loadavg_* | result.ms_* | result.ns_* | result.*_seconds* | headline.xpbd_overhead | headline.colored_speedup) return 0 ;;
+    date | command | machine.loadavg_* | blas_threads | result.ms_* | result.ns_* | result.*_seconds* | headline.xpbd_overhead | headline.colored_speedup) return 0 ;;
     headline) case "$timed" in *" $2 "*) return 0 ;; esac ;;
     esac
     return 1
