@@ -66,20 +66,15 @@ const char *pbd_blas_name(void)
     return blas.name;
 }
 
-/* The threads of the next factorisation: the set count, or (0: automatic) 2 when the
- * machine has a core to spare — the 1-minute load average below cores − 0.5 — else 1.
+/* The threads of the next factorisation: the set count (PBD_BLAS_THREADS), else 1. Not
+ * chosen by the load: a BLAS on 2 threads sums in another order, so the Newton reference's
+ * last bits would depend on the machine's load and a re-run (make test-slurm) would differ.
  * Measured on this 2-core machine at load 12 (experiments/programs/README.md): the 64²
- * cloth's step took 2.0 s with the BLAS on 1 thread and 6.5 s on 2, as OpenMP's barriers
- * wait for threads the other processes keep descheduled. */
+ * cloth's step took 2.0 s with the BLAS on 1 thread and 6.5 s on 2. */
 int pbd_blas_threads(void)
 {
     probe();
-    if (blas.threads > 0) return blas.threads;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    double load[1];
-    if (cores < 2) return 1;
-    if (getloadavg(load, 1) == 1 && load[0] >= (double)cores - 0.5) return 1;
-    return 2;
+    return blas.threads > 0 ? blas.threads : 1;
 }
 
 void pbd_blas_set_threads(int threads)
