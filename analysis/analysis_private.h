@@ -54,5 +54,11 @@ uint64_t pbd_gradcheck_name_hash(const char *s);
  * o appended to orders). Returns 1 when checked. */
 int pbd_gradcheck_record(pbd_gradcheck_result *r, int s, double e, double o, double *orders,
                          int *n_orders);
+/* A degenerate sample's class before its FD check: non-finite (finite = 0) or skipped
+ * (eval_ok = 0, the type reported the point degenerate). Returns 1 when it is to be checked. */
+int pbd_gradcheck_degenerate_sample(pbd_gradcheck_result *r, int s, int finite, int eval_ok);
+/* A degenerate sample's FD error e: non-finite (e < 0), too close to call (NaN) or checked
+ * (e recorded, the maximum raised). Returns 1 when checked. */
+int pbd_gradcheck_degenerate_record(pbd_gradcheck_result *r, int s, double e);
 
 #endif

@@ -343,27 +343,9 @@ pbd_status pbd_gradcheck_type(const pbd_constraint_type *type, const pbd_gradche
         measure_sample(&g, C0);
         int finite = isfinite(C0) && (st != PBD_EVAL_OK || all_finite(g.grad, g.n)) &&
                      projection_finite(&g, &rd);
-        if (!finite) {
-            r->degenerate_status[s] = PBD_GC_SAMPLE_NONFINITE;
-            r->degenerate_nonfinite++;
-            continue;
-        }
-        if (st != PBD_EVAL_OK) {
-            r->degenerate_status[s] = PBD_GC_SAMPLE_DEGENERATE;
-            r->degenerate_skipped++;
-            continue;
-        }
-        double e = fd_max_rel_err(&g, C0, opt->max_rel_err);
-        if (e < 0.0) {
-            r->degenerate_status[s] = PBD_GC_SAMPLE_NONFINITE;
-            r->degenerate_nonfinite++;
-            continue;
-        }
-        r->degenerate_rel_err[s] = e;
-        if (!isnan(e)) {
-            degenerate_checked++;
-            if (e > r->degenerate_max_rel_err) r->degenerate_max_rel_err = e;
-        }
+        if (!pbd_gradcheck_degenerate_sample(r, s, finite, st == PBD_EVAL_OK)) continue;
+        degenerate_checked +=
+            pbd_gradcheck_degenerate_record(r, s, fd_max_rel_err(&g, C0, opt->max_rel_err));
     }
     if (degenerate_checked == 0) r->degenerate_max_rel_err = NAN;
 

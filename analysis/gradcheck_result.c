@@ -66,3 +66,27 @@ int pbd_gradcheck_record(pbd_gradcheck_result *r, int s, double e, double o, dou
     if (e > r->max_rel_err) r->max_rel_err = e;
     return 1;
 }
+
+int pbd_gradcheck_degenerate_sample(pbd_gradcheck_result *r, int s, int finite, int eval_ok)
+{
+    if (!finite) {
+        r->degenerate_status[s] = PBD_GC_SAMPLE_NONFINITE;
+        r->degenerate_nonfinite++;
+        return 0;
+    }
+    if (!eval_ok) {
+        r->degenerate_status[s] = PBD_GC_SAMPLE_DEGENERATE;
+        r->degenerate_skipped++;
+        return 0;
+    }
+    return 1;
+}
+
+int pbd_gradcheck_degenerate_record(pbd_gradcheck_result *r, int s, double e)
+{
+    if (e < 0.0) return pbd_gradcheck_degenerate_sample(r, s, 0, 1); /* non-finite: 0 */
+    r->degenerate_rel_err[s] = e;
+    if (isnan(e)) return 0;
+    if (e > r->degenerate_max_rel_err) r->degenerate_max_rel_err = e;
+    return 1;
+}

@@ -249,28 +249,11 @@ pbd_status pbd_orientcheck_type(const pbd_constraint_type *type, const pbd_gradc
         }
         double C0;
         int st = eval_at(g, g->x, &C0, g->grad);
-        if (!isfinite(C0) || !all_finite(g->grad, g->n) ||
-            (st == PBD_EVAL_OK && !projection_finite(g, C0, &rd))) {
-            r->degenerate_status[s] = PBD_GC_SAMPLE_NONFINITE;
-            r->degenerate_nonfinite++;
-            continue;
-        }
-        if (st != PBD_EVAL_OK) {
-            r->degenerate_status[s] = PBD_GC_SAMPLE_DEGENERATE;
-            r->degenerate_skipped++;
-            continue;
-        }
-        double e = fd_error(g, C0, opt->max_rel_err);
-        if (e < 0.0) {
-            r->degenerate_status[s] = PBD_GC_SAMPLE_NONFINITE;
-            r->degenerate_nonfinite++;
-            continue;
-        }
-        r->degenerate_rel_err[s] = e;
-        if (!isnan(e)) {
-            degenerate_checked++;
-            r->degenerate_max_rel_err = fmax(r->degenerate_max_rel_err, e);
-        }
+        int finite = isfinite(C0) && all_finite(g->grad, g->n) &&
+                     (st != PBD_EVAL_OK || projection_finite(g, C0, &rd));
+        if (!pbd_gradcheck_degenerate_sample(r, s, finite, st == PBD_EVAL_OK)) continue;
+        degenerate_checked +=
+            pbd_gradcheck_degenerate_record(r, s, fd_error(g, C0, opt->max_rel_err));
     }
     if (degenerate_checked == 0) r->degenerate_max_rel_err = NAN;
     r->pass = r->checked > 0 && r->invalid == 0 && r->nonfinite == 0 &&
