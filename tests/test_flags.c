@@ -113,6 +113,38 @@ static void test_resolution_one(void)
     accepted("balloon --resolution=1"); /* the icosphere's level 1 */
 }
 
+/* Solver options that the chosen method or scheme does not read (experiments/cli/
+ * solver_reads.c): each ran with exit 0 and did nothing before. */
+static void test_solver_options(void)
+{
+    char args[512];
+    refused("chain --method=newton --iterations=50", "iterations");
+    refused("chain --method=xpbd --linearize", "linearize");
+    refused("chain --sor-omega=1.5", "sor-omega");
+    refused("chain --threads=2", "threads");
+    refused("chain --method=newton --threads=2", "threads");
+    refused("chain --sort-by-colour=1 --scheme=jacobi", "sort-by-colour");
+    refused("chain --method=vbd --compliance=1e-6 --scheme=colored", "scheme");
+    refused("chain --method=newton --kernels=0", "kernels");
+    refused("chain --method=pbd --xpbd-damping=0.1", "xpbd-damping");
+    refused("chain --k-damping=0.1", "k-damping");
+    refused("chain --newton-tol=1e-8", "newton-tol");
+    refused("chain --vbd-chebyshev=0.5 --method=avbd --avbd-beta=5 --method=xpbd", "vbd-chebyshev");
+    refused("chain --method=vbd --compliance=1e-6 --avbd-beta=5", "avbd-beta");
+    refused("chain --record-iterations", "record-iterations");
+    /* where they act */
+    accepted("chain --scheme=jacobi --sor-omega=1.5");
+    accepted("chain --scheme=colored --threads=2 --sort-by-colour=1 --kernels=0");
+    accepted("chain --method=vbd --compliance=1e-6 --threads=2 --vbd-chebyshev=0.5");
+    accepted("chain --method=avbd --avbd-beta=5 --vbd-init=inertia");
+    accepted("chain --method=xpbd --compliance=1e-6 --xpbd-damping=0.1");
+    accepted("chain --damping=scale --k-damping=0.1 --linearize");
+    accepted("chain --reference=newton --newton-tol=1e-8 --newton-solver=dense");
+    accepted("dam_break --resolution=6 --threads=2");
+    snprintf(args, sizeof args, "chain --out=%s --run=ri --record-iterations", dir);
+    accepted(args);
+}
+
 void register_flags_tests(void)
 {
     CU_pSuite s = CU_add_suite("flags", suite_init, suite_clean);
@@ -120,4 +152,5 @@ void register_flags_tests(void)
     CU_add_test(s, "youngs_modulus_under_pbd", test_youngs_modulus_under_pbd);
     CU_add_test(s, "output_options", test_output_options);
     CU_add_test(s, "resolution_one", test_resolution_one);
+    CU_add_test(s, "solver_options", test_solver_options);
 }

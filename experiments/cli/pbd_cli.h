@@ -56,6 +56,15 @@ int pbd_scene_options(struct pbd_scene_params *sp, cli_option *out);
 const char *pbd_method_name(int method);
 const char *pbd_scheme_name(int scheme);
 const char *pbd_damping_name(int damping);
+/* What a solver option's rule needs besides the definition: the world has a fluid, the run
+ * is compared with the Newton reference (--reference=newton), it writes a run file (--out). */
+typedef struct pbd_solver_context {
+    int fluid, reference, out;
+} pbd_solver_context;
+/* NULL when the given solver option (its name without "--") can act under d, else why it
+ * cannot (a static string): e.g. --sor-omega without --scheme=jacobi (solver_reads.c). */
+const char *pbd_solver_unread(const pbd_solver_def *d, const pbd_solver_context *ctx,
+                              const char *option);
 
 /* mkdir -p of a directory, and of the directory part of a file path (experiments/paths.c).
  * Return 0 on success, -1 with errno set. */

@@ -133,6 +133,20 @@ int main(int argc, char **argv)
         pbd_world_free(w);
         return 2;
     }
+    /* a given solver option that cannot act under this method and scheme (exit 2) */
+    pbd_solver_context sctx = {.fluid = w->fluid != NULL, .reference = reference,
+                               .out = out_dir != NULL};
+    n_rows = pbd_solver_options(&def, rows);
+    for (int i = 0; i < n_rows && !unread; i++)
+        if (cli_given(rows[i].value) &&
+            (unread_why = pbd_solver_unread(&def, &sctx, rows[i].name)))
+            unread = rows[i].name;
+    if (unread) {
+        fprintf(stderr, "pbd-run: --%s: cannot act here: %s\n", unread, unread_why);
+        pbd_scene_cells_free(&cells);
+        pbd_world_free(w);
+        return 2;
+    }
     pbd_test_fault_step = fault_step;
     pbd_test_fault_oom = fault_kind == 1;
     if (def.method == PBD_METHOD_NEWTON && def.linearize_stiffness) {
