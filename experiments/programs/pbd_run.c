@@ -1,6 +1,7 @@
 /* pbd-run SCENE [options]: build a scene, step it, print the per-step residual.
  * pbd-run EXPERIMENT [options]: run an experiment of the suite (experiments/exp_*.c). */
 #include "experiments/pbd_experiments.h"
+#include "solver/fluid/pbd_fluid.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -163,7 +164,8 @@ int main(int argc, char **argv)
         pbd_world_free(w);
         return 2;
     }
-    if (def.method >= PBD_METHOD_VBD && pbd_family_check(w) != PBD_OK) { /* up front */
+    if (pbd_fluid_check(w) != PBD_OK || /* up front: what the fluid's update cannot run */
+        (def.method >= PBD_METHOD_VBD && pbd_family_check(w) != PBD_OK)) {
         fprintf(stderr, "pbd-run: %s\n", pbd_last_error());
         pbd_scene_cells_free(&cells);
         pbd_world_free(w);

@@ -25,6 +25,15 @@ static const struct {
                   "youngs-modulus poisson-ratio long-range-attachments k-bend bend-compliance "},
     {"tear", " stiffness compliance resolution size mass diagonal mesh k-bend bend-compliance "
              "tear-threshold "},
+#define FLUID_READS                                                                           \
+    " compliance resolution size fluid-density fluid-kernel fluid-epsilon fluid-unilateral "   \
+    "fluid-walls fluid-s-corr fluid-s-corr-k fluid-s-corr-n fluid-s-corr-dq fluid-vorticity "  \
+    "fluid-xsph "
+    {"dam_break", FLUID_READS},
+    {"fluid_rest", FLUID_READS},
+#define ROD_READS " stiffness resolution size mass k-bend youngs-modulus poisson-ratio rod-radius "
+    {"rod", ROD_READS},
+    {"helix", ROD_READS},
 };
 
 /* option is one of the words of list (" a b c ") */
@@ -54,7 +63,8 @@ const char *pbd_scene_unread(const pbd_scene_entry *e, const pbd_scene_params *s
         return "--tet replaces the generated tets it shapes";
     const pbd_constraint_type *mat = pbd_scene_material_type(sp->material);
     if (!mat) mat = pbd_scene_stretch_type(sp->stretch);
-    if (!mat && in_list(option, " youngs-modulus poisson-ratio "))
+    int rod = strcmp(e->name, "rod") == 0 || strcmp(e->name, "helix") == 0;
+    if (!mat && !rod && in_list(option, " youngs-modulus poisson-ratio "))
         return strcmp(e->name, "tet_beam") == 0
                    ? "--material=distance-volume has no Young's modulus or Poisson ratio: "
                      "choose a material with --material"
@@ -69,5 +79,18 @@ const char *pbd_scene_unread(const pbd_scene_entry *e, const pbd_scene_params *s
         return "under --method=pbd a material's constraints are projected with the stiffness "
                "--stiffness and the motion is the same for every E (E sets the compliance that "
                "--method=xpbd and newton use)";
+    /* the fluid's relaxation is ε under PBD and the compliance under XPBD (fluid_project.c) */
+    if (strcmp(option, "fluid-epsilon") == 0 && method != PBD_METHOD_PBD)
+        return "XPBD relaxes the density update by its compliance (epsilon = alpha/(w dt^2)): "
+               "give --compliance";
+    if (in_list(option, " fluid-s-corr-k fluid-s-corr-n fluid-s-corr-dq ") && !sp->fluid.s_corr)
+        return "it shapes the artificial pressure s_corr: give --fluid-s-corr=1";
+    /* a rod's compliances come from E, G (ν) and the cross-section; PBD projects with k */
+    if (rod && method == PBD_METHOD_PBD && in_list(option, " youngs-modulus poisson-ratio "))
+        return "under --method=pbd the rod is projected with --stiffness and --k-bend; E and nu "
+               "set the compliances that --method=xpbd uses";
+    if (rod && method != PBD_METHOD_PBD && in_list(option, " stiffness k-bend "))
+        return "under --method=xpbd the rod's compliances come from --youngs-modulus, "
+               "--poisson-ratio and --rod-radius; --stiffness and --k-bend are PBD's";
     return NULL;
 }

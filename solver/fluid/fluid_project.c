@@ -128,18 +128,32 @@ static void correction(const pbd_world *w, struct pbd_fluid_state *fs, int k, do
     v3_copy(fs->dp + 3 * (size_t)k, dp);
 }
 
+pbd_status pbd_fluid_check(const pbd_world *w)
+{
+    static const char *const schemes[] = {"gauss-seidel", "jacobi", "colored"};
+    const struct pbd_fluid_state *fs = w->fluid;
+    if (!fs) return PBD_OK;
+    if (w->n_sets != 1 || w->collision_stages || w->n_attach > 0 ||
+        w->def.scheme != PBD_SCHEME_GAUSS_SEIDEL)
+        return pbd_error(PBD_EINVAL, "fluid: expected the fluid's density set alone (no other "
+                         "set, collider or attachment) and scheme gauss-seidel, found %d sets, "
+                         "%d attachments, scheme %s: the fluid's update is its own Jacobi "
+                         "iteration (solver/fluid/README.md)", w->n_sets, w->n_attach,
+                         (unsigned)w->def.scheme < 3 ? schemes[w->def.scheme] : "?");
+    if (w->def.method == PBD_METHOD_XPBD && !(w->sets[fs->set].compliance[0] > 0.0))
+        return pbd_error(PBD_EINVAL, "fluid: expected a compliance > 0 under --method=xpbd, found "
+                         "0: XPBD's compliance is the density update's relaxation (PBF's "
+                         "epsilon, Eq. 11, is alpha/(w dt^2)), without it the denominator "
+                         "vanishes for a particle with few neighbours (solver/fluid/README.md "
+                         "\"Known limits\")");
+    return PBD_OK;
+}
+
 int fluid_project(pbd_world *w, double h)
 {
     struct pbd_fluid_state *fs = w->fluid;
     const pbd_fluid_def *d = &fs->def;
-    if (w->n_sets != 1 || w->collision_stages || w->n_attach > 0 ||
-        w->def.scheme != PBD_SCHEME_GAUSS_SEIDEL) {
-        pbd_error(PBD_EINVAL, "fluid: expected the fluid's density set alone (no other set, "
-                  "collider or attachment) and scheme gauss-seidel, found %d sets, scheme %d: "
-                  "the fluid's update is its own Jacobi iteration (solver/fluid/README.md)",
-                  w->n_sets, (int)w->def.scheme);
-        return -1;
-    }
+    if (pbd_fluid_check(w) != PBD_OK) return -1;
     const int xpbd = w->def.method == PBD_METHOD_XPBD, n = fs->count, nt = fs->threads;
     const double alpha_tilde = w->sets[fs->set].compliance[0] / (h * h);
     const double w_scorr0 = pbd_sph_kernel(d->kernel, d->s_corr_dq * d->h, d->h);

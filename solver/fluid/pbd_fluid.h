@@ -81,6 +81,12 @@ pbd_status pbd_world_fluid_density(const pbd_world *w, double *rho);
  * a pressure p gives ρ0 ∇C ~ the force per volume). Compared with ρ g depth in
  * experiments (fluid_density). */
 pbd_status pbd_world_fluid_pressure(const pbd_world *w, double *pressure);
+/* PBD_OK when w has no fluid or the step can run it; else PBD_EINVAL with the reason: other
+ * sets, colliders or attachments beside it, a scheme other than Gauss–Seidel (the fluid's
+ * update is its own Jacobi iteration), or --method=xpbd with compliance 0 (PBF without its
+ * relaxation ε, Eq. 11: the denominator Σ|∇C|² vanishes for a particle with few neighbours;
+ * solver/fluid/README.md "Known limits"). Called by the step and up front by pbd-run. */
+pbd_status pbd_fluid_check(const pbd_world *w);
 /* The index of the fluid's first particle and their count (0 without a fluid). */
 int pbd_world_fluid_particles(const pbd_world *w, int *first);
 
