@@ -20,7 +20,8 @@
  * distance against arrival time over the stations. h = Courant·ℓ/c with Courant ≤ 1 (the
  * front crosses at most one segment per step; refused beyond). PBD's k has no modulus, so
  * no wave speed: its runs show how fast Gauss–Seidel carries the turn (set by the iterations
- * and h), not a material speed (experiments/README.md "rod_twist").
+ * and h), not a material speed
+ * (experiments/README.md "rod_twist: the twisted rod").
  *
  * θ_i (twist_angles): the angle of segment i's d_1 about the clamped frame's d_3, in the
  * clamped frame's (d_1, d_2) plane, atan2(d_2⁰·d_1ⁱ, d_1⁰·d_1ⁱ), unwrapped along the rod
@@ -371,8 +372,9 @@ static int run(pbd_exp_ctx *ctx)
     for (int k = 0; k < n_c; k++)
         if (cfl[k] > 1.0)
             return pbd_error(PBD_EINVAL, "rod_twist: courant: expected c h/l <= 1, found %g: the "
-                             "twist front would cross more than one segment per step, which "
-                             "the implicit step smears and slows (the speed is not resolved)",
+                             "twist front would cross more than one segment per step: the "
+                             "implicit step smears it and its half level runs ahead of c "
+                             "(measured +1.2 %% at 2, +6.5 %% at 4)",
                              cfl[k]);
     for (int s = 0; s < n_s; s++)
         for (int m = 0; m < n_m; m++)
