@@ -512,6 +512,7 @@ static int summarize(pbd_exp_ctx *ctx)
                       "step (it=%g; no material speed)", r[6], r[7], r[2]);
     }
     free(st);
+    if (n > 0 && text[n - 1] == ';') text[n - 1] = '\0';
     return pbd_exp_summary_finish(s, "%s", text);
 }
 
