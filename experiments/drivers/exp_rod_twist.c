@@ -73,7 +73,8 @@ static int options(cli_option *out, int quick)
         {"substeps", CLI_STRING, &P.substeps, 0, 0, 0, "static: substeps per step (list)", NULL},
         {"segment-list", CLI_STRING, &P.segment_list, 0, 0, 0, "static: segments (list)", NULL},
         {"angle", CLI_DOUBLE, &P.angle, 0, 3.1, 1,
-         "static: Phi, the held end's turn in rad (below pi: the first step's joint takes it all)",
+         "static: Phi, the held end's turn in rad (below pi: the last joint starts with all of it "
+         "and turns the shorter way)",
          NULL},
         {"max-steps", CLI_INT, &P.max_steps, 1, 1e8, 0, "static: steps at most per run", NULL},
         {"dt", CLI_DOUBLE, &P.dt, 0, 10, 1, "static: time step in s", NULL},
