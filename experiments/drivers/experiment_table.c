@@ -21,6 +21,7 @@ extern const pbd_experiment pbd_exp_long_range_attachments;
 extern const pbd_experiment pbd_exp_solver_families;
 extern const pbd_experiment pbd_exp_fluid_density;
 extern const pbd_experiment pbd_exp_rod_cantilever;
+extern const pbd_experiment pbd_exp_rod_twist;
 
 static const pbd_experiment *const experiments[] = {
     &pbd_exp_stiffness_vs_iterations,
@@ -39,6 +40,7 @@ static const pbd_experiment *const experiments[] = {
     &pbd_exp_solver_families,
     &pbd_exp_fluid_density,
     &pbd_exp_rod_cantilever,
+    &pbd_exp_rod_twist,
     &pbd_exp_scaling,
     &pbd_exp_gradcheck,
 };

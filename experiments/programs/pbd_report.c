@@ -42,6 +42,8 @@ static const struct {
      "neighbour search, the dam_break and fluid_rest scenes"},
     {"rod_cantilever", "Cosserat rods (orientations, rod_stretch_shear, rod_bend_twist) and the "
      "elastica (GSL's ODE solvers)"},
+    {"rod_twist", "Cosserat rods (orientations, rod_bend_twist's twist component) and the "
+     "torsion of a straight rod (linear twist at rest, the wave speed sqrt(G J/(rho I_p)))"},
     {"scaling", "Jacobi / coloured Gauss-Seidel with OpenMP threads"},
     {"gradcheck", "the gradient checker (pbd-gradcheck)"},
 };
