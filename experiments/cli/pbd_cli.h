@@ -82,6 +82,7 @@ int pbd_mkdir_parents(const char *file_path);
  * pbd_interrupt_keep_file (when not inside pbd_interrupt_busy), its temporary files removed.
  * A second signal does the same at once and gets the default action. No SA_RESTART: a
  * blocking open(2) or read(2) sees EINTR. */
+/* The timer stops when the program ends in order (pbd_h5log_stop, pbd_interrupt_done). */
 #define PBD_INTERRUPT_GRACE_SECONDS 0.8
 void pbd_interrupt_install(void);
 /* For programs that only write files: SIGINT/SIGTERM/SIGHUP remove the temporary files being
