@@ -45,8 +45,8 @@ pbd_status bench_write_h5(const char *path, const bench_row *rows, int n, const 
 int bench_cmp_double(const void *a, const void *b);
 double bench_load_average(void);
 
-/* Whether a scene is selected by --scene (NULL: all): its name contains `only`, or equals it
- * with --exact (bench_only_exact). */
+/* Whether a scene is selected by --scene (NULL: all), a comma-separated list: its name
+ * contains an item, or equals one with --exact (bench_only_exact). */
 extern int bench_only_exact;
 int bench_selected(const char *scene, const char *only);
 

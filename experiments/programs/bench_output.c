@@ -194,7 +194,16 @@ int bench_only_exact = 0;
 
 int bench_selected(const char *scene, const char *only)
 {
-    return !only || (bench_only_exact ? strcmp(scene, only) == 0 : strstr(scene, only) != NULL);
+    if (!only) return 1;
+    for (const char *p = only; *p;) { /* a comma-separated list */
+        size_t n = strcspn(p, ",");
+        char item[64];
+        snprintf(item, sizeof item, "%.*s", (int)(n < sizeof item ? n : sizeof item - 1), p);
+        if (*item && (bench_only_exact ? strcmp(scene, item) == 0 : strstr(scene, item) != NULL))
+            return 1;
+        p += n + (p[n] == ',');
+    }
+    return 0;
 }
 
 int bench_cmp_double(const void *a, const void *b)

@@ -395,7 +395,8 @@ int main(int argc, char **argv)
 {
     int quick = 0, reps = 0, threads = 2, simd_width = 0, exact = 0;
     const char *output = "data/results/bench", *only = NULL;
-    char scene_help[1024] = "only scenes whose name contains this; full:"; /* the names */
+    char scene_help[1024] = "only scenes whose name contains this (a comma-separated list: any "
+                            "of these); full:"; /* the names */
     for (size_t i = 0; i < sizeof full_scenes / sizeof *full_scenes; i++) {
         strncat(scene_help, " ", sizeof scene_help - strlen(scene_help) - 1);
         strncat(scene_help, full_scenes[i].name, sizeof scene_help - strlen(scene_help) - 1);
@@ -412,7 +413,7 @@ int main(int argc, char **argv)
         {"threads", CLI_INT, &threads, 1, 64, 0, "threads of the parallel rows", NULL},
         {"output", CLI_STRING, &output, 0, 0, 0, "writes OUTPUT.csv and OUTPUT.h5", NULL},
         {"scene", CLI_STRING, &only, 0, 0, 0, scene_help, NULL},
-        {"exact", CLI_FLAG, &exact, 0, 0, 0, "--scene names one scene exactly, not a part of names",
+        {"exact", CLI_FLAG, &exact, 0, 0, 0, "--scene's names are whole scene names, not parts",
          NULL},
         {"simd-width", CLI_INT, &simd_width, 0, 8, 0,
          "cap the SIMD colour kernels' lanes: 2 (SSE2), 4 (AVX2), 8 (AVX-512); 0: PBD_SIMD_WIDTH, "
