@@ -4,7 +4,8 @@
 # met it, with every run's figure and the load average around it. Run it on a quiet machine:
 # the "9 of 9 runs" claims are made from its summary.
 #   sh scripts/bench-repeat.sh [RUNS [WIDTHS]]   (RUNS 9; WIDTHS: 8 4 with AVX-512, 4 with
-#   AVX2, else 2). Environment: BENCH (build/bench/pbd-bench), BENCH_ARGS (the scenes: the
+#   AVX2, else 2). Environment: BENCH (build/bench/pbd-bench), BENCH_AVX2 (the program for
+#   width 4, e.g. built with -march=x86-64-v3; default BENCH), BENCH_ARGS (the scenes: the
 #   bending cloth and the 316² cloth), OUT (the run logs and tables; build/bench/repeat).
 # Exit status 0 (the summary printed, targets met or not), 2 on a bad argument, 1 when a run
 # fails.
@@ -27,7 +28,9 @@ fi
 for w in $widths; do
     case $w in 2|4|8) ;; *) echo "bench-repeat: WIDTHS: expected 2, 4 or 8, found '$w'" >&2; exit 2 ;; esac
 done
-[ -x "$bench" ] || { echo "bench-repeat: $bench: expected the bench program, found none (make bench builds it)" >&2; exit 2; }
+for p in "$bench" ${BENCH_AVX2:+"$BENCH_AVX2"}; do
+    [ -x "$p" ] || { echo "bench-repeat: $p: expected the bench program, found none (make bench-repeat builds it)" >&2; exit 2; }
+done
 mkdir -p "$out" || exit 1
 for w in $widths; do
     i=1
@@ -35,7 +38,9 @@ for w in $widths; do
         log=$out/w$w-run$i.log
         echo "bench-repeat: width $w, run $i of $runs (load $(cut -d' ' -f1 /proc/loadavg))" >&2
         # shellcheck disable=SC2086
-        "$bench" $args --simd-width="$w" --output="$out/w$w-run$i" > "$log" 2>&1 ||
+        prog=$bench
+        [ "$w" = 4 ] && [ -n "$BENCH_AVX2" ] && prog=$BENCH_AVX2
+        "$prog" $args --simd-width="$w" --output="$out/w$w-run$i" > "$log" 2>&1 ||
             { echo "bench-repeat: run $i at width $w failed, see $log" >&2; exit 1; }
         i=$((i + 1))
     done
@@ -43,7 +48,7 @@ done
 # The summary: each target line cut at "; " into its parts, each part ending in "met" or
 # "NOT met"; a part's key is its text with the numbers replaced by '#'.
 for w in $widths; do
-    echo "== SIMD width $w: $(grep -h '^# SIMD colour kernels' "$out/w$w-run1.log" | sed 's/^# //')"
+    echo "== SIMD width $w: $(grep -h '^# SIMD colour kernels' "$out/w$w-run1.log" | sed 's/^# //'); $(grep -ho 'flags cc [^;]*' "$out/w$w-run1.log" | head -1 | cut -d' ' -f1-4)"
     for i in $(seq 1 "$runs"); do
         printf 'run %d: %s\n' "$i" "$(grep -h '^# load average' "$out/w$w-run$i.log" | sed 's/^# //' | tr '\n' ';')"
     done
