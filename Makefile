@@ -46,7 +46,7 @@ build/deps.found: ;
 endif
 endif
 
-.PHONY: soak fuzz all test asan experiments gradcheck plots report bench clean deps help install \
+.PHONY: soak fuzz all test asan experiments gradcheck plots report bench bench-repeat clean deps help install \
   check-paraview test-plots test-slurm \
   uninstall test-install check-signals
 .DEFAULT_GOAL := all
@@ -65,6 +65,7 @@ help:
 	@echo "make test-plots    every figure script on every run alone and on narrowed sweeps"
 	@echo "make test-slurm    make experiments SCHEDULER=slurm on a local one-node Slurm vs local"
 	@echo "make bench         performance table (data/results/bench.csv)"
+	@echo "make bench-repeat  the bench's targets over 9 runs per SIMD width, met in how many"
 	@echo "make fuzz          libFuzzer on the CLI parser, the OBJ/TetGen loaders and the HDF5 readers (clang)"
 	@echo "make check-signals SIGTERM/INT/HUP/KILL at any moment: exit within 2 s, nothing or a readable file"
 	@echo "make soak          every standard scene for 10^5 steps: finite and bounded"
@@ -181,6 +182,17 @@ BENCH_OPT ?= -O3 -march=native -ffp-contract=off -g
 bench:
 	$(MAKE) BUILD=build/bench OPT="$(BENCH_OPT)" build/bench/pbd-bench
 	build/bench/pbd-bench $(BENCH_ARGS)
+
+# The bench's targets over BENCH_RUNS runs at each SIMD width (BENCH_WIDTHS; default 8 and 4
+# on AVX-512, the AVX2 path forced), with how many runs met each (scripts/bench-repeat.sh).
+# Width 4 runs a build for AVX2 machines (BENCH_OPT_AVX2, x86-64-v3: no AVX-512 instruction
+# outside the 8-lane kernels, as -march=native gives on an AVX2-only machine).
+BENCH_RUNS ?= 9
+BENCH_OPT_AVX2 ?= -O3 -march=x86-64-v3 -ffp-contract=off -g
+bench-repeat:
+	$(MAKE) BUILD=build/bench OPT="$(BENCH_OPT)" build/bench/pbd-bench
+	$(MAKE) BUILD=build/bench-avx2 OPT="$(BENCH_OPT_AVX2)" build/bench-avx2/pbd-bench
+	BENCH_AVX2=build/bench-avx2/pbd-bench sh scripts/bench-repeat.sh $(BENCH_RUNS) "$(BENCH_WIDTHS)"
 
 # The kernels' sqrt never needs errno: without it the compiler inlines sqrt (no call path).
 $(BUILD)/obj/constraints/%.o: CFLAGS += -fno-math-errno

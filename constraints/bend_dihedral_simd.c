@@ -19,7 +19,9 @@
 #include <float.h>
 #include <immintrin.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define BEND_MIN_REL 1e-10 /* as constraints/bend_dihedral.c */
@@ -54,6 +56,25 @@ PBD_SIMD_TARGET_AVX2
 typedef double ds_v4 __attribute__((vector_size(32)));
 typedef long ds_l4 __attribute__((vector_size(32)));
 extern __m256d Sleef_finz_atan2d4_u35avx2(__m256d, __m256d);
+/* 4 hinges' index rows (4 each, contiguous): ix[j] = the j-th index of each, a 4×4
+ * transpose of 32-bit words */
+static inline void ds4_contiguous(const int32_t *idx, int32_t ix[4][4])
+{
+    __m128i r0 = _mm_loadu_si128((const __m128i *)idx), r1 = _mm_loadu_si128((const __m128i *)(idx + 4));
+    __m128i r2 = _mm_loadu_si128((const __m128i *)(idx + 8)), r3 = _mm_loadu_si128((const __m128i *)(idx + 12));
+    __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3); /* a0 a1 b0 b1, a2 a3 b2 b3 */
+    __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3); /* c0 c1 d0 d1, ... */
+    _mm_storeu_si128((__m128i *)ix[0], _mm_unpacklo_epi64(t0, t1));
+    _mm_storeu_si128((__m128i *)ix[1], _mm_unpackhi_epi64(t0, t1));
+    _mm_storeu_si128((__m128i *)ix[2], _mm_unpacklo_epi64(t2, t3));
+    _mm_storeu_si128((__m128i *)ix[3], _mm_unpackhi_epi64(t2, t3));
+}
+#include "simd4.h"
+#define DS_CONTIGUOUS ds4_contiguous
+#define DS_LOAD_XYZ simd4_load_xyz
+#define DS_GATHERW simd4_gather1
+#define DS_SCATTER simd4_store_xyz
+#define DS_STORE_MASKED simd4_store_masked
 #define DS_W 4
 #define DS_V ds_v4
 #define DS_VI ds_l4
@@ -62,6 +83,11 @@ extern __m256d Sleef_finz_atan2d4_u35avx2(__m256d, __m256d);
 #define DS_ATAN2(y, x) ((ds_v4)Sleef_finz_atan2d4_u35avx2((__m256d)(y), (__m256d)(x)))
 #define DS_FN dihedral_colour_avx2
 #include "dihedral_simd_body.h"
+#undef DS_CONTIGUOUS
+#undef DS_LOAD_XYZ
+#undef DS_GATHERW
+#undef DS_SCATTER
+#undef DS_STORE_MASKED
 #undef DS_W
 #undef DS_V
 #undef DS_VI
@@ -114,15 +140,38 @@ static inline void ds8_contiguous(const int32_t *idx, int32_t ix[4][8])
 #undef DS_FN
 PBD_SIMD_TARGET_END
 
-/* The widest the CPU (and the test hook pbd_test_simd_width) allows. */
+/* PBD_SIMD_WIDTH (2, 4 or 8) caps the width, read once: e.g. 4 measures the AVX2 path on an
+ * AVX-512 machine (experiments/programs/README.md). An unset variable is 0 (no cap), a value
+ * other than 2, 4, 8 is -1: ignored here, refused up front by the programs
+ * (pbd_simd_width_forced). */
+int pbd_simd_width_forced(void)
+{
+    static _Atomic int cached = -2; /* -2: not read yet */
+    int v = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (v == -2) {
+        const char *e = getenv("PBD_SIMD_WIDTH");
+        v = !e || !*e ? 0 : strcmp(e, "8") == 0 ? 8 : strcmp(e, "4") == 0 ? 4 : strcmp(e, "2") == 0 ? 2 : -1;
+        atomic_store_explicit(&cached, v, memory_order_relaxed);
+    }
+    return v;
+}
+
+/* The widest the CPU allows, capped by the test hook pbd_test_simd_width, else by
+ * PBD_SIMD_WIDTH. */
 int pbd_simd_width(void)
 {
-    int want = pbd_test_simd_width > 0 ? pbd_test_simd_width : 8;
+    int forced = pbd_simd_width_forced();
+    int want = pbd_test_simd_width > 0 ? pbd_test_simd_width : forced > 0 ? forced : 8;
     if (want >= 8 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
         __builtin_cpu_supports("avx512dq"))
         return 8;
     if (want >= 4 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 4;
     return 2;
+}
+
+const char *pbd_simd_isa(int width)
+{
+    return width >= 8 ? "AVX-512" : width == 4 ? "AVX2" : "SSE2";
 }
 
 static int dihedral_colour(const pbd_batch *b, const int32_t *rows, int begin, int end, int xpbd)

@@ -104,27 +104,31 @@ DS_NAME(block)(const pbd_batch *b, const int32_t *rows, int begin, int n, int xp
     /* hinge_compute */
     DS_NAME(v3) e = DS_NAME(sub)(x2, x1), a = DS_NAME(sub)(x3, x1), bb = DS_NAME(sub)(x4, x1);
     DS_V elen = DS_SQRT(DS_NAME(dot)(e, e));
-    DS_V size = DS_NAME(fmax)(elen, DS_NAME(fmax)(DS_SQRT(DS_NAME(dot)(a, a)),
-                                                  DS_SQRT(DS_NAME(dot)(bb, bb))));
+    /* max(|e|, |a|, |b|) with one square root for |a| and |b|: sqrt is monotonic and
+     * correctly rounded, so sqrt(max(a², b²)) = max(|a|, |b|) exactly (a NaN loses in both) */
+    DS_V size = DS_NAME(fmax)(elen, DS_SQRT(DS_NAME(fmax)(DS_NAME(dot)(a, a), DS_NAME(dot)(bb, bb))));
     DS_NAME(v3) c1 = DS_NAME(cross)(e, a), c2 = DS_NAME(cross)(e, bb);
     DS_V c1n = DS_SQRT(DS_NAME(dot)(c1, c1)), c2n = DS_SQRT(DS_NAME(dot)(c2, c2));
     DS_V tol = BEND_MIN_REL * size;
     DS_VI ok = (size > BEND_MIN_SIZE) & (size < INFINITY) & (elen > tol) & (c1n > tol * elen) &
                (c2n > tol * elen);
-    DS_NAME(v3) n1 = DS_NAME(scale)(c1, 1.0 / c1n), n2 = DS_NAME(scale)(c2, 1.0 / c2n);
+    /* three divisions, the rest multiplications by these reciprocals (dihedral_eval divides
+     * eight times: the results differ from it by rounding, ~1 ulp per factor) */
+    DS_V r1 = 1.0 / c1n, r2 = 1.0 / c2n, re = 1.0 / elen;
+    DS_NAME(v3) n1 = DS_NAME(scale)(c1, r1), n2 = DS_NAME(scale)(c2, r2);
     DS_V d = DS_NAME(dot)(n1, n2);
     d = DS_NAME(sel)(d < -1.0, (DS_V){} - 1.0, DS_NAME(sel)(d > 1.0, (DS_V){} + 1.0, d));
-    DS_V sin_signed = DS_NAME(dot)(DS_NAME(cross)(n1, n2), e) / elen;
+    DS_V sin_signed = DS_NAME(dot)(DS_NAME(cross)(n1, n2), e) * re;
     DS_V abs_sin = (DS_V)((DS_VI)sin_signed & ((DS_VI){} + 0x7fffffffffffffffL));
     DS_V C = DS_ATAN2(abs_sin, d) - DS_NAME(load)(rest);
     ok &= abs_sin > BEND_MIN_SIN;
     /* dihedral_eval's gradient */
     DS_V sigma = DS_NAME(sel)(sin_signed > 0.0, (DS_V){} + 1.0, (DS_V){} - 1.0);
-    DS_V ae = DS_NAME(dot)(a, e) / elen, be = DS_NAME(dot)(bb, e) / elen;
-    DS_NAME(v3) g3 = DS_NAME(scale)(n1, -sigma * elen / c1n);
-    DS_NAME(v3) g4 = DS_NAME(scale)(n2, sigma * elen / c2n);
-    DS_NAME(v3) g2 = DS_NAME(scale)(n1, sigma * ae / c1n);
-    DS_V f = -sigma * be / c2n;
+    DS_V ae = DS_NAME(dot)(a, e) * re, be = DS_NAME(dot)(bb, e) * re;
+    DS_NAME(v3) g3 = DS_NAME(scale)(n1, -sigma * elen * r1);
+    DS_NAME(v3) g4 = DS_NAME(scale)(n2, sigma * elen * r2);
+    DS_NAME(v3) g2 = DS_NAME(scale)(n1, sigma * ae * r1);
+    DS_V f = -sigma * be * r2;
     g2.x += f * n2.x;
     g2.y += f * n2.y;
     g2.z += f * n2.z;

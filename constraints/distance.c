@@ -96,7 +96,10 @@ static inline int distance_xpbd_one(const pbd_batch *b, int c)
     double len = v3_norm(d), wsum = w1 + w2;
     if (!(wsum > 0.0) || !(len >= DISTANCE_MIN_LENGTH)) return 1;
     double alpha_tilde = b->compliance[c] * b->alpha_scale;
-    double t = (-(len - b->rest[c]) - alpha_tilde * b->lambda[c]) / ((wsum + alpha_tilde) * len);
+    /* -C = d0 - |d|: one operation on the chain through |d| where -(|d| - d0) takes two
+     * (serial Gauss–Seidel is one dependency chain, solver/README.md "Performance"); the
+     * same value, only a zero may differ in sign from the generic path's -C */
+    double t = ((b->rest[c] - len) - alpha_tilde * b->lambda[c]) / ((wsum + alpha_tilde) * len);
     b->lambda[c] += t * len;
     if (w1 > 0.0) v3_axpy(p1, w1 * t, d);
     if (w2 > 0.0) v3_axpy(p2, -w2 * t, d);

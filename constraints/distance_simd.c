@@ -2,9 +2,9 @@
  * constraints/distance.c), several constraints per SIMD vector: the constraints of one colour
  * share no particle, so each lane projects one with the scalar kernel's operations
  * (constraints/distance_simd_body.h); the results are the scalar kernel's bit for bit.
- * Runtime dispatch (pbd_simd_width) picks AVX-512 (8 lanes: particles loaded and stored one
- * by one and transposed in registers, constraints/simd8.h), AVX2 (4: the CPU's gathers) or
- * SSE2 (2). */
+ * Runtime dispatch (pbd_simd_width) picks AVX-512 (8 lanes) or AVX2 (4), particles loaded
+ * and stored one by one and transposed in registers (constraints/simd8.h, simd4.h), or SSE2
+ * (2). */
 #include "pbd_constraint.h"
 #include "simd_target.h"
 #include "dihedral_simd.h"
@@ -47,31 +47,36 @@ static inline dd_v2 dd2_gatherw(const double *base, const int32_t *i)
 PBD_SIMD_TARGET_AVX2
 typedef double dd_v4 __attribute__((vector_size(32)));
 typedef long dd_l4 __attribute__((vector_size(32)));
-static inline dd_v4 dd4_gather(const double *base, const int32_t *i, int comp)
+/* 4 index pairs (i1, i2) interleaved: the even and the odd 32-bit words */
+static inline void dd4_contiguous(const int32_t *idx, int32_t *i1, int32_t *i2)
 {
-    __m128i v = _mm_loadu_si128((const __m128i *)i);
-    v = _mm_add_epi32(_mm_add_epi32(v, _mm_add_epi32(v, v)), _mm_set1_epi32(comp));
-    return (dd_v4)_mm256_i32gather_pd(base, v, 8);
+    __m256i v = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)idx),
+                                            _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+    _mm_storeu_si128((__m128i *)i1, _mm256_castsi256_si128(v));
+    _mm_storeu_si128((__m128i *)i2, _mm256_extracti128_si256(v, 1));
 }
-static inline dd_v4 dd4_gatherw(const double *base, const int32_t *i)
-{
-    return (dd_v4)_mm256_i32gather_pd(base, _mm_loadu_si128((const __m128i *)i), 8);
-}
+#include "simd4.h"
+#define DS_STORE_MASKED simd4_store_masked
+#define DS_LOAD_XYZ simd4_load_xyz
+#define DS_CONTIGUOUS dd4_contiguous
+#define DS_SCATTER simd4_store_xyz
 #define DS_W 4
 #define DS_V dd_v4
 #define DS_VI dd_l4
 #define DS_NAME(x) dd4_##x
 #define DS_SQRT(v) ((dd_v4)_mm256_sqrt_pd((__m256d)(v)))
-#define DS_GATHER dd4_gather
-#define DS_GATHERW dd4_gatherw
+#define DS_GATHERW simd4_gather1
 #define DS_FN distance_colour_avx2
 #include "distance_simd_body.h"
+#undef DS_CONTIGUOUS
+#undef DS_LOAD_XYZ
+#undef DS_STORE_MASKED
+#undef DS_SCATTER
 #undef DS_W
 #undef DS_V
 #undef DS_VI
 #undef DS_NAME
 #undef DS_SQRT
-#undef DS_GATHER
 #undef DS_GATHERW
 #undef DS_FN
 PBD_SIMD_TARGET_END

@@ -51,7 +51,7 @@ DS_NAME(block)(const pbd_batch *b, const int32_t *rows, int begin, int n, int xp
     DS_V r = DS_NAME(load)(rest), f1, f2, dl;
     if (xpbd) { /* distance_xpbd_one */
         DS_V alpha_tilde = DS_NAME(load)(coef) * b->alpha_scale;
-        DS_V t = (-(len - r) - alpha_tilde * DS_NAME(load)(lam)) / ((wsum + alpha_tilde) * len);
+        DS_V t = ((r - len) - alpha_tilde * DS_NAME(load)(lam)) / ((wsum + alpha_tilde) * len);
         dl = t * len;
         f1 = w1 * t;
         f2 = -w2 * t;

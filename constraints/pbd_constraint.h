@@ -228,8 +228,14 @@ const pbd_constraint_type *pbd_constraint_type_find(const char *name);
  */
 /* SIMD width (doubles per vector) of the colour kernels that vectorise across constraints
  * (constraints/bend_dihedral_simd.c): 8 with AVX-512, 4 with AVX2 + FMA, else 2 (SSE2),
- * chosen at run time. TEST HOOK: pbd_test_simd_width > 0 caps it (2, 4 or 8). */
+ * chosen at run time. The environment variable PBD_SIMD_WIDTH=2|4|8 caps it (read once: e.g.
+ * 4 runs the AVX2 kernels on an AVX-512 machine); pbd_simd_width_forced() returns its value,
+ * 0 when unset, -1 when it is none of 2, 4, 8 (then ignored: programs refuse it up front).
+ * pbd_simd_isa names a width's instruction set ("AVX-512", "AVX2", "SSE2").
+ * TEST HOOK: pbd_test_simd_width > 0 caps it (2, 4 or 8), before PBD_SIMD_WIDTH. */
 int pbd_simd_width(void);
+int pbd_simd_width_forced(void);
+const char *pbd_simd_isa(int width);
 extern int pbd_test_simd_width;
 
 extern const pbd_constraint_type pbd_distance_type;

@@ -41,6 +41,42 @@ static void test_threads_bit_identical(void)
         }
 }
 
+/* Whole runs at every SIMD width (the hook pbd_test_simd_width, as PBD_SIMD_WIDTH forces it
+ * in the programs): the draping cloth with dihedral bending, coloured GS, PBD and XPBD,
+ * sorted by colour (the kernels' contiguous path: indices, particles and λ read as vectors)
+ * and not, 1 and 2 threads. Widths 8 and 4 (AVX-512, AVX2: the same SLEEF FMA atan2) give the
+ * same bits, 1 and 2 threads the same bits at each width; width 2 (SSE2's atan2 without FMA)
+ * within 1e-9 m. A width the CPU lacks runs at the next one down (the check still holds). */
+static void test_widths_whole_run(void)
+{
+    for (int sorted = 0; sorted < 2; sorted++)
+        for (int method = 0; method < 2; method++) {
+            pbd_world *w[6]; /* widths 8, 4, 2 on 1 and 2 threads */
+            int got[6];
+            for (int v = 0; v < 6; v++) {
+                w[v] = scene(SCENE_CLOTH_DIHEDRAL, method);
+                w[v]->def.scheme = PBD_SCHEME_COLORED_GS;
+                w[v]->def.threads = 1 + v % 2;
+                w[v]->def.iterations = 4;
+                w[v]->def.sort_by_colour = sorted;
+                pbd_test_simd_width = 8 >> (v / 2);
+                got[v] = pbd_simd_width();
+                for (int st = 0; st < 12; st++) CU_ASSERT_EQUAL_FATAL(pbd_step(w[v]), PBD_OK);
+            }
+            pbd_test_simd_width = 0;
+            const size_t n3 = 3 * (size_t)w[0]->n;
+            for (int v = 1; v < 6; v++) {
+                if (got[v] == got[0] || (got[v] >= 4 && got[0] >= 4))
+                    CU_ASSERT(memcmp(w[0]->x, w[v]->x, n3 * sizeof(double)) == 0);
+                CU_ASSERT(max_abs_diff(w[0]->x, w[v]->x, n3) <= 1e-9);
+                if (v % 2) /* 1 and 2 threads at one width */
+                    CU_ASSERT(memcmp(w[v - 1]->x, w[v]->x, n3 * sizeof(double)) == 0);
+            }
+            CU_ASSERT(w[0]->x[3 * (w[0]->n - 1) + 1] < -0.05); /* it fell */
+            for (int v = 0; v < 6; v++) pbd_world_free(w[v]);
+        }
+}
+
 /* A world big enough for the step's own loops (forces, predict, update, stiffness and λ
  * reset) to run on the coloured scheme's threads too: still bit for bit on 1 and 2 threads,
  * with linearised, per-constraint random stiffness (each thread memoises pow separately). */
@@ -341,6 +377,23 @@ static void test_programs(void)
     CU_ASSERT_EQUAL(test_run(cmd), 0);
     snprintf(cmd, sizeof cmd, "%s/pbd-bench --reps=-1 >/dev/null 2>&1", test_bin_dir());
     CU_ASSERT_EQUAL(test_run(cmd), 2);
+    /* the SIMD width forced (PBD_SIMD_WIDTH or --simd-width) and recorded: SSE2 runs on every
+     * x86-64; a bad width is refused (exit status 2) */
+    snprintf(cmd, sizeof cmd, "PBD_SIMD_WIDTH=2 %s/pbd-bench --quick --reps=1 --scene=chain --exact "
+             "--output=%s/w >/dev/null && head -1 %s/w.csv | grep -q 'SIMD SSE2, 2 lanes' && "
+             "grep -q '^chain,gs,' %s/w.csv", test_bin_dir(), dir, dir, dir);
+    CU_ASSERT_EQUAL(test_run(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/pbd-bench --quick --reps=1 --scene=chain --simd-width=4 "
+             "--output=%s/w4 >/dev/null && head -1 %s/w4.csv | grep -q 'SIMD %s, %d lanes'",
+             test_bin_dir(), dir, dir, pbd_simd_width() >= 4 ? "AVX2" : "SSE2",
+             pbd_simd_width() >= 4 ? 4 : 2);
+    CU_ASSERT_EQUAL(test_run(cmd), 0);
+    snprintf(cmd, sizeof cmd, "PBD_SIMD_WIDTH=3 %s/pbd-bench --quick --scene=chain --output=%s/x "
+             ">/dev/null 2>&1", test_bin_dir(), dir);
+    CU_ASSERT_EQUAL(test_run(cmd), 2);
+    snprintf(cmd, sizeof cmd, "%s/pbd-bench --quick --scene=chain --simd-width=5 --output=%s/x "
+             ">/dev/null 2>&1", test_bin_dir(), dir);
+    CU_ASSERT_EQUAL(test_run(cmd), 2);
     test_remove_dir(dir);
 }
 
@@ -349,6 +402,7 @@ void register_fastpath_layout_tests(void)
     CU_pSuite s = CU_add_suite("fastpath_layout", NULL, NULL);
     CU_add_test(s, "threads_bit_identical", test_threads_bit_identical);
     CU_add_test(s, "big_world_threads", test_big_world_threads);
+    CU_add_test(s, "widths_whole_run", test_widths_whole_run);
     CU_add_test(s, "sorted_layout_same_physics", test_sorted_layout_same_physics);
     CU_add_test(s, "reorder_particles", test_reorder_particles);
     CU_add_test(s, "sort_keeps_contact_sets", test_sort_keeps_contact_sets);

@@ -29,6 +29,8 @@ typedef struct bench_machine {
     char cpu[128], compiler[128], flags[256], date[32], revision[48];
     char blas[512];   /* pbd_blas_name(): the Newton reference's BLAS */
     int cores, reps, quick, threads, blas_threads;
+    int simd_width;    /* pbd_simd_width(): lanes of the SIMD colour kernels in this run */
+    char simd_isa[16]; /* its instruction set (pbd_simd_isa) */
 } bench_machine;
 
 /* data/results/bench.csv and .h5 (the same rows plus the machine and the targets),
@@ -42,6 +44,11 @@ pbd_status bench_write_h5(const char *path, const bench_row *rows, int n, const 
  * -1 when unreadable): shared by the table's rows (bench_output.c). */
 int bench_cmp_double(const void *a, const void *b);
 double bench_load_average(void);
+
+/* Whether a scene is selected by --scene (NULL: all), a comma-separated list: its name
+ * contains an item, or equals one with --exact (bench_only_exact). */
+extern int bench_only_exact;
+int bench_selected(const char *scene, const char *only);
 
 /* The targets' lines (experiments/programs/bench_targets.c): up to 16 of 256 characters,
  * each saying met or NOT met with its figure; returns how many. */

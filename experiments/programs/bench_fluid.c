@@ -47,7 +47,7 @@ int bench_fluid(int quick, const char *only, bench_row *rows, int *n_rows)
         int res = quick ? small[k] : full[k];
         char scene[40];
         snprintf(scene, sizeof scene, "dam_break-%d", res * res * res);
-        if (only && !strstr(scene, only)) continue;
+        if (!bench_selected(scene, only)) continue;
         for (int threads = 1; threads <= 2; threads++) {
             double load0 = bench_load_average();
             pbd_scene_params sp = pbd_scene_params_default();

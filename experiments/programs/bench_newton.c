@@ -141,7 +141,7 @@ int bench_newton(int quick, const char *only, bench_row *rows, int *n_rows, char
     }
     for (int k = 0; k < n_scenes; k++) {
         const newton_scene *sc = &scenes[k];
-        if (only && !strstr(sc->name, only)) continue;
+        if (!bench_selected(sc->name, only)) continue;
         /* the BLAS on 1 thread beside the default, where it runs on more (not the 316²: the
          * default only) */
         if (threads > 1 && sc->target_seconds > 0.0 &&

@@ -1,7 +1,8 @@
 /* The performance table as CSV and HDF5, each written under a temporary name and renamed
  * when complete (DESIGN.md "HDF5 output").
  *
- * bench.h5:  /            attributes: cpu_model, cores, compiler, flags, blas, blas_threads, date, revision,
+ * bench.h5:  /            attributes: cpu_model, cores, compiler, flags, blas, blas_threads,
+ *                         simd_isa, simd_width, date, revision,
  *                         pbdlab_version, reps, quick, threads, targets (one line each)
  *            /rows/<col>  one dataset per column of bench.csv, one entry per row */
 #include "bench.h"
@@ -45,9 +46,10 @@ pbd_status bench_write_csv(const char *path, const bench_row *rows, int n,
         pbd_atomic_abort(&a);
         return pbd_error(PBD_EIO, "%s: expected a writable file, found %s", a.tmp, strerror(errno));
     }
-    fprintf(f, "# pbd-bench %s; %s, %d cores; %s; flags %s; BLAS %s, %d threads; revision %s; "
-            "%d repetitions%s\n", m->date, m->cpu, m->cores, m->compiler, m->flags, m->blas,
-            m->blas_threads, m->revision, m->reps, m->quick ? "; quick" : "");
+    fprintf(f, "# pbd-bench %s; %s, %d cores; %s; flags %s; SIMD %s, %d lanes; BLAS %s, %d "
+            "threads; revision %s; %d repetitions%s\n", m->date, m->cpu, m->cores, m->compiler,
+            m->flags, m->simd_isa, m->simd_width, m->blas, m->blas_threads, m->revision, m->reps,
+            m->quick ? "; quick" : "");
     fprintf(f, "scene,solver,particles,constraints,iterations,threads,steps_timed,"
                "projections_per_step,ms_step_min,ms_step_median,ns_per_projection,"
                "mproj_per_s,ns_per_particle_step,bytes_per_particle,max_stretch,x_baseline,"
@@ -128,6 +130,8 @@ pbd_status bench_write_h5(const char *path, const bench_row *rows, int n, const 
     err |= H5LTset_attribute_string(file, "/", "flags", m->flags) < 0;
     err |= H5LTset_attribute_string(file, "/", "blas", m->blas) < 0;
     err |= H5LTset_attribute_int(file, "/", "blas_threads", &m->blas_threads, 1) < 0;
+    err |= H5LTset_attribute_string(file, "/", "simd_isa", m->simd_isa) < 0;
+    err |= H5LTset_attribute_int(file, "/", "simd_width", &m->simd_width, 1) < 0;
     err |= H5LTset_attribute_string(file, "/", "date", m->date) < 0;
     err |= H5LTset_attribute_string(file, "/", "revision", m->revision) < 0;
     err |= H5LTset_attribute_string(file, "/", "pbdlab_version", PBD_VERSION) < 0;
@@ -184,6 +188,22 @@ pbd_status bench_write_h5(const char *path, const bench_row *rows, int n, const 
     err |= H5Fclose(file) < 0;
     H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
     return finish(&a, err);
+}
+
+int bench_only_exact = 0;
+
+int bench_selected(const char *scene, const char *only)
+{
+    if (!only) return 1;
+    for (const char *p = only; *p;) { /* a comma-separated list */
+        size_t n = strcspn(p, ",");
+        char item[64];
+        snprintf(item, sizeof item, "%.*s", (int)(n < sizeof item ? n : sizeof item - 1), p);
+        if (*item && (bench_only_exact ? strcmp(scene, item) == 0 : strstr(scene, item) != NULL))
+            return 1;
+        p += n + (p[n] == ',');
+    }
+    return 0;
 }
 
 int bench_cmp_double(const void *a, const void *b)

@@ -384,6 +384,8 @@ static void machine_info(bench_machine *m, int reps, int quick, int threads)
     snprintf(m->revision, sizeof m->revision, "%s", pbd_build_revision());
     snprintf(m->blas, sizeof m->blas, "%s", pbd_blas_name());
     m->blas_threads = pbd_blas_threads();
+    m->simd_width = pbd_simd_width();
+    snprintf(m->simd_isa, sizeof m->simd_isa, "%s", pbd_simd_isa(m->simd_width));
     m->reps = reps;
     m->quick = quick;
     m->threads = threads;
@@ -391,9 +393,10 @@ static void machine_info(bench_machine *m, int reps, int quick, int threads)
 
 int main(int argc, char **argv)
 {
-    int quick = 0, reps = 0, threads = 2;
+    int quick = 0, reps = 0, threads = 2, simd_width = 0, exact = 0;
     const char *output = "data/results/bench", *only = NULL;
-    char scene_help[1024] = "only scenes whose name contains this; full:"; /* the names */
+    char scene_help[1024] = "only scenes whose name contains this (a comma-separated list: any "
+                            "of these); full:"; /* the names */
     for (size_t i = 0; i < sizeof full_scenes / sizeof *full_scenes; i++) {
         strncat(scene_help, " ", sizeof scene_help - strlen(scene_help) - 1);
         strncat(scene_help, full_scenes[i].name, sizeof scene_help - strlen(scene_help) - 1);
@@ -410,12 +413,31 @@ int main(int argc, char **argv)
         {"threads", CLI_INT, &threads, 1, 64, 0, "threads of the parallel rows", NULL},
         {"output", CLI_STRING, &output, 0, 0, 0, "writes OUTPUT.csv and OUTPUT.h5", NULL},
         {"scene", CLI_STRING, &only, 0, 0, 0, scene_help, NULL},
+        {"exact", CLI_FLAG, &exact, 0, 0, 0, "--scene's names are whole scene names, not parts",
+         NULL},
+        {"simd-width", CLI_INT, &simd_width, 0, 8, 0,
+         "cap the SIMD colour kernels' lanes: 2 (SSE2), 4 (AVX2), 8 (AVX-512); 0: PBD_SIMD_WIDTH, "
+         "else the widest the CPU has", NULL},
     };
     int np = 0;
     int rc = cli_parse("pbd-bench", "pbd-bench [options]", argc, argv, 1, opts,
                        (int)(sizeof opts / sizeof opts[0]), NULL, 0, &np);
     if (rc == CLI_EXIT_OK) return 0;
     if (rc != CLI_OK) return 2;
+    if (simd_width != 0 && simd_width != 2 && simd_width != 4 && simd_width != 8) {
+        fprintf(stderr, "pbd-bench: --simd-width: expected 2, 4 or 8, found %d\n", simd_width);
+        return 2;
+    }
+    if (simd_width) { /* before any kernel runs: the library reads it once */
+        char v[2] = {(char)('0' + simd_width), '\0'};
+        setenv("PBD_SIMD_WIDTH", v, 1);
+    }
+    if (pbd_simd_width_forced() < 0) {
+        fprintf(stderr, "pbd-bench: PBD_SIMD_WIDTH: expected 2, 4 or 8, found '%s'\n",
+                getenv("PBD_SIMD_WIDTH"));
+        return 2;
+    }
+    bench_only_exact = exact;
     pbd_interrupt_install_cleanup(); /* SIGINT/SIGTERM: no OUTPUT.partial-<pid> left behind */
     if (reps == 0) reps = quick ? 2 : 7;
     const scene_spec *scenes = quick ? quick_scenes : full_scenes;
@@ -425,6 +447,8 @@ int main(int argc, char **argv)
     machine_info(&m, reps, quick, threads);
     printf("# pbd-bench: %s, %d cores, %s, flags %s, revision %s\n", m.cpu, m.cores, m.compiler,
            m.flags, m.revision);
+    printf("# SIMD colour kernels: %s, %d lanes%s\n", m.simd_isa, m.simd_width,
+           pbd_simd_width_forced() > 0 ? " (capped by PBD_SIMD_WIDTH / --simd-width)" : "");
     printf("# BLAS (the Newton rows' factorisations): %s, %d threads\n", m.blas, m.blas_threads);
     printf("# wall clock per step, measure stage off; min (and median) over every timed step of %d "
            "interleaved rounds; derived columns from the min; x_base = Mproj/s / the baseline's\n",
@@ -433,7 +457,7 @@ int main(int argc, char **argv)
     bench_row *rows = calloc((size_t)n_scenes * C_COUNT + 8 + BENCH_FLUID_ROWS, sizeof *rows);
     int n_rows = 0;
     for (int s = 0; s < n_scenes; s++) {
-        if (only && !strstr(scenes[s].name, only)) continue;
+        if (!bench_selected(scenes[s].name, only)) continue;
         int first = n_rows;
         if (run_scene(&scenes[s], reps, threads, rows, &n_rows) < 0) return 1;
         for (int i = first; i < n_rows; i++) print_row(&rows[i]);
