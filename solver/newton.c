@@ -361,6 +361,28 @@ static double line_search(pbd_world *w, struct pbd_newton_workspace *nw, double 
     return -1.0;
 }
 
+/* Assemble and solve the Newton system at the iterate into (dx, dλ). */
+static pbd_status newton_direction(pbd_world *w, struct pbd_newton_workspace *nw, int it)
+{
+    double t0 = now_seconds();
+    pbd_status st = newton_system_assemble(w, nw);
+    if (st != PBD_OK) return st;
+    double t1 = now_seconds();
+    st = newton_linear_solve(&nw->sys, w->def.newton_solver, 1, it);
+    nw->info.seconds_assemble += t1 - t0;
+    nw->info.seconds_solve += now_seconds() - t1;
+    if (st == PBD_OK) newton_system_direction(w, nw);
+    return st;
+}
+
+/* ∇G·dx at the iterate (potential form: g = ∇G). */
+static double newton_slope(const struct pbd_newton_workspace *nw)
+{
+    double slope = 0.0;
+    for (int f = 0; f < 3 * nw->n_free; f++) slope += nw->r[f] * nw->dx[f];
+    return slope;
+}
+
 /* Per-iterate values for the world's iteration log (any pointer may be NULL). */
 typedef struct newton_log {
     double *residual, *max_c, *l2_c, *l2_h;
@@ -446,24 +468,34 @@ restart:
     nw->norm0 = norm;
     if (residuals) residuals[0] = norm;
     record(nw, lg, 0, norm);
-    int it = 0;
+    int it = 0, full_step = 0; /* the last iteration took the whole Newton step */
     /* the tolerance, or the residual's rounding floor when that is above it (a stiff
      * material: E = 1e11 Pa stvk stalled at 1.9e-9 against tol 1e-10) */
     while (norm > fmax(tol, nw->floor) && it < max_iter) {
         if (pbd_stop_requested())
             return pbd_error(PBD_EINTR, "newton: step %ld abandoned at iteration %d on a stop "
                              "request", w->step_count + 1, it);
-        double t0 = now_seconds();
         nw->norm = norm;
-        if ((st = newton_system_assemble(w, nw)) != PBD_OK) return st;
-        double t1 = now_seconds();
-        st = newton_linear_solve(&nw->sys, w->def.newton_solver, 1, it);
-        info->seconds_assemble += t1 - t0;
-        info->seconds_solve += now_seconds() - t1;
-        if (st != PBD_OK) return st;
-        newton_system_direction(w, nw);
+        /* potential form: the per-element projection (a descent direction) while the line
+         * search shortens the steps, then, once a whole step was taken, the exact Hessian
+         * (quadratic convergence where the step's answer has elements of negative curvature,
+         * which the projection would turn into a linear rate: 0.81 per iteration from XPBD's
+         * stretched Stable Neo-Hookean beam), back to the projection when that is no descent
+         * direction or its line search fails */
+        nw->exact_potential = potential && full_step;
+        int halvings = info->line_search_halvings;
+        if ((st = newton_direction(w, nw, it)) != PBD_OK) return st;
         int inverted = 0;
-        double trial = line_search(w, nw, norm, potential, &merit, &inverted);
+        double trial = -1.0;
+        if (!potential || newton_slope(nw) < 0.0)
+            trial = line_search(w, nw, norm, potential, &merit, &inverted);
+        if (trial < 0.0 && nw->exact_potential == 1) {
+            nw->exact_potential = 0;
+            if (residual(w, nw, nw->x, nw->lambda) < 0.0) return PBD_ENUMERIC; /* the iterate's */
+            if ((st = newton_direction(w, nw, it)) != PBD_OK) return st;
+            trial = line_search(w, nw, norm, potential, &merit, &inverted);
+        }
+        full_step = trial >= 0.0 && info->line_search_halvings == halvings;
         if (trial < 0.0 && !potential && !restarted++) goto restart;
         if (trial < 0.0)
             return pbd_error(PBD_ENUMERIC, "newton: iteration %d: expected %s to decrease "

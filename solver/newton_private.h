@@ -71,6 +71,7 @@ struct pbd_newton_workspace {
     double floor;               /* ||(g, h)||'s rounding floor at the last residual() */
     int skipped;                /* degenerate constraints at the last residual() */
     int hessians_skipped;       /* undefined Hessians in the last assembly */
+    int exact_potential;        /* 1: potential-form Hessians not projected (newton.c) */
     double *xl, *gp, *gm, *H;   /* one constraint: positions, ±gradients, Hessian */
     newton_system sys;
     size_t estimate_bytes;      /* the last analysis' estimate (also when it was refused) */
@@ -101,13 +102,31 @@ pbd_status newton_linear_analyze(newton_system *s, int solver, size_t other);
 void newton_linear_free(newton_system *s);
 
 /* solver/newton_merit.c: the potential form of energy constraints (see there). */
+/* The rows one element contributes together: a block (Stable Neo-Hookean's hydrostatic and
+ * deviatoric rows), or a material's components (strain-based dynamics' stretch and shear
+ * rows of a triangle or tet); 1 otherwise. */
+static inline int newton_element_rows(const pbd_constraint_type *t)
+{
+    if (t->energy || !t->eval) return 1;
+    return t->block > 1 ? t->block : t->n_components > 1 ? t->n_components : 1;
+}
+/* Energy constraints C = √(2ΨV), and elements of several rows whose ½C² are smooth (Stable
+ * Neo-Hookean: (det F − γ)² and ‖F‖²; strain-based dynamics: S_ii − 1, S_ij), every row of
+ * the element with α > 0. */
 static inline int newton_potential(const pbd_constraint_set *set, int c)
 {
-    return set->type->energy && set->compliance[c] > 0.0;
+    if (set->type->energy) return set->compliance[c] > 0.0;
+    const int nb = newton_element_rows(set->type);
+    if (nb < 2) return 0;
+    for (int r = c - c % nb; r < c - c % nb + nb; r++)
+        if (!(set->compliance[r] > 0.0)) return 0;
+    return 1;
 }
-/* ∇²(½C²/α̃) of constraint c at nw->x into nw->H, projected to PSD; 0, or 1 when undefined. */
+/* ∇²(½C²/α̃) of constraint c at nw->x into nw->H, projected to PSD; for a block, at its
+ * first row the Hessian of the block's Σ ½C_r²/α̃_r (alpha_tilde[r], r < block) projected as
+ * one element, and 2 (nothing to add) at its other rows; 0, or 1 when undefined. */
 int newton_potential_hessian(struct pbd_newton_workspace *nw, const pbd_constraint_set *set,
-                             int c, double alpha_tilde);
+                             int c, const double *alpha_tilde);
 /* H (n × n, row-major) replaced by (H + Hᵀ)/2: central differences are not symmetric. */
 void newton_symmetrise(double *H, int n);
 /* 1: every constraint of the world is in potential form (the line search is then on G). */

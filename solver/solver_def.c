@@ -25,7 +25,7 @@ pbd_solver_def pbd_solver_def_default(void)
         .watch_position = 1e6,
         .watch_residual = 1e6,
         .newton_tol = 1e-10,
-        .newton_max_iterations = 20,
+        .newton_max_iterations = 200,
         .newton_solver = PBD_NEWTON_AUTO,
         .vbd_init = PBD_VBD_INIT_ADAPTIVE,
         .vbd_chebyshev_rho = 0.0,
