@@ -69,6 +69,9 @@ struct pbd_newton_workspace {
     double *set_stats;          /* the same per set (3 per set), in the set's unit */
     double norm0, norm;         /* ||(g, h)||_2 at the start and at the iterate */
     double floor;               /* ||(g, h)||'s rounding floor at the last residual() */
+    /* the relative stop (newton.c converged()): ||g||_2 and ||h_c/|∇C_c|||_2 at the last
+     * residual() with their rounding floors, and the step's scales they are measured by */
+    double g_norm, hx_norm, floor_g, floor_x, scale_g, scale_x;
     int skipped;                /* degenerate constraints at the last residual() */
     int hessians_skipped;       /* undefined Hessians in the last assembly */
     int exact_potential;        /* 1: potential-form Hessians not projected (newton.c) */
@@ -135,6 +138,13 @@ int newton_all_potential(const pbd_world *w);
 double newton_merit(const pbd_world *w, const struct pbd_newton_workspace *nw, const double *x);
 /* 1: x turns a tet of an energy set inside out that is not at `from` (the iterate). */
 int newton_inverts(const pbd_world *w, const double *from, const double *x);
+/* solver/newton_check.c: what the implicit step cannot take, one line each (PBD_EINVAL). */
+pbd_status newton_check_world(const pbd_world *w, int max_iter, double tol);
+/* solver/newton_stop.c: S_g and S_x of the step from w->x to nw->xt into nw; the stop
+ * (‖g‖ <= tol S_g and ‖h/|∇C|‖ <= tol S_x, or their rounding floors); ∇G·dx. */
+void newton_step_scales(const pbd_world *w, struct pbd_newton_workspace *nw);
+int newton_converged(const struct pbd_newton_workspace *nw, double tol);
+double newton_slope(const struct pbd_newton_workspace *nw);
 /* solver/newton_pool.c: SuiteSparse's allocations recycled while a pool is current on this
  * thread (enter creates it; -1 when out of memory); misses = requests the system served. */
 int newton_pool_enter(newton_pool **pool);

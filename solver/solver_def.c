@@ -24,7 +24,7 @@ pbd_solver_def pbd_solver_def_default(void)
         .measure_every = 1,
         .watch_position = 1e6,
         .watch_residual = 1e6,
-        .newton_tol = 1e-10,
+        .newton_tol = 1e-8,
         .newton_max_iterations = 200,
         .newton_solver = PBD_NEWTON_AUTO,
         .vbd_init = PBD_VBD_INIT_ADAPTIVE,
