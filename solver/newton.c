@@ -275,7 +275,7 @@ static double line_search(pbd_world *w, struct pbd_newton_workspace *nw, double 
     *inverted = 0;
     double slope = 0.0;
     if (potential) {
-        for (int f = 0; f < 3 * nw->n_free; f++) slope += nw->r[f] * nw->dx[f];
+        slope = newton_slope(nw);
         if (!(slope < 0.0)) { /* no descent (a poor solve): M⁻¹-scaled steepest descent */
             slope = 0.0;
             for (int i = 0; i < w->n; i++) {
