@@ -76,6 +76,7 @@ help:
 	@echo "make fresh-box     as root: the README's make test on a bare Debian 12 (debootstrap, chroot)"
 	@echo "make check-doc-links  every relative Markdown link and FILE.md \"Section\" citation resolves"
 	@echo "make test-new-constraint  constraints/README.md's recipe with a throw-away type, checked"
+	@echo "make newton-sweep  Newton on every scene x material x E 1e3..1e11: converges or is refused up front"
 	@echo "make deps          check that everything the build needs is installed (scripts/deps.sh)"
 	@echo "make clean         remove build/ (results in data/results stay)"
 	@echo "make help          this list"
@@ -292,6 +293,12 @@ clean:
 .PHONY: test-new-constraint
 test-new-constraint: $(BUILD)/pbd-gradcheck
 	sh scripts/test-new-constraint.sh $(BUILD)
+
+# "Solvers refuse up front or converge" (issue 24): --method=newton and --reference=newton on
+# every scene x material x E = 1e3..1e11 Pa, 2 steps each (scripts/newton-sweep.sh; ~40 s).
+.PHONY: newton-sweep
+newton-sweep: $(BUILD)/pbd-run
+	sh scripts/newton-sweep.sh $(BUILD) 2
 
 # Every relative Markdown link and every `FILE.md "Section"` citation (DESIGN.md's included)
 # resolves (scripts/check-doc-links.sh; perl only, no build needed). For CI.

@@ -143,6 +143,7 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
     int nf3 = 3 * nw->n_free;
     double mag = 0.0; /* Σ of the squared magnitudes of the terms summed into r: their
                        * roundings, independent, add up to about ε √mag */
+    double mag_g = 0.0, mag_x = 0.0, hx2 = 0.0; /* the same for g alone and for h/|∇C| */
     for (int f = 0; f < nw->N; f++) nw->r[f] = 0.0;
     for (int i = 0; i < w->n; i++) {
         int f = nw->free_of[i];
@@ -150,7 +151,7 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
         double m = 1.0 / w->w[i];
         for (int k = 0; k < 3; k++) {
             nw->r[3 * f + k] = m * (x[3 * i + k] - nw->xt[3 * i + k]);
-            mag += pow(m * x[3 * i + k], 2) + pow(m * nw->xt[3 * i + k], 2);
+            mag_g += pow(m * x[3 * i + k], 2) + pow(m * nw->xt[3 * i + k], 2);
         }
     }
     double max_c = 0.0, l2_c = 0.0, l2_h = 0.0;
@@ -185,20 +186,25 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
                 if (f < 0) continue;
                 for (int k = 0; k < 3; k++) {
                     nw->r[3 * f + k] -= lambda[gc] * grad[3 * j + k];
-                    mag += pow(lambda[gc] * grad[3 * j + k], 2);
+                    mag_g += pow(lambda[gc] * grad[3 * j + k], 2);
                 }
             }
             double h = nw->C[gc] + nw->alpha_tilde[gc] * lambda[gc];
-            mag += pow(nw->C[gc], 2) + pow(nw->alpha_tilde[gc] * lambda[gc], 2);
-            if (newton_potential(set, c)) { /* its force C∇C/α̃ moves by ε|x| × |∇C|²/α̃ */
-                double gg = 0.0, xm = 0.0;
-                for (int k = 0; k < a3; k++) {
-                    gg += grad[k] * grad[k];
-                    xm = fmax(xm, fabs(x[3 * (size_t)idx[k / 3] + k % 3]));
-                }
-                mag += pow(xm * gg / nw->alpha_tilde[gc], 2);
+            double hh = pow(nw->C[gc], 2) + pow(nw->alpha_tilde[gc] * lambda[gc], 2);
+            mag += hh;
+            double gg = 0.0, xm = 0.0;
+            for (int k = 0; k < a3; k++) {
+                gg += grad[k] * grad[k];
+                xm = fmax(xm, fabs(x[3 * (size_t)idx[k / 3] + k % 3]));
             }
+            if (newton_potential(set, c)) /* its force C∇C/α̃ moves by ε|x| × |∇C|²/α̃ */
+                mag_g += pow(xm * gg / nw->alpha_tilde[gc], 2);
             nw->r[nf3 + gc] = h;
+            /* h as a length, h/|∇C| (a degenerate row, ∇C = 0: h as it is), and its rounding:
+             * C's from the positions' (ε|x| |∇C|) and the terms' own */
+            const double g2 = gg > 0.0 ? gg : 1.0;
+            hx2 += h * h / g2;
+            mag_x += hh / g2 + xm * xm;
             max_c = fmax(max_c, fabs(nw->C[gc]));
             l2_c += nw->C[gc] * nw->C[gc];
             l2_h += h * h;
@@ -213,9 +219,15 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
     nw->l2_c = sqrt(l2_c);
     nw->l2_h = sqrt(l2_h);
     nw->skipped = skipped;
+    mag += mag_g;
     nw->floor = NEWTON_ROUNDING * DBL_EPSILON * sqrt(mag);
     double sum = 0.0;
-    for (int f = 0; f < nw->N; f++) sum += nw->r[f] * nw->r[f];
+    for (int f = 0; f < nf3; f++) sum += nw->r[f] * nw->r[f];
+    nw->g_norm = sqrt(sum);
+    nw->hx_norm = sqrt(hx2);
+    nw->floor_g = NEWTON_ROUNDING * DBL_EPSILON * sqrt(mag_g);
+    nw->floor_x = NEWTON_ROUNDING * DBL_EPSILON * sqrt(mag_x);
+    for (int f = nf3; f < nw->N; f++) sum += nw->r[f] * nw->r[f];
     if (!isfinite(sum)) {
         pbd_error(PBD_ENUMERIC, "newton: expected a finite residual ||(g, h)||, found %g (a "
                   "non-finite position, velocity or compliance)", sum);
@@ -246,66 +258,9 @@ static void predict(pbd_world *w, struct pbd_newton_workspace *nw, double h, dou
     }
 }
 
-/* What the implicit step cannot take, as one line each. */
-static pbd_status check_world(const pbd_world *w, int max_iter, double tol);
-
 pbd_status pbd_newton_check(const pbd_world *w)
 {
-    return check_world(w, w->def.newton_max_iterations, w->def.newton_tol);
-}
-
-static pbd_status check_world(const pbd_world *w, int max_iter, double tol)
-{
-    pbd_status st = pbd_solver_def_validate(&w->def);
-    if (st != PBD_OK) return st;
-    if (max_iter < 0 || !(tol >= 0.0))
-        return pbd_error(PBD_EINVAL, "newton: expected max_iter >= 0 and tol >= 0, found %d "
-                         "and %g", max_iter, tol);
-    if (w->collision_stages)
-        return pbd_error(PBD_EINVAL, "newton: expected a world without colliders or contacts, "
-                         "found some: the implicit step takes equality constraints only "
-                         "(no active set of contacts; solver/README.md)");
-    if (w->fluid_stages)
-        return pbd_error(PBD_EINVAL, "newton: expected a world without a fluid, found one: "
-                         "its density rows change with the neighbours every step "
-                         "(solver/fluid/README.md)");
-    if (w->def.newton_solver == PBD_NEWTON_DENSE) {
-        long unknowns = 0;
-        for (int i = 0; i < w->n; i++) unknowns += 3 * (w->w[i] > 0.0);
-        for (int s = 0; s < w->n_sets; s++) unknowns += w->sets[s].count;
-        if (unknowns > PBD_NEWTON_DENSE_MAX)
-            return pbd_error(PBD_EINVAL, "newton: solver dense: expected at most %d unknowns "
-                             "(the dense oracle is for small scenes), found %ld",
-                             PBD_NEWTON_DENSE_MAX, unknowns);
-    }
-    if (w->post_step)
-        return pbd_error(PBD_EINVAL, "newton: expected a world without a post-step hook, found "
-                         "one (tearing): the implicit step takes a fixed topology, and the torn "
-                         "cloth's pulled rows have no equilibrium to converge to before it tears "
-                         "(solver/README.md)");
-    if (w->n_orient > 0)
-        return pbd_error(PBD_EINVAL, "newton: expected a world of particles only, found %d "
-                         "orientations (rods): the reference has no rotational unknowns "
-                         "(solver/README.md \"Orientations\")", w->n_orient);
-    for (int s = 0; s < w->n_sets; s++)
-        if (!w->sets[s].type->eval && w->sets[s].count > 0)
-            return pbd_error(PBD_EINVAL, "newton: set %d (%s): expected constraints with a "
-                             "scalar C, found a type without one", s, w->sets[s].type->name);
-    for (int s = 0; s < w->n_sets; s++) {
-        const pbd_constraint_set *set = &w->sets[s];
-        if (set->type->inequality && set->count > 0)
-            return pbd_error(PBD_EINVAL, "newton: set %d (%s): expected equality constraints "
-                             "only, found an inequality type (contacts are refused)", s,
-                             set->type->name);
-        for (int c = 0; c < set->count; c++)
-            if (set->compliance[c] == 0.0 && set->stiffness[c] < 1.0)
-                return pbd_error(PBD_EINVAL, "newton: set %d (%s) constraint %d: expected an "
-                                 "XPBD compliance for the implicit step, found PBD stiffness "
-                                 "k = %g with compliance 0 (PBD's k has no implicit "
-                                 "counterpart: give a compliance, or k = 1 for a rigid "
-                                 "constraint)", s, set->type->name, c, set->stiffness[c]);
-    }
-    return PBD_OK;
+    return newton_check_world(w, w->def.newton_max_iterations, w->def.newton_tol);
 }
 
 /* Backtracking along (dx, dλ) from the iterate (nw->r, nw->C at it), the full step first:
@@ -320,7 +275,7 @@ static double line_search(pbd_world *w, struct pbd_newton_workspace *nw, double 
     *inverted = 0;
     double slope = 0.0;
     if (potential) {
-        for (int f = 0; f < 3 * nw->n_free; f++) slope += nw->r[f] * nw->dx[f];
+        slope = newton_slope(nw);
         if (!(slope < 0.0)) { /* no descent (a poor solve): M⁻¹-scaled steepest descent */
             slope = 0.0;
             for (int i = 0; i < w->n; i++) {
@@ -361,6 +316,20 @@ static double line_search(pbd_world *w, struct pbd_newton_workspace *nw, double 
     return -1.0;
 }
 
+/* Assemble and solve the Newton system at the iterate into (dx, dλ). */
+static pbd_status newton_direction(pbd_world *w, struct pbd_newton_workspace *nw, int it)
+{
+    double t0 = now_seconds();
+    pbd_status st = newton_system_assemble(w, nw);
+    if (st != PBD_OK) return st;
+    double t1 = now_seconds();
+    st = newton_linear_solve(&nw->sys, w->def.newton_solver, 1, it);
+    nw->info.seconds_assemble += t1 - t0;
+    nw->info.seconds_solve += now_seconds() - t1;
+    if (st == PBD_OK) newton_system_direction(w, nw);
+    return st;
+}
+
 /* Per-iterate values for the world's iteration log (any pointer may be NULL). */
 typedef struct newton_log {
     double *residual, *max_c, *l2_c, *l2_h;
@@ -391,7 +360,7 @@ static void record(const struct pbd_newton_workspace *nw, newton_log *lg, int k,
 static pbd_status setup(pbd_world *w, double h, int max_iter, double tol, double *targets,
                         struct pbd_newton_workspace **out)
 {
-    pbd_status st = check_world(w, max_iter, tol);
+    pbd_status st = newton_check_world(w, max_iter, tol);
     if (st != PBD_OK) return st;
     struct pbd_newton_workspace *nw = NULL;
     if ((st = workspace(w, &nw)) != PBD_OK) return st;
@@ -430,6 +399,7 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
     if (nw) *out = nw;
     if (st != PBD_OK) return st;
     pbd_newton_info *info = &nw->info;
+    newton_step_scales(w, nw);
     const int potential = newton_all_potential(w); /* line search on G (newton_merit.c) */
     /* The KKT form's line search on ||(g, h)|| can stall in a local minimum of that norm
      * (Stable Neo-Hookean tet beam, E >= 3e5 Pa at 60 Hz, from x̃): such a step is solved
@@ -446,24 +416,35 @@ restart:
     nw->norm0 = norm;
     if (residuals) residuals[0] = norm;
     record(nw, lg, 0, norm);
-    int it = 0;
-    /* the tolerance, or the residual's rounding floor when that is above it (a stiff
-     * material: E = 1e11 Pa stvk stalled at 1.9e-9 against tol 1e-10) */
-    while (norm > fmax(tol, nw->floor) && it < max_iter) {
+    int it = 0, full_step = 0; /* the last iteration took the whole Newton step */
+    /* the tolerance relative to the step's scales, or the residual's rounding floor when
+     * that is above it (a stiff material: E = 1e11 Pa stvk stalled at 1.9e-9 against an
+     * absolute tol 1e-10) */
+    while (!newton_converged(nw, tol) && it < max_iter) {
         if (pbd_stop_requested())
             return pbd_error(PBD_EINTR, "newton: step %ld abandoned at iteration %d on a stop "
                              "request", w->step_count + 1, it);
-        double t0 = now_seconds();
         nw->norm = norm;
-        if ((st = newton_system_assemble(w, nw)) != PBD_OK) return st;
-        double t1 = now_seconds();
-        st = newton_linear_solve(&nw->sys, w->def.newton_solver, 1, it);
-        info->seconds_assemble += t1 - t0;
-        info->seconds_solve += now_seconds() - t1;
-        if (st != PBD_OK) return st;
-        newton_system_direction(w, nw);
+        /* potential form: the per-element projection (a descent direction) while the line
+         * search shortens the steps, then, once a whole step was taken, the exact Hessian
+         * (quadratic convergence where the step's answer has elements of negative curvature,
+         * which the projection would turn into a linear rate: 0.81 per iteration from XPBD's
+         * stretched Stable Neo-Hookean beam), back to the projection when that is no descent
+         * direction or its line search fails */
+        nw->exact_potential = potential && full_step;
+        int halvings = info->line_search_halvings;
+        if ((st = newton_direction(w, nw, it)) != PBD_OK) return st;
         int inverted = 0;
-        double trial = line_search(w, nw, norm, potential, &merit, &inverted);
+        double trial = -1.0;
+        if (!potential || newton_slope(nw) < 0.0)
+            trial = line_search(w, nw, norm, potential, &merit, &inverted);
+        if (trial < 0.0 && nw->exact_potential == 1) {
+            nw->exact_potential = 0;
+            if (residual(w, nw, nw->x, nw->lambda) < 0.0) return PBD_ENUMERIC; /* the iterate's */
+            if ((st = newton_direction(w, nw, it)) != PBD_OK) return st;
+            trial = line_search(w, nw, norm, potential, &merit, &inverted);
+        }
+        full_step = trial >= 0.0 && info->line_search_halvings == halvings;
         if (trial < 0.0 && !potential && !restarted++) goto restart;
         if (trial < 0.0)
             return pbd_error(PBD_ENUMERIC, "newton: iteration %d: expected %s to decrease "
@@ -483,7 +464,7 @@ restart:
         if (residuals) residuals[it] = norm;
         record(nw, lg, it, norm);
     }
-    if (norm > fmax(tol, nw->floor) && !potential && !restarted++) goto restart;
+    if (!newton_converged(nw, tol) && !potential && !restarted++) goto restart;
     if (n_iter) *n_iter = it;
     info->iterations = it;
     info->residual = norm;
@@ -495,10 +476,13 @@ restart:
     info->seconds_total = now_seconds() - t_start;
     info->bytes = newton_workspace_bytes(nw) + nw->sys.factor_bytes;
     info->estimate_bytes = nw->sys.estimate_bytes;
-    if (norm > fmax(tol, nw->floor))
-        return pbd_error(PBD_ENUMERIC, "newton: expected ||(g, h)|| <= %.3e within %d "
-                         "iterations (tol %.3e, rounding floor %.3e), found %.3e%s",
-                         fmax(tol, nw->floor), max_iter, tol, nw->floor, norm,
+    if (!newton_converged(nw, tol))
+        return pbd_error(PBD_ENUMERIC, "newton: expected ||g|| <= %.3e kg m and ||h/|grad C||| "
+                         "<= %.3e m (tol %.3e relative to the step's %.3e kg m and %.3e m, or "
+                         "the rounding floors) within %d iterations, found %.3e and %.3e "
+                         "(||(g, h)|| %.3e)%s", fmax(tol * nw->scale_g, nw->floor_g),
+                         fmax(tol * nw->scale_x, nw->floor_x), tol, nw->scale_g, nw->scale_x,
+                         max_iter, nw->g_norm, nw->hx_norm, norm,
                          potential ? "" : KKT_STALL_HINT);
     return PBD_OK;
 }

@@ -24,24 +24,35 @@
 
 #define POT_FD_REL_STEP 6e-6 /* as newton_system.c's FD_REL_STEP */
 
-/* (C/α̃)∇C of constraint c at the gathered xl into out; 0, or 1 when degenerate. */
-static int scaled_grad(const pbd_constraint_set *set, int c, const double *xl, double at,
-                       double *out)
+/* Σ_r (C_r/α̃_r)∇C_r over the nb rows c, c+1, … (one element) at the gathered xl into out;
+ * 0, or 1 when degenerate. A row of a block whose C is degenerate there (Stable
+ * Neo-Hookean's collapsed tet) makes the element's Hessian undefined. */
+static int scaled_grad(const pbd_constraint_set *set, int c, int nb, const double *xl,
+                       const double *at, double *out, double *row)
 {
     int nr = set->type->n_rest;
-    pbd_eval_input in = {xl, set->arity, set->rest + (size_t)c * (nr > 0 ? nr : 1), set->aux,
-                         set->n_aux};
-    double C;
-    if (set->type->eval(&in, &C, out) != PBD_EVAL_OK || !isfinite(C)) return 1;
-    for (int k = 0; k < 3 * set->arity; k++) out[k] *= C / at;
+    for (int k = 0; k < 3 * set->arity; k++) out[k] = 0.0;
+    for (int r = 0; r < nb; r++) {
+        pbd_eval_input in = {xl, set->arity, set->rest + (size_t)(c + r) * (nr > 0 ? nr : 1),
+                             set->aux, set->n_aux};
+        double C;
+        if (set->type->eval(&in, &C, row) != PBD_EVAL_OK || !isfinite(C)) return 1;
+        for (int k = 0; k < 3 * set->arity; k++) out[k] += row[k] * C / at[r];
+    }
     return 0;
 }
 
 int newton_potential_hessian(struct pbd_newton_workspace *nw, const pbd_constraint_set *set,
-                             int c, double at)
+                             int c, const double *at)
 {
     const int a = set->arity, n3 = 3 * a;
+    /* a block (Stable Neo-Hookean's hydrostatic and deviatoric rows of one tet) is one
+     * element: the rows' separate Hessians are indefinite at rest (their rest-state
+     * multipliers balance only together), their sum is the material's stiffness */
+    const int nb = newton_element_rows(set->type);
+    if (c % nb) return 2;
     if (n3 > PBD_SYM_EIGEN_MAX) return 1;
+    double grad_r[PBD_SYM_EIGEN_MAX]; /* one row's gradient */
     const int32_t *idx = set->idx + (size_t)c * a;
     double size = 0.0;
     for (int j = 0; j < a; j++)
@@ -52,16 +63,16 @@ int newton_potential_hessian(struct pbd_newton_workspace *nw, const pbd_constrai
     for (int col = 0; col < n3; col++) {
         double keep = nw->xl[col];
         nw->xl[col] = keep + eps;
-        int bad = scaled_grad(set, c, nw->xl, at, nw->gp);
+        int bad = scaled_grad(set, c, nb, nw->xl, at, nw->gp, grad_r);
         nw->xl[col] = keep - eps;
-        bad |= scaled_grad(set, c, nw->xl, at, nw->gm);
+        bad |= scaled_grad(set, c, nb, nw->xl, at, nw->gm, grad_r);
         nw->xl[col] = keep;
         if (bad) return 1;
         for (int row = 0; row < n3; row++)
             nw->H[(size_t)row * n3 + col] = (nw->gp[row] - nw->gm[row]) / (2.0 * eps);
     }
     newton_symmetrise(nw->H, n3);
-    return pbd_sym_project_psd(n3, nw->H, 0.0) < 0;
+    return nw->exact_potential ? 0 : pbd_sym_project_psd(n3, nw->H, 0.0) < 0;
 }
 
 void newton_symmetrise(double *H, int n)

@@ -69,8 +69,12 @@ struct pbd_newton_workspace {
     double *set_stats;          /* the same per set (3 per set), in the set's unit */
     double norm0, norm;         /* ||(g, h)||_2 at the start and at the iterate */
     double floor;               /* ||(g, h)||'s rounding floor at the last residual() */
+    /* the relative stop (newton.c converged()): ||g||_2 and ||h_c/|∇C_c|||_2 at the last
+     * residual() with their rounding floors, and the step's scales they are measured by */
+    double g_norm, hx_norm, floor_g, floor_x, scale_g, scale_x;
     int skipped;                /* degenerate constraints at the last residual() */
     int hessians_skipped;       /* undefined Hessians in the last assembly */
+    int exact_potential;        /* 1: potential-form Hessians not projected (newton.c) */
     double *xl, *gp, *gm, *H;   /* one constraint: positions, ±gradients, Hessian */
     newton_system sys;
     size_t estimate_bytes;      /* the last analysis' estimate (also when it was refused) */
@@ -101,13 +105,31 @@ pbd_status newton_linear_analyze(newton_system *s, int solver, size_t other);
 void newton_linear_free(newton_system *s);
 
 /* solver/newton_merit.c: the potential form of energy constraints (see there). */
+/* The rows one element contributes together: a block (Stable Neo-Hookean's hydrostatic and
+ * deviatoric rows), or a material's components (strain-based dynamics' stretch and shear
+ * rows of a triangle or tet); 1 otherwise. */
+static inline int newton_element_rows(const pbd_constraint_type *t)
+{
+    if (t->energy || !t->eval) return 1;
+    return t->block > 1 ? t->block : t->n_components > 1 ? t->n_components : 1;
+}
+/* Energy constraints C = √(2ΨV), and elements of several rows whose ½C² are smooth (Stable
+ * Neo-Hookean: (det F − γ)² and ‖F‖²; strain-based dynamics: S_ii − 1, S_ij), every row of
+ * the element with α > 0. */
 static inline int newton_potential(const pbd_constraint_set *set, int c)
 {
-    return set->type->energy && set->compliance[c] > 0.0;
+    if (set->type->energy) return set->compliance[c] > 0.0;
+    const int nb = newton_element_rows(set->type);
+    if (nb < 2) return 0;
+    for (int r = c - c % nb; r < c - c % nb + nb; r++)
+        if (!(set->compliance[r] > 0.0)) return 0;
+    return 1;
 }
-/* ∇²(½C²/α̃) of constraint c at nw->x into nw->H, projected to PSD; 0, or 1 when undefined. */
+/* ∇²(½C²/α̃) of constraint c at nw->x into nw->H, projected to PSD; for a block, at its
+ * first row the Hessian of the block's Σ ½C_r²/α̃_r (alpha_tilde[r], r < block) projected as
+ * one element, and 2 (nothing to add) at its other rows; 0, or 1 when undefined. */
 int newton_potential_hessian(struct pbd_newton_workspace *nw, const pbd_constraint_set *set,
-                             int c, double alpha_tilde);
+                             int c, const double *alpha_tilde);
 /* H (n × n, row-major) replaced by (H + Hᵀ)/2: central differences are not symmetric. */
 void newton_symmetrise(double *H, int n);
 /* 1: every constraint of the world is in potential form (the line search is then on G). */
@@ -116,6 +138,13 @@ int newton_all_potential(const pbd_world *w);
 double newton_merit(const pbd_world *w, const struct pbd_newton_workspace *nw, const double *x);
 /* 1: x turns a tet of an energy set inside out that is not at `from` (the iterate). */
 int newton_inverts(const pbd_world *w, const double *from, const double *x);
+/* solver/newton_check.c: what the implicit step cannot take, one line each (PBD_EINVAL). */
+pbd_status newton_check_world(const pbd_world *w, int max_iter, double tol);
+/* solver/newton_stop.c: S_g and S_x of the step from w->x to nw->xt into nw; the stop
+ * (‖g‖ <= tol S_g and ‖h/|∇C|‖ <= tol S_x, or their rounding floors); ∇G·dx. */
+void newton_step_scales(const pbd_world *w, struct pbd_newton_workspace *nw);
+int newton_converged(const struct pbd_newton_workspace *nw, double tol);
+double newton_slope(const struct pbd_newton_workspace *nw);
 /* solver/newton_pool.c: SuiteSparse's allocations recycled while a pool is current on this
  * thread (enter creates it; -1 when out of memory); misses = requests the system served. */
 int newton_pool_enter(newton_pool **pool);

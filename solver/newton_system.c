@@ -379,8 +379,9 @@ pbd_status newton_system_assemble(pbd_world *w, struct pbd_newton_workspace *nw)
             const int pot = newton_potential(set, c); /* potential form: newton_merit.c */
             int have_h = 0; /* -λ∇²C, the geometric stiffness; potential form: ∇²(½C²/α̃)⁺ */
             if (pot) {
-                if (newton_potential_hessian(nw, set, c, at) == 0) have_h = 1;
-                else nw->hessians_skipped++;
+                int hs = newton_potential_hessian(nw, set, c, nw->alpha_tilde + gc);
+                if (hs == 0) have_h = 1;
+                else if (hs == 1) nw->hessians_skipped++;
             } else if (lam != 0.0) {
                 if (hessian(nw, set, c) == 0) have_h = 1;
                 else nw->hessians_skipped++;

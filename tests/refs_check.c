@@ -30,3 +30,24 @@ double refs_attr(const char *path, const char *name)
 }
 
 int refs_rel_eq(double a, double b, double tol) { return fabs(a - b) <= tol * fabs(b); }
+
+double *refs_series(const char *path, const char *name, long *rows)
+{
+    char ds[128];
+    double *d = NULL;
+    long c = 0;
+    snprintf(ds, sizeof ds, "/series/%s", name);
+    if (pbd_h5_read_dataset(path, ds, &d, rows, &c) != 0 || c != 1) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+double refs_second_half_mean(const double *d, long n)
+{
+    double sum = 0.0;
+    long k = 0;
+    for (long s = n / 2 + 1; s <= n; s++, k++) sum += d[s - 1];
+    return sum / k;
+}

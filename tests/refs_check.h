@@ -13,5 +13,10 @@ int refs_run(const char *dir, const char *args);
 double refs_attr(const char *path, const char *name);
 /* |a − b| ≤ tol |b|. */
 int refs_rel_eq(double a, double b, double tol);
+/* /series/<name> of a run file (one row per step, row i = step i + 1), malloc'd; NULL when
+ * absent or not one column. */
+double *refs_series(const char *path, const char *name, long *rows);
+/* The mean of d over the steps s > n/2 (rows s - 1): the drivers' "second half". */
+double refs_second_half_mean(const double *d, long n);
 
 #endif

@@ -90,6 +90,25 @@ static void test_youngs_modulus_under_pbd(void)
     accepted("cloth --stretch=fem --method=newton --youngs-modulus=5");
 }
 
+/* PBD projects with k alone (PBD Eq. 8–9), XPBD with α̃ alone (Eq. 18): --compliance under
+ * --method=pbd and --stiffness under --method=xpbd cannot act (the motion is bit-identical
+ * with and without them), so they are refused; where they do act they are accepted: the
+ * compliance for xpbd, newton, the families and the Newton reference beside pbd; E too for
+ * the reference beside pbd (it sets the compliance the reference reads). */
+static void test_method_reads(void)
+{
+    refused("cloth --compliance=1e-3", "compliance");
+    refused("chain --method=pbd --compliance=1e-3", "compliance");
+    refused("cloth --method=xpbd --stiffness=0.5", "stiffness");
+    refused("tet_beam --method=xpbd --compliance=1e-6 --stiffness=0.5", "stiffness");
+    accepted("cloth --method=xpbd --compliance=1e-3");
+    accepted("cloth --method=newton --compliance=1e-3 --steps=2");
+    accepted("cloth --method=vbd --compliance=1e-3");
+    accepted("chain --reference=newton --compliance=1e-6 --steps=2");
+    accepted("tet_beam --material=stvk --reference=newton --youngs-modulus=5e5 --steps=1");
+    accepted("cloth --method=pbd --stiffness=0.5");
+}
+
 /* pbd-run's own options that depend on another one. */
 static void test_output_options(void)
 {
@@ -179,6 +198,7 @@ void register_flags_tests(void)
     CU_pSuite s = CU_add_suite("flags", suite_init, suite_clean);
     CU_add_test(s, "scene_options", test_scene_options);
     CU_add_test(s, "youngs_modulus_under_pbd", test_youngs_modulus_under_pbd);
+    CU_add_test(s, "method_reads", test_method_reads);
     CU_add_test(s, "output_options", test_output_options);
     CU_add_test(s, "resolution_one", test_resolution_one);
     CU_add_test(s, "solver_options", test_solver_options);

@@ -18,33 +18,14 @@ static int run(const char *args) { return refs_run(dir, args); }
 #define attr refs_attr
 #define rel_eq refs_rel_eq
 
-/* /series/<name> of a run file (one row per step, row i = step i + 1); NULL when absent. */
-static double *series(const char *path, const char *name, long *rows)
-{
-    char ds[128];
-    double *d = NULL;
-    long c = 0;
-    snprintf(ds, sizeof ds, "/series/%s", name);
-    if (pbd_h5_read_dataset(path, ds, &d, rows, &c) != 0 || c != 1) {
-        free(d);
-        return NULL;
-    }
-    return d;
-}
+#define series refs_series
 
 static void run_path(char *out, size_t size, const char *exp, const char *name)
 {
     snprintf(out, size, "%s/%s/%s.h5", dir, exp, name);
 }
 
-/* The mean of d over the steps s > n/2 (rows s - 1): the drivers' "second half". */
-static double second_half_mean(const double *d, long n)
-{
-    double sum = 0.0;
-    long k = 0;
-    for (long s = n / 2 + 1; s <= n; s++, k++) sum += d[s - 1];
-    return sum / k;
-}
+#define second_half_mean refs_second_half_mean
 
 /* balloon_pressure (PBD Sec. 4.4, Eq. 14): the rest volume of the icosphere of radius
  * size/2 is that of the polyhedron inscribed in the sphere, a little under (4/3)πR³ (level 2:

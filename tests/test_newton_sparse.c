@@ -154,13 +154,14 @@ static void test_chain_forces_sparse_equals_dense(void)
 }
 
 /* Quadratic convergence from the XPBD prediction (x = x̃, λ = 0) to ||(g, h)|| ≤ 1e-10 in at
- * most 10 iterations: once r_{k-1} < 1e-2 each residual above rounding is at most
- * 1e3 r_{k-1}², and the last ratio is tiny. world: a scene in motion. */
+ * most 10 iterations at the default (relative) tolerance: once r_{k-1} < 1e-2 each residual
+ * above rounding is at most 1e3 r_{k-1}², and the last ratio is tiny. world: a scene in
+ * motion. */
 static void check_quadratic(pbd_world *w, const char *what)
 {
     double res[11];
     int it = -1;
-    pbd_status st = pbd_newton_solve(w, 10, 1e-10, NULL, NULL, res, &it);
+    pbd_status st = pbd_newton_solve(w, 10, w->def.newton_tol, NULL, NULL, res, &it);
     if (st != PBD_OK) fprintf(stderr, "\n%s: %s\n", what, pbd_last_error());
     CU_ASSERT_EQUAL_FATAL(st, PBD_OK);
     CU_ASSERT(it >= 3 && it <= 10);

@@ -112,10 +112,10 @@ static void test_poisson_headline(void)
 /* The energy of the 16² spring cloth after `frames` frames of `substeps` substeps of
  * XPBD (`iterations` sweeps each) from its implicit (Newton) rest state, minus that after the
  * first frame (J). */
-static double xpbd_cloth_energy_gain(int bend, int substeps, int iterations, int frames,
+static double xpbd_cloth_energy_gain(int r, int bend, int substeps, int iterations, int frames,
                                      double *newton_gap)
 {
-    pbd_exp_cloth c = {.resolution = 16, .size = 1.0, .mass = 1.0, .shear = 1, .bend = bend,
+    pbd_exp_cloth c = {.resolution = r, .size = 1.0, .mass = 1.0, .shear = 1, .bend = bend,
                        .pinned = 1, .stiffness = 1.0, .compliance = 1e-7};
     pbd_world *w = pbd_exp_cloth_build(&c, NULL, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(w);
@@ -158,6 +158,100 @@ static double xpbd_cloth_energy_gain(int bend, int substeps, int iterations, int
     return gain;
 }
 
+/* A distance row linearised at rest: u·(d_b − d_a) in the cloth's plane. */
+static double linear_c(const double *u, const double *d, int a, int b)
+{
+    return u[0] * (d[2 * b] - d[2 * a]) + u[1] * (d[2 * b + 1] - d[2 * a + 1]);
+}
+
+/* The derivation's linear model (solver/README.md "Solver variants", its bullet "Many
+ * substeps × 1 iteration"): the r × r spring cloth at rest, its distance rows linearised (unit
+ * vectors u_k), in its plane;
+ * a displacement d evolves by one substep of XPBD with λ from 0 and `sweeps` Gauss–Seidel
+ * sweeps: prediction 2d_n − d_(n−1) (v = (p − x)/h, no gravity), then the sweeps on
+ * C_k = u_k·(d_b − d_a) with α̃ = α/h². Returns the growth per substep of ‖C‖ over the
+ * second half of `steps` substeps from a fixed pseudo-random start. */
+static double linear_growth(int r, int bend, double alpha, int substeps, int sweeps, int steps)
+{
+    pbd_exp_cloth c = {.resolution = r, .size = 1.0, .mass = 1.0, .shear = 1, .bend = bend,
+                       .pinned = 1, .stiffness = 1.0, .compliance = alpha};
+    pbd_world *w = pbd_exp_cloth_build(&c, NULL, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    const pbd_constraint_set *s = &w->sets[0];
+    const int n = w->n, m = s->count;
+    const double h = 1.0 / 60 / substeps, at = alpha / (h * h);
+    double *u = malloc(2 * (size_t)m * sizeof *u), *d = malloc(2 * (size_t)n * sizeof *d);
+    double *old = malloc(2 * (size_t)n * sizeof *old), *lam = malloc((size_t)m * sizeof *lam);
+    CU_ASSERT_FATAL(u && d && old && lam);
+    for (int k = 0; k < m; k++) {
+        const double *a = w->x + 3 * (size_t)s->idx[2 * k];
+        const double *b = w->x + 3 * (size_t)s->idx[2 * k + 1];
+        double len = hypot(b[0] - a[0], b[1] - a[1]);
+        u[2 * k] = (b[0] - a[0]) / len;
+        u[2 * k + 1] = (b[1] - a[1]) / len;
+    }
+    unsigned seed = 12345u;
+    for (int i = 0; i < 2 * n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        d[i] = old[i] = w->w[i / 2] > 0.0 ? (double)(seed >> 16) / 32768.0 - 1.0 : 0.0;
+    }
+    double norm_half = 0.0, norm = 0.0;
+    for (int t = 1; t <= steps; t++) {
+        for (int i = 0; i < 2 * n; i++) {
+            double p = 2.0 * d[i] - old[i];
+            old[i] = d[i];
+            d[i] = p;
+        }
+        for (int k = 0; k < m; k++) lam[k] = 0.0;
+        for (int sw = 0; sw < sweeps; sw++)
+            for (int k = 0; k < m; k++) {
+                int a = s->idx[2 * k], b = s->idx[2 * k + 1];
+                double wa = w->w[a], wb = w->w[b];
+                if (wa + wb == 0.0) continue;
+                double C = linear_c(u + 2 * k, d, a, b);
+                double dl = (-C - at * lam[k]) / (wa + wb + at);
+                lam[k] += dl;
+                for (int q = 0; q < 2; q++) {
+                    d[2 * a + q] -= wa * dl * u[2 * k + q];
+                    d[2 * b + q] += wb * dl * u[2 * k + q];
+                }
+            }
+        norm = 0.0;
+        for (int k = 0; k < m; k++) {
+            int a = s->idx[2 * k], b = s->idx[2 * k + 1];
+            double C = linear_c(u + 2 * k, d, a, b);
+            norm += C * C;
+        }
+        norm = sqrt(norm);
+        if (t == steps / 2) norm_half = norm;
+    }
+    free(u);
+    free(d);
+    free(old);
+    free(lam);
+    pbd_world_free(w);
+    return pow(norm / norm_half, 1.0 / (steps - steps / 2));
+}
+
+/* The derivation predicts (solver/README.md): one sweep per substep on the 16² cloth with
+ * shear and bend springs grows by ~1.02 per substep (α = 1e-7, N = 200: α̃ = 0.03 w|∇C|²),
+ * so by ~1.02^200 per frame, and does not without the bend springs, at 8², or once α̃ is
+ * as large as w|∇C|² (α = 1e-5); the full XPBD step blows up at 16² with bend springs and
+ * stays put without them (test_xpbd_substeps_bend_springs) and at 8² (here). */
+static void test_xpbd_substeps_linear_model(void)
+{
+    double g16 = linear_growth(16, 1, 1e-7, 200, 1, 2000);
+    CU_ASSERT(g16 > 1.01);                                       /* measured 1.0227 */
+    CU_ASSERT(linear_growth(16, 0, 1e-7, 200, 1, 2000) < 1.0);   /* no bend springs: 0.998 */
+    CU_ASSERT(linear_growth(8, 1, 1e-7, 200, 1, 2000) < 1.0);    /* 8²: 0.990 */
+    CU_ASSERT(linear_growth(16, 1, 1e-5, 200, 1, 2000) < 1.0);   /* α̃ ≈ 3 w|∇C|²: 0.9996 */
+    CU_ASSERT(linear_growth(16, 1, 1e-7, 200, 2, 4000) > 1.0);   /* 2 sweeps: 1.002, later */
+    CU_ASSERT(linear_growth(16, 1, 1e-7, 200, 3, 4000) < 1.0);   /* 3 sweeps: 0.994 */
+    double gap = 0.0; /* the full step: stays put at 8² where the model decays */
+    CU_ASSERT(fabs(xpbd_cloth_energy_gain(8, 1, 200, 1, 10, &gap)) < 1e-2);
+    CU_ASSERT(gap < 1e-8);
+}
+
 /* Issue 24: "XPBD diverges with >= 100 substeps on the 64² spring cloth" (solver/README.md
  * "Solver variants", "Many substeps × 1 iteration"). It is a true instability, not the
  * reference nor the force measure: from the implicit rest state, n implicit substeps and one
@@ -167,9 +261,9 @@ static double xpbd_cloth_energy_gain(int bend, int substeps, int iterations, int
 static void test_xpbd_substeps_bend_springs(void)
 {
     double gap_bend, gap_plain, gap_two;
-    double with_bend = xpbd_cloth_energy_gain(1, 200, 1, 4, &gap_bend);
-    double without = xpbd_cloth_energy_gain(0, 200, 1, 30, &gap_plain);
-    double two_sweeps = xpbd_cloth_energy_gain(1, 200, 2, 10, &gap_two);
+    double with_bend = xpbd_cloth_energy_gain(16, 1, 200, 1, 4, &gap_bend);
+    double without = xpbd_cloth_energy_gain(16, 0, 200, 1, 30, &gap_plain);
+    double two_sweeps = xpbd_cloth_energy_gain(16, 1, 200, 2, 10, &gap_two);
     CU_ASSERT(gap_bend < 1e-8);
     CU_ASSERT(gap_plain < 1e-8);
     CU_ASSERT(gap_two < 1e-8);
@@ -186,4 +280,5 @@ void register_references_tests(void)
     CU_add_test(s, "tet_stress_uniaxial", test_tet_stress_uniaxial);
     CU_add_test(s, "poisson_headline", test_poisson_headline);
     CU_add_test(s, "xpbd_substeps_bend_springs", test_xpbd_substeps_bend_springs);
+    CU_add_test(s, "xpbd_substeps_linear_model", test_xpbd_substeps_linear_model);
 }

@@ -53,7 +53,8 @@ int pbd_solver_options(pbd_solver_def *d, cli_option *out)
         {"record-iterations", CLI_FLAG, &d->record_iterations, 0, 0, 0,
          "with --out: residuals after every iteration to /iterations (always for newton)", NULL},
         {"newton-tol", CLI_DOUBLE, &d->newton_tol, 0, INFINITY, 0,
-         "Newton: stop at ||(g, h)||_2 <= this (XPBD Eq. 8-9)", NULL},
+         "Newton: stop at ||g|| <= this x ||M(x~ - x)|| and ||h/|grad C||| <= this x ||x~ - x|| "
+         "(relative to the step; XPBD Eq. 8-9)", NULL},
         {"newton-max-iterations", CLI_INT, &d->newton_max_iterations, 1, 10000, 0,
          "Newton: iterations per (sub)step at most", NULL},
         {"newton-solver", CLI_CHOICE, &d->newton_solver, 0, 0, 0,

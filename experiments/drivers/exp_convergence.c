@@ -142,6 +142,8 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int scheme, do
     pbd_h5log_attr_int(log, "warmup_frames", P.warmup);
     pbd_h5log_dataset(log, "newton_residual", res, newton_it + 1, 1, "1",
                       "||(g, h)||_2 of the Newton reference before each iteration and after the last");
+    pbd_h5log_dataset(log, "newton_positions", xn, w->n, 3, "m",
+                      "the Newton step's positions, which rms_distance_to_newton is measured from");
     int c_k = pbd_h5log_column(log, "iterations_k", 1, "1");
     int c_err = pbd_h5log_column(log, "rms_distance_to_newton", 1, "m");
     double last_err = NAN, last_res = NAN;

@@ -25,7 +25,7 @@ static const char *const scene_words[] = {"chain", "cloth", NULL};
 static struct {
     int scene;
     int resolution;
-    double size, mass, compliance, rate, duration;
+    double size, mass, compliance, rate, duration, height;
     const char *budgets, *modes;
 } P;
 
@@ -38,6 +38,7 @@ static int options(cli_option *out, int quick)
     P.compliance = 0.0;
     P.rate = 60.0;
     P.duration = quick ? 1.0 : 2.0;
+    P.height = 0.0;
     P.budgets = quick ? "1,4,16" : "1,2,4,8,16,32,64,128";
     P.modes = "substeps,iterations";
     const cli_option rows[] = {
@@ -50,6 +51,8 @@ static int options(cli_option *out, int quick)
         {"compliance", CLI_DOUBLE, &P.compliance, 0, INFINITY, 0, "XPBD alpha in m/N", NULL},
         {"rate", CLI_DOUBLE, &P.rate, 0, 1e7, 1, "frames per second (1/dt of a full step)", NULL},
         {"duration", CLI_DOUBLE, &P.duration, 0, 1e6, 1, "simulated time in s", NULL},
+        {"height", CLI_DOUBLE, &P.height, -1e6, 1e6, 0, "height y the chain or cloth is released "
+         "at, in m (the energy lost does not depend on it)", NULL},
         {"budgets", CLI_STRING, &P.budgets, 0, 0, 0,
          "projections per constraint and frame, N (list)", NULL},
         {"modes", CLI_STRING, &P.modes, 0, 0, 0, "substeps (N x 1), iterations (1 x N) (list)",
@@ -84,6 +87,11 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int mode, int budget)
     } else {
         w = pbd_exp_cloth_build(&c, &tris, &n_tris);
     }
+    for (int i = 0; w && i < w->n; i++) w->x[3 * i + 1] = w->p[3 * i + 1] += P.height;
+    for (int a = 0; w && a < w->n_attach; a++) { /* the pins move with it */
+        w->attach_anchor[3 * a + 1] += P.height;
+        w->attach_target[3 * a + 1] += P.height;
+    }
     if (!w) {
         free(tris);
         return pbd_error(PBD_EINVAL, "substeps_vs_iterations: cannot build the cloth: %s",
@@ -104,6 +112,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int mode, int budget)
     else pbd_exp_cloth_attrs(log, &c);
     pbd_h5log_attr_string(log, "mode", mode_words[mode]);
     pbd_h5log_attr_int(log, "budget", budget);
+    pbd_h5log_attr_double(log, "release_height", P.height);
     long steps = lround(P.duration * P.rate);
     double e0 = 0.0, sum_max = 0.0, sum_l2 = 0.0, ms = 0.0, e = 0.0;
     for (int i = 0; i < w->n; i++) /* E_0: at rest, gravitational energy only */

@@ -466,8 +466,8 @@ int main(int argc, char **argv)
     }
     char lines[24][256] = {{0}};
     int n_targets = bench_targets(rows, n_rows, threads, quick, lines);
-    printf("# the Newton reference: one implicit step to ||(g, h)|| <= 1e-10 (min of the timed "
-           "steps), memory it holds\n");
+    printf("# the Newton reference: one implicit step to the relative tolerance 1e-10 (min of "
+           "the timed steps), memory it holds\n");
     if (bench_newton(quick, only, rows, &n_rows, lines, &n_targets) < 0) return 1;
     printf("# Position Based Fluids: dam break at 4 iterations, the step, the neighbour search "
            "and the projection timed apart (min and median of %d steps)\n", 6);

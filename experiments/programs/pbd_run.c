@@ -113,7 +113,7 @@ int main(int argc, char **argv)
     int n_rows = pbd_scene_options(&sp, rows);
     for (int i = 0; i < n_rows && !unread; i++)
         if (cli_given(rows[i].value) &&
-            (unread_why = pbd_scene_unread(scene, &sp, def.method, rows[i].name)))
+            (unread_why = pbd_scene_unread(scene, &sp, def.method, reference, rows[i].name)))
             unread = rows[i].name;
     if (unread) {
         fprintf(stderr, "pbd-run: --%s: cannot act here: %s\n", unread, unread_why);

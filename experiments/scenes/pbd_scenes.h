@@ -102,12 +102,13 @@ void pbd_scene_cells_free(pbd_scene_cells *cells);
 int pbd_scene_count(void);
 const pbd_scene_entry *pbd_scene_at(int i);
 const pbd_scene_entry *pbd_scene_find(const char *name);
-/* NULL when scene e, built with sp and stepped with `method` (pbd_method), reads the scene
+/* NULL when scene e, built with sp and stepped with `method` (pbd_method), `reference` != 0
+ * when the Newton reference also solves each step (it reads the compliances), reads the scene
  * option `option` (a pbd_scene_options row's name, e.g. "youngs-modulus"); otherwise why it
  * cannot act there, one phrase (experiments/scenes/scene_reads.c). Programs refuse such an
  * option when it is given (cli_given), exit status 2. */
 const char *pbd_scene_unread(const pbd_scene_entry *e, const pbd_scene_params *sp, int method,
-                             const char *option);
+                             int reference, const char *option);
 
 /* ---- Cosserat rods (experiments/scenes/scene_rod.c) --------------------------------- */
 

@@ -2,7 +2,7 @@
  * act, with the reason, instead of ignoring it (experiments/README.md "Meshes and scenes"). One row per scene lists the options its builder reads at all; the rules
  * below it say when a listed one still cannot act (a loaded mesh replaces the generated one;
  * E and ν belong to a material; a material's compliance comes from E and ν; PBD's motion does
- * not depend on E). */
+ * not depend on E; PBD reads no compliance and XPBD no stiffness). */
 #include "pbd_scenes.h"
 
 #include <stdio.h>
@@ -45,7 +45,7 @@ static int in_list(const char *option, const char *list)
 }
 
 const char *pbd_scene_unread(const pbd_scene_entry *e, const pbd_scene_params *sp, int method,
-                             const char *option)
+                             int reference, const char *option)
 {
     static char why[512];
     const char *reads = NULL;
@@ -75,7 +75,7 @@ const char *pbd_scene_unread(const pbd_scene_entry *e, const pbd_scene_params *s
                "--poisson-ratio (long-range attachments and the balloon's volume are hard)";
     /* PBD projects with the stiffness k: Δx = -k C ∇C/|∇C|² is the same when E scales C and ∇C
      * together (C = √(2ΨV) ∝ √E) or only the compliance (Stable Neo-Hookean, strain) */
-    if (mat && method == PBD_METHOD_PBD && strcmp(option, "youngs-modulus") == 0)
+    if (mat && method == PBD_METHOD_PBD && !reference && strcmp(option, "youngs-modulus") == 0)
         return "under --method=pbd a material's constraints are projected with the stiffness "
                "--stiffness and the motion is the same for every E (E sets the compliance that "
                "--method=xpbd and newton use)";
@@ -92,5 +92,13 @@ const char *pbd_scene_unread(const pbd_scene_entry *e, const pbd_scene_params *s
     if (rod && method != PBD_METHOD_PBD && in_list(option, " stiffness k-bend "))
         return "under --method=xpbd the rod's compliances come from --youngs-modulus, "
                "--poisson-ratio and --rod-radius; --stiffness and --k-bend are PBD's";
+    /* PBD Eq. 8–9 project with k alone (solver/project.c project_pbd); XPBD Eq. 18 with α̃
+     * alone (k is read only by shape matching's goal fraction, in no scene of the table) */
+    if (method == PBD_METHOD_PBD && !reference && strcmp(option, "compliance") == 0)
+        return "--method=pbd projects with the stiffness k and reads no compliance (use "
+               "--method=xpbd or newton, or --reference=newton, which read it)";
+    if (method == PBD_METHOD_XPBD && strcmp(option, "stiffness") == 0)
+        return "--method=xpbd projects with the compliance alpha and reads no stiffness (use "
+               "--compliance; --stiffness is PBD's)";
     return NULL;
 }

@@ -1,0 +1,84 @@
+#!/bin/sh
+# make newton-sweep: "Solvers refuse up front or converge" (issue 24) for the Newton reference.
+# Every scene x material (tet_beam --material, the cloth scenes' --stretch) x Young's modulus
+# E = 1e3..1e11 Pa where E acts (once at the defaults where it does not) x each way the CLI
+# takes Newton (--method=newton; --reference=newton beside --method=xpbd): the run must either
+# converge on every step (exit 0) or be refused before step 1 (exit 2, one line with the
+# reason). Anything else — a failure at a step (exit 5), a crash — is a FAIL.
+# Prints one line per case and a table (scene material: one letter per E, C converged,
+# R refused, F failed); exit 1 on any FAIL. Usage: scripts/newton-sweep.sh [BIN_DIR] [STEPS]
+bin=${1:-build}
+steps=${2:-2}
+exps="1e3 1e4 1e5 1e6 1e7 1e8 1e9 1e10 1e11"
+tmp=$(mktemp -d /tmp/pbd-newton-sweep-XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+table="$tmp/table"
+: >"$table"
+
+# one case: LABEL then pbd-run's arguments; prints C, R or F into $tmp/letter
+run_case() {
+    label=$1
+    shift
+    "$bin/pbd-run" "$@" --steps="$steps" --quiet >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ $rc -eq 0 ]; then
+        echo C >"$tmp/letter"
+        echo "converged  $label"
+    elif [ $rc -eq 2 ] && ! grep -q "step [1-9]" "$tmp/err"; then
+        echo R >"$tmp/letter"
+        echo "refused    $label: $(head -c 300 "$tmp/err" | head -1)"
+    else
+        echo F >"$tmp/letter"
+        echo "FAIL       $label (exit $rc): $(head -c 300 "$tmp/err" | head -1)"
+        fails=$((fails + 1))
+    fi
+}
+
+# SCENE MATERIAL_LABEL E_ACTS then the scene's own arguments
+sweep() {
+    scene=$1 mat=$2 eacts=$3
+    shift 3
+    for how in newton reference; do
+        if [ $how = newton ]; then m="--method=newton"; else m="--method=xpbd --reference=newton"; fi
+        row="$scene $mat $how:"
+        if [ "$eacts" = 1 ]; then
+            for e in $exps; do
+                run_case "$scene $mat E=$e $m" "$scene" "$@" $m --youngs-modulus="$e"
+                row="$row $(cat "$tmp/letter")"
+            done
+        else
+            run_case "$scene $mat (E cannot act) $m" "$scene" "$@" $m
+            row="$row $(cat "$tmp/letter") (no E)"
+        fi
+        echo "$row" >>"$table"
+    done
+}
+
+for mat in neo-hookean stvk corotated strain strain-normalized; do
+    sweep tet_beam "$mat" 1 --material="$mat"
+done
+sweep tet_beam distance-volume 0 --compliance=1e-6
+for scene in cloth cloth_bend balloon cloth_bag; do
+    bend=""
+    [ "$scene" != cloth ] && bend="--bend-compliance=1e-3"
+    for stretch in fem strain; do
+        sweep "$scene" "stretch=$stretch" 1 --stretch="$stretch" $bend
+    done
+    sweep "$scene" "stretch=distance" 0 --compliance=1e-6 $bend
+done
+sweep chain distance 0 --compliance=1e-6
+sweep rod rod 1
+sweep helix rod 1
+for scene in tear dam_break fluid_rest; do
+    sweep "$scene" default 0
+done
+
+echo
+echo "E = $exps (C converged, R refused before step 1, F failed)"
+cat "$table"
+if [ $fails -gt 0 ]; then
+    echo "newton-sweep: $fails case(s) neither converged nor were refused up front"
+    exit 1
+fi
+echo "newton-sweep: every case converged or was refused before step 1"

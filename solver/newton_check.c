@@ -1,0 +1,58 @@
+/* What the Newton reference cannot take (solver/README.md "Newton reference": its limits),
+ * refused before the first step with one line each: pbd_newton_check. */
+#include "newton_private.h"
+
+pbd_status newton_check_world(const pbd_world *w, int max_iter, double tol)
+{
+    pbd_status st = pbd_solver_def_validate(&w->def);
+    if (st != PBD_OK) return st;
+    if (max_iter < 0 || !(tol >= 0.0))
+        return pbd_error(PBD_EINVAL, "newton: expected max_iter >= 0 and tol >= 0, found %d "
+                         "and %g", max_iter, tol);
+    if (w->collision_stages)
+        return pbd_error(PBD_EINVAL, "newton: expected a world without colliders or contacts, "
+                         "found some: the implicit step takes equality constraints only "
+                         "(no active set of contacts; solver/README.md)");
+    if (w->fluid_stages)
+        return pbd_error(PBD_EINVAL, "newton: expected a world without a fluid, found one: "
+                         "its density rows change with the neighbours every step "
+                         "(solver/fluid/README.md)");
+    if (w->def.newton_solver == PBD_NEWTON_DENSE) {
+        long unknowns = 0;
+        for (int i = 0; i < w->n; i++) unknowns += 3 * (w->w[i] > 0.0);
+        for (int s = 0; s < w->n_sets; s++) unknowns += w->sets[s].count;
+        if (unknowns > PBD_NEWTON_DENSE_MAX)
+            return pbd_error(PBD_EINVAL, "newton: solver dense: expected at most %d unknowns "
+                             "(the dense oracle is for small scenes), found %ld",
+                             PBD_NEWTON_DENSE_MAX, unknowns);
+    }
+    if (w->post_step)
+        return pbd_error(PBD_EINVAL, "newton: expected a world without a post-step hook, found "
+                         "one (tearing): the implicit step takes a fixed topology, and the torn "
+                         "cloth's pulled rows have no equilibrium to converge to before it tears "
+                         "(solver/README.md)");
+    if (w->n_orient > 0)
+        return pbd_error(PBD_EINVAL, "newton: expected a world of particles only, found %d "
+                         "orientations (rods): the reference has no rotational unknowns "
+                         "(solver/README.md \"Orientations\")", w->n_orient);
+    for (int s = 0; s < w->n_sets; s++)
+        if (!w->sets[s].type->eval && w->sets[s].count > 0)
+            return pbd_error(PBD_EINVAL, "newton: set %d (%s): expected constraints with a "
+                             "scalar C, found a type without one", s, w->sets[s].type->name);
+    for (int s = 0; s < w->n_sets; s++) {
+        const pbd_constraint_set *set = &w->sets[s];
+        if (set->type->inequality && set->count > 0)
+            return pbd_error(PBD_EINVAL, "newton: set %d (%s): expected equality constraints "
+                             "only, found an inequality type (contacts are refused)", s,
+                             set->type->name);
+        for (int c = 0; c < set->count; c++)
+            if (set->compliance[c] == 0.0 && set->stiffness[c] < 1.0)
+                return pbd_error(PBD_EINVAL, "newton: set %d (%s) constraint %d: expected an "
+                                 "XPBD compliance for the implicit step, found PBD stiffness "
+                                 "k = %g with compliance 0 (PBD's k has no implicit "
+                                 "counterpart: give a compliance, or k = 1 for a rigid "
+                                 "constraint)", s, set->type->name, c, set->stiffness[c]);
+    }
+    return PBD_OK;
+}
+
