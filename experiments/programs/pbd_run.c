@@ -7,6 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* This process's resident memory in kB: `field` VmRSS (now) or VmHWM (the peak) of
+ * /proc/self/status; -1 where there is none. */
+static long resident_kb(const char *field)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+    size_t n = strlen(field);
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, field, n) == 0) kb = atol(line + n);
+    if (f) fclose(f);
+    return kb;
+}
+
 int main(int argc, char **argv)
 {
     const pbd_experiment *experiment = argc > 1 ? pbd_experiment_find(argv[1]) : NULL;
@@ -157,8 +171,10 @@ int main(int argc, char **argv)
     }
     /* the Newton reference's pattern and symbolic analysis now: a run that would not fit in
      * memory is refused with the estimate before any step (exit status 4) */
-    pbd_status nst = def.method == PBD_METHOD_NEWTON || reference ? pbd_newton_prepare(w, NULL)
-                                                                  : PBD_OK;
+    const long rss0 = resident_kb("VmRSS:"); /* the estimate against what the run holds */
+    size_t estimate = 0;
+    pbd_status nst = def.method == PBD_METHOD_NEWTON || reference
+                         ? pbd_newton_prepare(w, &estimate) : PBD_OK;
     if (nst != PBD_OK) {
         fprintf(stderr, "pbd-run: %s%s\n", reference ? "--reference=newton: " : "",
                 pbd_last_error());
@@ -238,6 +254,11 @@ int main(int argc, char **argv)
         if (log) st = pbd_h5log_step(log, w);
     }
     pbd_exp_reference_free(&ref);
+    long hwm = resident_kb("VmHWM:");
+    if (estimate > 0 && st == PBD_OK && rss0 > 0 && hwm > 0)
+        printf("# newton reference: estimated %.1f MB up front; resident memory %.1f MB before "
+               "its set-up, %.1f MB at the peak (VmHWM): %.1f MB more\n", estimate / 1e6,
+               rss0 * 1024 / 1e6, hwm * 1024 / 1e6, (hwm - rss0) * 1024 / 1e6);
     fflush(stdout);
     if (log && st == PBD_OK) {
         char path[4096];
