@@ -1,7 +1,7 @@
 /* The Newton reference's Krylov solve (solver/README.md "Newton reference", "The modified
  * factorisation"): MINRES (Paige & Saunders 1975) with a symmetric positive definite
  * preconditioner, in the form of Elman, Silvester & Wathen, "Finite Elements and Fast
- * Iterative Solvers" (2005), Algorithm 2.4 (preconditioned MINRES), on the exact Schur
+ * Iterative Solvers" (2005) (preconditioned MINRES), on the exact Schur
  * complement A — symmetric, indefinite where compressed constraints' geometric stiffness
  * outweighs the mass — preconditioned by the LLᵀ of P, the same matrix with that indefinite
  * part left out (positive definite, so CHOLMOD's supernodal, BLAS-3 factorisation takes it).

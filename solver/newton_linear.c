@@ -3,7 +3,9 @@
  *     particular the indefinite KKT system of XPBD Eq. 10–11;
  *   - CHOLMOD (SuiteSparse): the Schur complement — symmetric, and positive definite unless
  *     the geometric stiffness -λ∇²C of compressed or bent constraints outweighs the mass
- *     (the cloth's buckling). Supernodal LLᵀ first; when it finds the matrix not positive
+ *     (the cloth's buckling). MINRES on it, preconditioned by a kept supernodal LLᵀ of it or
+ *     of its positive definite modification P (solve_modified below, newton_krylov.c);
+ *     when that does not converge: supernodal LLᵀ; when it finds the matrix not positive
  *     definite, simplicial LDLᵀ (no pivoting) for the rest of that Newton solve, which
  *     factorises the mildly indefinite ones too; when that meets a zero pivot or its solve
  *     does not check out, the same matrix goes to UMFPACK;

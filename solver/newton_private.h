@@ -1,7 +1,8 @@
 /* Private to solver/: the Newton reference's workspace and its three parts — the driver
  * (solver/newton.c: prediction, residual, line search, the public API), the linear system
  * (solver/newton_system.c: sparsity pattern, Hessians, assembly) and the linear solvers
- * (solver/newton_linear.c: UMFPACK, CHOLMOD, GSL's dense LU). */
+ * (solver/newton_linear.c: UMFPACK, CHOLMOD, GSL's dense LU; solver/newton_krylov.c: MINRES
+ * preconditioned by a kept CHOLMOD factor). */
 #ifndef PBD_NEWTON_PRIVATE_H
 #define PBD_NEWTON_PRIVATE_H
 

@@ -64,6 +64,7 @@ static int run_row(const newton_scene *sc, int threads, int krylov, int quick, b
         return -1;
     }
     size_t estimate = 0;
+    const long rss0 = bench_resident_kb("VmRSS:"), hwm0 = bench_resident_kb("VmHWM:");
     double t[8], per_it = 0.0, cpu = 0.0;
     int its = 0, facts = 0, kits = 0;
     pbd_newton_info info = {0};
@@ -88,6 +89,12 @@ static int run_row(const newton_scene *sc, int threads, int krylov, int quick, b
     }
     qsort(t, (size_t)sc->timed, sizeof t[0], bench_cmp_double);
     *seconds = t[0];
+    /* the process's peak resident memory grown from before the set-up: only where this row
+     * raised the peak (else an earlier, larger row set it: "-") */
+    const long hwm = bench_resident_kb("VmHWM:");
+    char grown[48] = "-";
+    if (rss0 > 0 && hwm > hwm0)
+        snprintf(grown, sizeof grown, "%.0f MB", (double)(hwm - rss0) * 1024.0 / 1e6);
     bench_row *r = &rows[(*n_rows)++];
     memset(r, 0, sizeof *r);
     snprintf(r->scene, sizeof r->scene, "%s", sc->name);
@@ -108,11 +115,12 @@ static int run_row(const newton_scene *sc, int threads, int krylov, int quick, b
     r->load_after = bench_load_average();
     printf("%-24s %-22s %7d %7d  %2d its (%.1f factorisations, %.0f MINRES its)  %8.1f ms/step "
            "(median %8.1f)  %7.1f ms/iteration  %d unknowns, %ld nonzeros, %.0f MB (estimated "
-           "%.0f MB), load %.1f -> %.1f, CPU %.0f ms/step (mean, all threads)\n",
+           "%.0f MB, resident grew %s), load %.1f -> %.1f, CPU %.0f ms/step (mean, all "
+           "threads)\n",
            r->scene, r->solver, r->particles, r->constraints, r->iterations,
            (double)facts / sc->timed, (double)kits / sc->timed, r->ms_min, r->ms_median,
            1e3 * per_it / its, info.unknowns, info.nonzeros, info.bytes / 1e6, estimate / 1e6,
-           r->load_before, r->load_after, 1e3 * cpu / sc->timed);
+           grown, r->load_before, r->load_after, 1e3 * cpu / sc->timed);
     fflush(stdout);
     if (!krylov) { /* the baseline: its time is the ratio's denominator, no target */
     } else if (sc->target_seconds > 0.0)
@@ -123,9 +131,10 @@ static int run_row(const newton_scene *sc, int threads, int krylov, int quick, b
                  quick ? ", full size only" : "", t[0] <= sc->target_seconds ? "met" : "NOT met");
     else
         snprintf(out[(*n_targets)++], 256, "Newton step (to 1e-10), %s, BLAS on %d thread%s: "
-                 "%.1f s (%d iterations), memory %.0f MB (estimated up front %.0f MB), load %.1f "
-                 "(measured, no target)", sc->name, threads, threads > 1 ? "s" : "", t[0],
-                 r->iterations, info.bytes / 1e6, estimate / 1e6, r->load_after);
+                 "%.1f s (%d iterations), memory %.0f MB (estimated up front %.0f MB, resident "
+                 "grew %s), load %.1f (measured, no target)", sc->name, threads,
+                 threads > 1 ? "s" : "", t[0], r->iterations, info.bytes / 1e6, estimate / 1e6,
+                 grown, r->load_after);
     pbd_world_free(w);
     return 0;
 }

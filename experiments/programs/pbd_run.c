@@ -1,25 +1,12 @@
 /* pbd-run SCENE [options]: build a scene, step it, print the per-step residual.
  * pbd-run EXPERIMENT [options]: run an experiment of the suite (experiments/exp_*.c). */
 #include "experiments/pbd_experiments.h"
+#include "experiments/programs/bench.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* This process's resident memory in kB: `field` VmRSS (now) or VmHWM (the peak) of
- * /proc/self/status; -1 where there is none. */
-static long resident_kb(const char *field)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kb = -1;
-    size_t n = strlen(field);
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, field, n) == 0) kb = atol(line + n);
-    if (f) fclose(f);
-    return kb;
-}
 
 int main(int argc, char **argv)
 {
@@ -171,7 +158,7 @@ int main(int argc, char **argv)
     }
     /* the Newton reference's pattern and symbolic analysis now: a run that would not fit in
      * memory is refused with the estimate before any step (exit status 4) */
-    const long rss0 = resident_kb("VmRSS:"); /* the estimate against what the run holds */
+    const long rss0 = bench_resident_kb("VmRSS:"); /* the estimate against what the run holds */
     size_t estimate = 0;
     pbd_status nst = def.method == PBD_METHOD_NEWTON || reference
                          ? pbd_newton_prepare(w, &estimate) : PBD_OK;
@@ -254,7 +241,7 @@ int main(int argc, char **argv)
         if (log) st = pbd_h5log_step(log, w);
     }
     pbd_exp_reference_free(&ref);
-    long hwm = resident_kb("VmHWM:");
+    long hwm = bench_resident_kb("VmHWM:");
     if (estimate > 0 && st == PBD_OK && rss0 > 0 && hwm > 0)
         printf("# newton reference: estimated %.1f MB up front; resident memory %.1f MB before "
                "its set-up, %.1f MB at the peak (VmHWM): %.1f MB more\n", estimate / 1e6,
