@@ -48,6 +48,13 @@ static void matvec(const newton_system *s, const double *x, double *y)
     }
 }
 
+static void swap(double **a, double **b)
+{
+    double *t = *a;
+    *a = *b;
+    *b = t;
+}
+
 static double dot(const double *a, const double *b, int n)
 {
     double d = 0.0;
@@ -87,9 +94,7 @@ int newton_minres(newton_system *s, newton_precond apply, const double *b, doubl
         /* v_{j+1} = A z_j - (δ/γ_j) v_j - (γ_j/γ_{j-1}) v_{j-1}, into v_old */
         for (int k = 0; k < n; k++)
             v_old[k] = az[k] - (delta / gamma) * v[k] - (gamma / gamma_old) * v_old[k];
-        double *t = v_old;
-        v_old = v;
-        v = t;
+        swap(&v_old, &v);
         if (apply(s, v, zn) != 0) return -1;
         const double gamma_new = sqrt(fmax(dot(zn, v, n), 0.0));
         const double a0 = c_cur * delta - c_old * s_cur * gamma;
@@ -108,22 +113,13 @@ int newton_minres(newton_system *s, newton_precond apply, const double *b, doubl
             r[k] -= c_new * eta * aw_old[k];
             rr += r[k] * r[k];
         }
-        t = w_old;
-        w_old = w;
-        w = t;
-        t = aw_old;
-        aw_old = aw;
-        aw = t;
-        t = z;
-        z = zn;
-        zn = t;
+        swap(&w_old, &w);
+        swap(&aw_old, &aw);
+        swap(&z, &zn);
         eta = -s_new * eta;
-        gamma_old = gamma;
-        gamma = gamma_new;
-        s_old = s_cur;
-        s_cur = s_new;
-        c_old = c_cur;
-        c_cur = c_new;
+        gamma_old = gamma, gamma = gamma_new;
+        s_old = s_cur, s_cur = s_new;
+        c_old = c_cur, c_cur = c_new;
         *res = sqrt(rr);
         if (*res < best_res) {
             best_res = *res;
