@@ -17,9 +17,11 @@ int newton_block_psd(const double *G, int n, double scale, double *work)
 {
     double dmax = 0.0;
     for (int i = 0; i < n; i++) dmax = fmax(dmax, fabs(scale * G[i * n + i]));
-    if (dmax == 0.0) return 1; /* a zero block (off-diagonal entries then sum to indefinite,
-                                * but an all-zero diagonal of a Hessian block means all zero
-                                * for the types here; the test below would catch the rest) */
+    if (dmax == 0.0) { /* semi-definite with a zero diagonal only when it is all zero */
+        for (int i = 0; i < n * n; i++)
+            if (G[i] != 0.0) return 0;
+        return 1;
+    }
     const double tau = 1e-10 * dmax;
     /* Cholesky of scale·G + τI without pivoting (lower triangle into work): it exists iff
      * the matrix is positive definite, i.e. G's eigenvalues ≥ -τ */

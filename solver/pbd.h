@@ -497,7 +497,7 @@ typedef struct pbd_newton_info {
     int line_search_halvings;/* step halvings over the solve */
     int skipped;             /* degenerate constraints at the last iterate */
     int hessians_skipped;    /* constraints whose Hessian was undefined (left out) */
-    int factorisations;      /* numeric factorisations of the modified matrix P (auto,
+    int factorisations;      /* CHOLMOD's numeric factorisations in the solve (auto,
                               * cholmod: solver/README.md "The modified factorisation") */
     int krylov_iterations;   /* MINRES iterations on the exact matrix, summed */
 } pbd_newton_info;

@@ -215,7 +215,11 @@ static void test_estimate_against_resident(void)
         if (f) fclose(f);
         fprintf(stderr, "\n  %s: estimated %.1f MB, resident memory grew by %.1f MB (%.2fx)",
                 scenes[k], estimate, more, estimate / more);
+#ifdef __SANITIZE_ADDRESS__ /* make asan: shadow memory and quarantine, not the solver's */
+        CU_ASSERT(more > 1.0 && estimate > 0.0);
+#else
         CU_ASSERT(more > 1.0 && estimate >= more / 1.3 && estimate <= 1.3 * more);
+#endif
         remove(out);
         test_remove_dir(dir);
     }
