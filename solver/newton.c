@@ -473,6 +473,8 @@ restart:
     info->nonzeros = nw->sys.dense ? (long)nw->sys.N * nw->sys.N : nw->sys.nnz;
     info->skipped = nw->skipped;
     info->hessians_skipped = nw->hessians_skipped;
+    info->factorisations = nw->sys.factorisations;
+    info->krylov_iterations = nw->sys.krylov_iterations;
     info->seconds_total = now_seconds() - t_start;
     info->bytes = newton_workspace_bytes(nw) + nw->sys.factor_bytes;
     info->estimate_bytes = nw->sys.estimate_bytes;

@@ -3,7 +3,9 @@
  *     particular the indefinite KKT system of XPBD Eq. 10–11;
  *   - CHOLMOD (SuiteSparse): the Schur complement — symmetric, and positive definite unless
  *     the geometric stiffness -λ∇²C of compressed or bent constraints outweighs the mass
- *     (the cloth's buckling). Supernodal LLᵀ first; when it finds the matrix not positive
+ *     (the cloth's buckling). MINRES on it, preconditioned by a kept supernodal LLᵀ of it or
+ *     of its positive definite modification P (solve_modified below, newton_krylov.c);
+ *     when that does not converge: supernodal LLᵀ; when it finds the matrix not positive
  *     definite, simplicial LDLᵀ (no pivoting) for the rest of that Newton solve, which
  *     factorises the mildly indefinite ones too; when that meets a zero pivot or its solve
  *     does not check out, the same matrix goes to UMFPACK;
@@ -32,6 +34,16 @@ void newton_linear_free(newton_system *s)
         cholmod_factor *L = s->chol_llt, *D = s->chol_ldl;
         if (L) cholmod_free_factor(&L, cc);
         if (D) cholmod_free_factor(&D, cc);
+        for (int k = 0; k < 2; k++) {
+            cholmod_factor *F = s->pre[k];
+            if (F) cholmod_free_factor(&F, cc);
+            s->pre[k] = NULL;
+            s->pre_ok[k] = 0;
+        }
+        cholmod_dense *X = s->chol_X, *Y = s->chol_Y, *E = s->chol_E;
+        if (X) cholmod_free_dense(&X, cc);
+        if (Y) cholmod_free_dense(&Y, cc);
+        if (E) cholmod_free_dense(&E, cc);
         cholmod_finish(cc);
         free(cc);
     }
@@ -42,6 +54,7 @@ void newton_linear_free(newton_system *s)
     if (s->gsl_rhs) gsl_vector_free(s->gsl_rhs);
     if (s->gsl_sol) gsl_vector_free(s->gsl_sol);
     s->umf_numeric = s->umf_symbolic = s->chol_common = s->chol_llt = s->chol_ldl = NULL;
+    s->chol_X = s->chol_Y = s->chol_E = NULL;
     s->gsl_J = s->gsl_perm = s->gsl_rhs = s->gsl_sol = NULL;
 }
 
@@ -173,6 +186,7 @@ static int solve_cholmod(newton_system *s, int ldl, int iteration, pbd_status *s
     cholmod_common *cc = s->chol_common;
     cholmod_sparse A = cholmod_matrix(s);
     cholmod_factorize(&A, L, cc);
+    s->factorisations++;
     if (cc->status == CHOLMOD_NOT_POSDEF) return 1;
     if (cc->status != CHOLMOD_OK) {
         *st = pbd_error(cc->status == CHOLMOD_OUT_OF_MEMORY ? PBD_ENOMEM : PBD_ENUMERIC,
@@ -202,6 +216,127 @@ static int solve_cholmod(newton_system *s, int ldl, int iteration, pbd_status *s
     return 0;
 }
 
+/* The modified Newton solve of the Schur form (solver/README.md "The modified
+ * factorisation"): MINRES on the exact Ax, preconditioned by a kept supernodal LLᵀ (of A
+ * where A was positive definite, else of P: newton_system.c keeps the geometric stiffness
+ * only where it is positive semi-definite). The direction is the exact Newton direction to
+ * the forcing tolerance below; the factor is reused across iterations and steps while
+ * MINRES converges within `budget` iterations with it (chord steps on the preconditioner). */
+#define KRYLOV_FORCING 1e-3   /* ||A Δx - b|| <= this × ||(g, h)|| × min(1, ||r_k|| / ||r_0||) */
+#define KRYLOV_FORCING_SLOW 1e-6 /* ... after an iteration that did not halve ||(g, h)|| */
+#define KRYLOV_FLOOR 1e-13    /* ... or this × ||b||: the rounding of a direct solve's residual */
+#define KRYLOV_FRESH_MAX 150  /* MINRES iterations with a fresh factor, before the direct path */
+#define KRYLOV_GAIN 4.0       /* a factorisation's flop runs this much faster than a solve's
+                               * (BLAS-3 against BLAS-2; 64² and 100² cloths, OpenBLAS) */
+
+static int precondition(newton_system *s, const double *v, double *z)
+{
+    cholmod_common *cc = s->chol_common;
+    cholmod_dense b = {.nrow = (size_t)s->N, .ncol = 1, .nzmax = (size_t)s->N,
+                       .d = (size_t)s->N, .x = (double *)v, .xtype = CHOLMOD_REAL,
+                       .dtype = CHOLMOD_DOUBLE};
+    cholmod_dense *X = s->chol_X, *Y = s->chol_Y, *E = s->chol_E;
+    int ok = cholmod_solve2(CHOLMOD_A, s->pre[s->pre_cur], &b, NULL, &X, NULL, &Y, &E, cc);
+    s->chol_X = X;
+    s->chol_Y = Y;
+    s->chol_E = E;
+    if (!ok) return -1;
+    memcpy(z, X->x, (size_t)s->N * sizeof *z);
+    return 0;
+}
+
+/* Slot k's factor anew: LLᵀ of A unless A was not positive definite there before, else of
+ * P. 0 done, 1 P not positive definite either, -1 an error (*st). */
+static int factorise_slot(newton_system *s, int k, int iteration, pbd_status *st)
+{
+    cholmod_factor *L;
+    if ((*st = analyze_cholmod(s, 0, &L)) != PBD_OK) return -1;
+    cholmod_common *cc = s->chol_common;
+    if (!s->pre[k]) { /* the symbolic analysis, copied: each slot its own numeric values */
+        double fl = cc->fl, lnz = cc->lnz;
+        s->budget = (int)fmin(40.0, fmax(4.0, fl / (4.0 * lnz + 2.0 * (double)s->nnz) /
+                                                  KRYLOV_GAIN));
+        if (!(s->pre[k] = cholmod_copy_factor(L, cc))) {
+            *st = pbd_error(PBD_ENOMEM, "newton: out of memory for CHOLMOD's factor");
+            return -1;
+        }
+    }
+    s->pre_ok[k] = 0;
+    s->refactor[k] = 0;
+    cholmod_sparse A = cholmod_matrix(s);
+    for (int use_p = s->pre_of_p[k]; use_p < 2; use_p++) {
+        if (use_p) A.x = s->Px;
+        cholmod_factorize(&A, s->pre[k], cc);
+        s->factorisations++;
+        if (cc->memory_usage > s->factor_bytes) s->factor_bytes = cc->memory_usage;
+        if (cc->status == CHOLMOD_OK) {
+            s->pre_ok[k] = 1;
+            return 0;
+        }
+        if (cc->status != CHOLMOD_NOT_POSDEF) {
+            *st = pbd_error(cc->status == CHOLMOD_OUT_OF_MEMORY ? PBD_ENOMEM : PBD_ENUMERIC,
+                            "newton: iteration %d: CHOLMOD factorisation failed (status %d)",
+                            iteration, cc->status);
+            return -1;
+        }
+        s->pre_of_p[k] = 1;
+    }
+    return 1;
+}
+
+static int krylov_off; /* pbd_newton_set_krylov(0): the direct path (the bench's baseline) */
+
+void pbd_newton_set_krylov(int on) { krylov_off = !on; }
+
+/* 0 with *st (solved, or an error), or 1: use the direct path on A for this iteration. */
+static int solve_modified(newton_system *s, int iteration, pbd_status *st)
+{
+    *st = PBD_OK;
+    if (!s->Px || s->krylov_failed || krylov_off) return 1;
+    const int k = iteration > 0;
+    s->pre_cur = k;
+    int fresh = 0, rc;
+    if (!s->pre_ok[k] || s->refactor[k]) {
+        if ((rc = factorise_slot(s, k, iteration, st)) != 0) return rc > 0;
+        fresh = 1;
+    }
+    double bn = 0.0;
+    for (int q = 0; q < s->N; q++) bn += s->rhs[q] * s->rhs[q];
+    const double ratio = s->norm0 > 0.0 ? fmin(1.0, s->norm / s->norm0) : 1.0;
+    /* where the last iteration did not halve ||(g, h)|| (line search, a hard step), the
+     * direction is solved tighter: an inexact one let the 100² bending cloth's first step
+     * stall at a forcing of 1e-2, not at 1e-3 */
+    const int slow = iteration > 0 && s->norm > 0.5 * s->norm_prev;
+    s->norm_prev = s->norm;
+    const double tol = fmax((slow ? KRYLOV_FORCING_SLOW : KRYLOV_FORCING) * ratio * s->norm,
+                            KRYLOV_FLOOR * sqrt(bn));
+    memset(s->sol, 0, (size_t)s->N * sizeof *s->sol);
+    int its = 0, its2 = 0;
+    double res;
+    rc = newton_minres(s, precondition, s->rhs, s->sol, tol,
+                       fresh ? KRYLOV_FRESH_MAX : s->budget, &its, &res);
+    if (rc == 1 && !fresh) { /* the kept factor no longer serves: anew, on from there */
+        int f = factorise_slot(s, k, iteration, st);
+        if (f != 0) return f > 0;
+        rc = newton_minres(s, precondition, s->rhs, s->sol, tol, KRYLOV_FRESH_MAX, &its2, &res);
+        s->refactor[k] = 1; /* the iterate moves fast: anew next time too */
+    } else if (!fresh && 4 * its > 3 * s->budget) {
+        s->refactor[k] = 1; /* slow: cheaper anew next time */
+    }
+    s->krylov_iterations += its + its2;
+    if (rc < 0) {
+        *st = pbd_error(PBD_ENOMEM, "newton: iteration %d: CHOLMOD solve: out of memory",
+                        iteration);
+        return 0;
+    }
+    if (rc == 1) {
+        s->krylov_failed = 1;
+        return 1;
+    }
+    s->used = PBD_NEWTON_CHOLMOD;
+    return 0;
+}
+
 static pbd_status solve_dense(newton_system *s, int iteration)
 {
     if (s->N == 0) return PBD_OK;
@@ -221,14 +356,20 @@ static pbd_status solve_dense(newton_system *s, int iteration)
 
 static pbd_status solve_sparse(newton_system *s, int solver, int fallback, int iteration)
 {
-    if (iteration == 0) s->llt_failed = s->ldl_failed = 0;
+    if (iteration == 0) {
+        s->llt_failed = s->ldl_failed = s->krylov_failed = 0;
+        s->factorisations = s->krylov_iterations = 0;
+    }
     if (s->N == 0) {
         s->used = solver == PBD_NEWTON_AUTO ? PBD_NEWTON_UMFPACK : solver;
         return PBD_OK;
     }
     if (solver == PBD_NEWTON_AUTO || solver == PBD_NEWTON_CHOLMOD) {
-        /* LLᵀ until the Schur complement is not positive definite, then LDLᵀ for the rest of
-         * this solve, then UMFPACK */
+        /* MINRES preconditioned by P's LLᵀ; failing that, LLᵀ of A until the Schur
+         * complement is not positive definite, then LDLᵀ for the rest of this solve, then
+         * UMFPACK */
+        pbd_status st0;
+        if (!solve_modified(s, iteration, &st0)) return st0;
         for (int ldl = 0; ldl < 2; ldl++) {
             int *failed = ldl ? &s->ldl_failed : &s->llt_failed;
             if (*failed) continue;
@@ -311,12 +452,13 @@ pbd_status newton_linear_analyze(newton_system *s, int solver, size_t other)
             cholmod_factor *L;
             st = analyze_cholmod(s, 0, &L);
             if (st == PBD_OK) {
-                const cholmod_common *cc = s->chol_common;
-                /* supernodal L (values, row indices), the LDLᵀ fallback's simplicial factor
-                 * (cc->lnz entries: values and rows), the factorisation's temporaries (A
-                 * permuted and transposed, the supernodal update matrix, CHOLMOD's workspace) */
-                factor = sizeof(double) * L->xsize + sizeof(int) * L->ssize +
-                         (sizeof(double) + sizeof(int)) * (size_t)cc->lnz +
+                /* the two kept supernodal factors (values, row indices: solve_modified's
+                 * slots), the factorisation's temporaries (A permuted and transposed: 12
+                 * bytes per entry, the supernodal update matrix) and CHOLMOD's workspace;
+                 * not the fallback's (LDLᵀ's simplicial factor, UMFPACK: only when MINRES
+                 * fails with a fresh factor, solver/README.md) */
+                factor = 2 * (sizeof(double) * L->xsize + sizeof(int) * L->ssize) +
+                         sizeof(int) * L->ssize + /* the analysis itself, kept */
                          (sizeof(double) + sizeof(int)) * (size_t)s->nnz +
                          sizeof(double) * L->maxcsize + 64 * (size_t)s->N;
                 snprintf(what, sizeof what, "CHOLMOD's analysis: L has %.3g entries, %d unknowns",
@@ -331,9 +473,10 @@ pbd_status newton_linear_analyze(newton_system *s, int solver, size_t other)
         newton_pool_leave();
     }
     if (st != PBD_OK) return st;
-    /* a quarter more for what the counts above leave out (LDLᵀ's own ordering may fill more;
-     * CHOLMOD's bookkeeping): an upper bound on the scenes measured (suite newton_scale) */
-    s->estimate_bytes = factor + factor / 4 + other;
+    /* a tenth more for what the counts above leave out (CHOLMOD's bookkeeping, the pool's
+     * partly used blocks): measured against the peak resident memory (suite newton_scale;
+     * the 316² cloth: 2.16 GB resident) */
+    s->estimate_bytes = factor + factor / 10 + other;
     size_t limit;
     const char *source;
     if ((st = memory_limit(&limit, &source)) != PBD_OK) return st;

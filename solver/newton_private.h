@@ -1,7 +1,8 @@
 /* Private to solver/: the Newton reference's workspace and its three parts — the driver
  * (solver/newton.c: prediction, residual, line search, the public API), the linear system
  * (solver/newton_system.c: sparsity pattern, Hessians, assembly) and the linear solvers
- * (solver/newton_linear.c: UMFPACK, CHOLMOD, GSL's dense LU). */
+ * (solver/newton_linear.c: UMFPACK, CHOLMOD, GSL's dense LU; solver/newton_krylov.c: MINRES
+ * preconditioned by a kept CHOLMOD factor). */
 #ifndef PBD_NEWTON_PRIVATE_H
 #define PBD_NEWTON_PRIVATE_H
 
@@ -48,6 +49,27 @@ typedef struct newton_system {
     void *chol_common;     /* cholmod_common * */
     void *chol_llt, *chol_ldl; /* cholmod_factor *: supernodal LLᵀ, simplicial LDLᵀ */
     int llt_failed, ldl_failed; /* in this solve: not positive definite / not LDLᵀ-able */
+    /* The Schur form's Krylov path (solver/newton_krylov.c, newton_linear.c): the modified
+     * matrix P (the geometric stiffness kept only where it is positive semi-definite, so
+     * positive definite), and two kept supernodal LLᵀ factors that precondition MINRES on
+     * the exact Ax: slot 0 serves the first iteration of every step (λ = 0, the largest δ:
+     * alike from step to step), slot 1 the later iterations. Each is of A when A was
+     * positive definite there, else of P, and is factorised anew only when MINRES needs
+     * more than `budget` iterations with it. */
+    double *Px;
+    double *psd_work;      /* one constraint's block: the semi-definiteness test */
+    double *kv;            /* MINRES' vectors: NEWTON_KRYLOV_VECTORS × N */
+    void *chol_X, *chol_Y, *chol_E; /* cholmod_solve2's kept vectors */
+    void *pre[2];          /* cholmod_factor *: the slots' factors */
+    int pre_ok[2];         /* the slot holds a numeric factor of this topology */
+    int pre_of_p[2];       /* A was not positive definite in that slot: factorise P */
+    int refactor[2];       /* the last MINRES solve with it was slow: factorise anew */
+    int pre_cur;           /* the slot MINRES uses now */
+    int budget;            /* MINRES iterations worth one factorisation (from the analysis) */
+    int krylov_failed;     /* in this solve: MINRES did not converge, the direct path on A */
+    int factorisations, krylov_iterations; /* of this Newton solve */
+    double norm, norm0;    /* ||(g, h)|| at the iterate and at the start (the forcing term) */
+    double norm_prev;      /* ... at the previous iterate (solve_modified) */
     newton_pool *pool;     /* SuiteSparse's memory, recycled (solver/newton_pool.c) */
     void *gsl_J, *gsl_perm, *gsl_rhs, *gsl_sol;
     size_t factor_bytes;   /* the library's peak memory of the last factorisation */
@@ -103,6 +125,19 @@ pbd_status newton_linear_solve(newton_system *s, int solver, int fallback, int i
  * against what is available: PBD_ENOMEM with the estimate when it would not fit. */
 pbd_status newton_linear_analyze(newton_system *s, int solver, size_t other);
 void newton_linear_free(newton_system *s);
+
+/* solver/newton_krylov.c: preconditioned MINRES on the Schur complement Ax (symmetric,
+ * possibly indefinite) with a positive definite preconditioner z = P⁻¹v (`apply`, 0 or -1
+ * on failure): x (its start on entry) until ||b - A x||_2 <= tol or max_it iterations.
+ * Returns 0 converged, 1 not converged (x the best so far), -1 the preconditioner failed;
+ * *its the iterations, *res the final ||b - A x||_2. Uses s->kv. */
+#define NEWTON_KRYLOV_VECTORS 11
+typedef int (*newton_precond)(newton_system *s, const double *v, double *z);
+int newton_minres(newton_system *s, newton_precond apply, const double *b, double *x,
+                  double tol, int max_it, int *its, double *res);
+/* 1 when the n × n row-major `scale` · G is positive semi-definite (to 1e-10 of its largest
+ * diagonal); work holds n² doubles. */
+int newton_block_psd(const double *G, int n, double scale, double *work);
 
 /* solver/newton_merit.c: the potential form of energy constraints (see there). */
 /* The rows one element contributes together: a block (Stable Neo-Hookean's hydrostatic and

@@ -49,6 +49,9 @@ void newton_system_free(newton_system *s)
     free(s->Ax);
     free(s->rhs);
     free(s->sol);
+    free(s->Px);
+    free(s->psd_work);
+    free(s->kv);
     memset(s, 0, sizeof *s);
 }
 
@@ -60,6 +63,7 @@ size_t newton_system_bytes(const newton_system *s)
     if (s->c_off) b += sizeof(int64_t) * ((size_t)s->m + 1) + sizeof(int32_t) * (size_t)s->c_off[s->m];
     b += (sizeof(int) + sizeof(double)) * (size_t)s->nnz + sizeof(int) * ((size_t)s->N + 1);
     b += 2 * sizeof(double) * (size_t)s->N;
+    if (s->Px) b += sizeof(double) * ((size_t)s->nnz + NEWTON_KRYLOV_VECTORS * (size_t)s->N);
     if (s->dense) b += sizeof(double) * (size_t)s->N * (size_t)s->N;
     return b;
 }
@@ -306,6 +310,13 @@ pbd_status newton_system_prepare(pbd_world *w, struct pbd_newton_workspace *nw, 
     } else {
         pbd_status st = build_pattern(w, nw);
         if (st != PBD_OK) return st;
+        if (mk == 0) { /* the Schur form: the modified matrix P and MINRES (newton_krylov.c) */
+            int a = w->max_arity > 0 ? w->max_arity : 1;
+            s->Px = malloc((size_t)(s->nnz > 0 ? s->nnz : 1) * sizeof *s->Px);
+            s->psd_work = malloc(9 * (size_t)a * a * sizeof *s->psd_work);
+            s->kv = malloc(NEWTON_KRYLOV_VECTORS * (size_t)(s->N > 0 ? s->N : 1) * sizeof *s->kv);
+            if (!s->Px || !s->psd_work || !s->kv) return out_of_memory(s, s->N);
+        }
     }
     /* the symbolic analysis now, and the memory it says the solve needs checked up front */
     pbd_status st = newton_linear_analyze(s, solver, newton_workspace_bytes(nw));
@@ -350,8 +361,12 @@ pbd_status newton_system_assemble(pbd_world *w, struct pbd_newton_workspace *nw)
 {
     newton_system *s = &nw->sys;
     const int nf3 = 3 * s->nf;
+    double *Px = s->Px; /* the Schur form: P beside A (see newton_private.h) */
     if (s->dense) gsl_matrix_set_zero((gsl_matrix *)s->gsl_J);
     else memset(s->Ax, 0, (size_t)s->nnz * sizeof *s->Ax);
+    if (Px) memset(Px, 0, (size_t)s->nnz * sizeof *Px);
+    s->norm = nw->norm;
+    s->norm0 = nw->norm0;
     for (int f = 0; f < nf3; f++) s->rhs[f] = -nw->r[f];
     for (int i = 0; i < w->n; i++) {
         int f = nw->free_of[i];
@@ -361,6 +376,7 @@ pbd_status newton_system_assemble(pbd_world *w, struct pbd_newton_workspace *nw)
         for (int k = 0; k < 3; k++) {
             if (s->dense) dense_add(s, 3 * f + k, 3 * f + k, m);
             else *block_entry(s, f, b, k, k) += m;
+            if (Px) Px[block_entry(s, f, b, k, k) - s->Ax] += m;
         }
     }
     nw->hessians_skipped = 0;
@@ -395,6 +411,11 @@ pbd_status newton_system_assemble(pbd_world *w, struct pbd_newton_workspace *nw)
             const double D = nw->denom[gc] = pot ? 1.0 : at + mu * (wsum > 0.0 ? wsum : 1.0);
             const double elim = kc < 0 && !pot ? 1.0 / D : 0.0; /* eliminated: ∇C∇Cᵀ/(α̃ + δ) */
             const double hscale = pot ? 1.0 : -lam;
+            /* P keeps the geometric stiffness -λ∇²C only where it is positive semi-definite
+             * (a stretched spring's; a compressed one's is negative: λ/ℓ (I - n nᵀ) per
+             * particle pair with λ > 0); the potential form's is projected already */
+            const int in_p = Px && have_h && (pot || newton_block_psd(nw->H, n3, hscale,
+                                                                      s->psd_work));
             for (int j = 0; j < a; j++) {
                 int fj = nw->free_of[idx[j]];
                 if (fj < 0) continue;
@@ -407,11 +428,16 @@ pbd_status newton_system_assemble(pbd_world *w, struct pbd_newton_workspace *nw)
                     const double *gl = grad + 3 * l;
                     for (int p = 0; p < 3; p++)
                         for (int q = 0; q < 3; q++) {
-                            double v = elim * gj[p] * gl[q];
+                            const double v0 = elim * gj[p] * gl[q];
+                            double v = v0;
                             if (have_h) v += hscale * nw->H[(size_t)(3 * j + p) * n3 + 3 * l + q];
-                            if (v == 0.0) continue;
-                            if (s->dense) dense_add(s, 3 * fj + p, 3 * fl + q, v);
-                            else *block_entry(s, fl, blocks[j * a + l], p, q) += v;
+                            if (s->dense) {
+                                if (v != 0.0) dense_add(s, 3 * fj + p, 3 * fl + q, v);
+                                continue;
+                            }
+                            double *e = block_entry(s, fl, blocks[j * a + l], p, q);
+                            *e += v;
+                            if (Px) Px[e - s->Ax] += in_p ? v : v0;
                         }
                 }
             }

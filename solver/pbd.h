@@ -497,8 +497,16 @@ typedef struct pbd_newton_info {
     int line_search_halvings;/* step halvings over the solve */
     int skipped;             /* degenerate constraints at the last iterate */
     int hessians_skipped;    /* constraints whose Hessian was undefined (left out) */
+    int factorisations;      /* CHOLMOD's numeric factorisations in the solve (auto,
+                              * cholmod: solver/README.md "The modified factorisation") */
+    int krylov_iterations;   /* MINRES iterations on the exact matrix, summed */
 } pbd_newton_info;
 void pbd_newton_last_info(pbd_world *w, pbd_newton_info *info);
+/* The Schur form's linear solves (solvers auto, cholmod), process-wide: 1 (the default)
+ * MINRES on the exact matrix preconditioned by a kept supernodal LLᵀ (solver/README.md
+ * "The modified factorisation"); 0 a factorisation of the exact matrix in every iteration,
+ * LLᵀ then LDLᵀ (the path before it; the bench's baseline). Both stop at the same tolerance. */
+void pbd_newton_set_krylov(int on);
 /* The BLAS that serves the Newton reference's factorisations (solver/newton_blas.c): the
  * library that defines the process's dgemm_, e.g. "OpenBLAS 0.3.21 ... (path)" or
  * "netlib (path)", and the threads its next factorisation runs on (PBD_BLAS_THREADS, else

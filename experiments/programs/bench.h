@@ -44,6 +44,9 @@ pbd_status bench_write_h5(const char *path, const bench_row *rows, int n, const 
  * -1 when unreadable): shared by the table's rows (bench_output.c). */
 int bench_cmp_double(const void *a, const void *b);
 double bench_load_average(void);
+/* This process's resident memory in kB: `field` "VmRSS:" (now) or "VmHWM:" (the peak) of
+ * /proc/self/status; -1 where there is none (pbd-run's and the Newton rows' memory). */
+long bench_resident_kb(const char *field);
 
 /* Whether a scene is selected by --scene (NULL: all), a comma-separated list: its name
  * contains an item, or equals one with --exact (bench_only_exact). */

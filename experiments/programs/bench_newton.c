@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* This process's CPU time (all threads): on a loaded machine, the work a step took. */
 static double cpu_seconds(void)
@@ -48,11 +49,14 @@ static pbd_world *build(const newton_scene *sc)
 }
 
 /* One row: `timed` implicit steps of the scene after an untimed first one (symbolic
- * analysis, pattern, pool), the BLAS on `threads` threads. Returns 0 or -1. */
-static int run_row(const newton_scene *sc, int threads, int suffix, int quick, bench_row *rows,
-                   int *n_rows, char out[][256], int *n_targets)
+ * analysis, pattern, pool), the BLAS on `threads` threads, the Schur form's solves by
+ * MINRES with a kept factor (`krylov`) or by a factorisation every iteration (the path
+ * before it). *seconds gets the min wall time per step. Returns 0 or -1. */
+static int run_row(const newton_scene *sc, int threads, int krylov, int quick, bench_row *rows,
+                   int *n_rows, char out[][256], int *n_targets, double *seconds)
 {
     pbd_blas_set_threads(threads);
+    pbd_newton_set_krylov(krylov);
     threads = pbd_blas_threads();
     double load0 = bench_load_average();
     pbd_world *w = build(sc);
@@ -61,8 +65,9 @@ static int run_row(const newton_scene *sc, int threads, int suffix, int quick, b
         return -1;
     }
     size_t estimate = 0;
+    const long rss0 = bench_resident_kb("VmRSS:"), hwm0 = bench_resident_kb("VmHWM:");
     double t[8], per_it = 0.0, cpu = 0.0;
-    int its = 0;
+    int its = 0, facts = 0, kits = 0;
     pbd_newton_info info = {0};
     pbd_status st = pbd_newton_prepare(w, &estimate);
     for (int s = 0; s <= sc->timed && st == PBD_OK; s++) { /* step 0: untimed */
@@ -73,20 +78,30 @@ static int run_row(const newton_scene *sc, int threads, int suffix, int quick, b
         cpu += cpu_seconds() - c0;
         t[s - 1] = info.seconds_total;
         its += info.iterations;
+        facts += info.factorisations;
+        kits += info.krylov_iterations;
         per_it += info.seconds_assemble + info.seconds_solve;
     }
+    pbd_newton_set_krylov(1);
     if (st != PBD_OK) {
         fprintf(stderr, "pbd-bench: %s: %s\n", sc->name, pbd_last_error());
         pbd_world_free(w);
         return -1;
     }
     qsort(t, (size_t)sc->timed, sizeof t[0], bench_cmp_double);
+    *seconds = t[0];
+    /* the process's peak resident memory grown from before the set-up: only where this row
+     * raised the peak (else an earlier, larger row set it: "-") */
+    const long hwm = bench_resident_kb("VmHWM:");
+    char grown[48] = "-";
+    if (rss0 > 0 && hwm > hwm0)
+        snprintf(grown, sizeof grown, "%.0f MB", (double)(hwm - rss0) * 1024.0 / 1e6);
     bench_row *r = &rows[(*n_rows)++];
     memset(r, 0, sizeof *r);
     snprintf(r->scene, sizeof r->scene, "%s", sc->name);
-    snprintf(r->solver, sizeof r->solver, "newton-%s%s",
-             info.solver == PBD_NEWTON_CHOLMOD ? "cholmod" : "umfpack",
-             suffix ? (threads == 1 ? "-blas1t" : "-blas2t") : "");
+    snprintf(r->solver, sizeof r->solver, "newton-%s-blas%dt",
+             info.solver != PBD_NEWTON_CHOLMOD ? "umfpack" : krylov ? "krylov" : "direct",
+             threads);
     r->particles = w->n;
     for (int s = 0; s < w->n_sets; s++) r->constraints += w->sets[s].count;
     r->iterations = (int)lround((double)its / sc->timed);
@@ -99,14 +114,17 @@ static int run_row(const newton_scene *sc, int threads, int suffix, int quick, b
     r->bytes_per_particle = (double)info.bytes / w->n;
     r->load_before = load0;
     r->load_after = bench_load_average();
-    printf("%-24s %-22s %7d %7d  %2d its  %8.1f ms/step (median %8.1f)  %7.1f ms/iteration  "
-           "%d unknowns, %ld nonzeros, %.0f MB (estimated %.0f MB), load %.1f -> %.1f, CPU "
-           "%.0f ms/step (mean, all threads)\n",
-           r->scene, r->solver, r->particles, r->constraints, r->iterations, r->ms_min,
-           r->ms_median, 1e3 * per_it / its, info.unknowns, info.nonzeros, info.bytes / 1e6,
-           estimate / 1e6, r->load_before, r->load_after, 1e3 * cpu / sc->timed);
+    printf("%-24s %-22s %7d %7d  %2d its (%.1f factorisations, %.0f MINRES its)  %8.1f ms/step "
+           "(median %8.1f)  %7.1f ms/iteration  %d unknowns, %ld nonzeros, %.0f MB (estimated "
+           "%.0f MB, resident grew %s), load %.1f -> %.1f, CPU %.0f ms/step (mean, all "
+           "threads)\n",
+           r->scene, r->solver, r->particles, r->constraints, r->iterations,
+           (double)facts / sc->timed, (double)kits / sc->timed, r->ms_min, r->ms_median,
+           1e3 * per_it / its, info.unknowns, info.nonzeros, info.bytes / 1e6, estimate / 1e6,
+           grown, r->load_before, r->load_after, 1e3 * cpu / sc->timed);
     fflush(stdout);
-    if (sc->target_seconds > 0.0)
+    if (!krylov) { /* the baseline: its time is the ratio's denominator, no target */
+    } else if (sc->target_seconds > 0.0)
         snprintf(out[(*n_targets)++], 256, "Newton step (to 1e-10), %s, BLAS on %d thread%s: "
                  "%.2f s (%d iterations, %.3f s each), memory %.0f MB, load %.1f (target <= %g "
                  "s%s): %s", sc->name, threads, threads > 1 ? "s" : "", t[0], r->iterations,
@@ -114,9 +132,10 @@ static int run_row(const newton_scene *sc, int threads, int suffix, int quick, b
                  quick ? ", full size only" : "", t[0] <= sc->target_seconds ? "met" : "NOT met");
     else
         snprintf(out[(*n_targets)++], 256, "Newton step (to 1e-10), %s, BLAS on %d thread%s: "
-                 "%.1f s (%d iterations), memory %.0f MB (estimated up front %.0f MB), load %.1f "
-                 "(measured, no target)", sc->name, threads, threads > 1 ? "s" : "", t[0],
-                 r->iterations, info.bytes / 1e6, estimate / 1e6, r->load_after);
+                 "%.1f s (%d iterations), memory %.0f MB (estimated up front %.0f MB, resident "
+                 "grew %s), load %.1f (measured, no target)", sc->name, threads,
+                 threads > 1 ? "s" : "", t[0], r->iterations, info.bytes / 1e6, estimate / 1e6,
+                 grown, r->load_after);
     pbd_world_free(w);
     return 0;
 }
@@ -131,25 +150,40 @@ int bench_newton(int quick, const char *only, bench_row *rows, int *n_rows, char
     const newton_scene small[] = {{"newton-cloth32", 0, 32, 2, 0.10},
                                   {"newton-cloth48-bending", 1, 48, 2, 0.75}};
     const newton_scene *scenes = quick ? small : full;
-    /* 2 threads compared with 1 when the automatic choice says 2 (a core to spare); on a
-     * busy machine 1 only, and the line below says so */
-    int n_scenes = quick ? 2 : 3, threads = pbd_blas_threads();
-    if (threads == 1) {
-        double l = bench_load_average();
-        printf("# BLAS on 1 thread only: load average %.1f leaves no core idle (%s)\n", l,
-               "PBD_BLAS_THREADS=2 forces two");
-    }
+    int n_scenes = quick ? 2 : 3, cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    printf("# Newton rows: BLAS %s; the reference's default is 1 BLAS thread (bit-reproducible "
+           "results); the 2-thread rows, run where the load leaves a core idle, set 2 "
+           "(PBD_BLAS_THREADS=2 does it for a run); load average %.1f\n", pbd_blas_name(),
+           bench_load_average());
     for (int k = 0; k < n_scenes; k++) {
         const newton_scene *sc = &scenes[k];
         if (!bench_selected(sc->name, only)) continue;
-        /* the BLAS on 1 thread beside the default, where it runs on more (not the 316²: the
-         * default only) */
-        if (threads > 1 && sc->target_seconds > 0.0 &&
-            run_row(sc, 1, 1, quick, rows, n_rows, out, n_targets) < 0)
+        double direct = 0.0, one = 0.0, two = 0.0;
+        /* the targeted scenes: the path before (a factorisation every iteration) as the
+         * ratio's baseline, then MINRES with a kept factor on 1 and on 2 BLAS threads; the
+         * 316² cloth: MINRES on 1 thread only (the old path's first step had not finished
+         * after 37 minutes: experiments/programs/README.md) */
+        if (sc->target_seconds > 0.0 &&
+            run_row(sc, 1, 0, quick, rows, n_rows, out, n_targets, &direct) < 0)
             return -1;
-        int t = sc->target_seconds > 0.0 ? threads : 0; /* 0: the automatic choice */
-        if (run_row(sc, t, t > 1, quick, rows, n_rows, out, n_targets) < 0)
+        if (run_row(sc, 1, 1, quick, rows, n_rows, out, n_targets, &one) < 0) return -1;
+        /* 2 BLAS threads only where a core is idle: under load OpenMP's barriers wait for
+         * threads other processes keep off the cores (the 64² cloth at load 5: 1.48 s per
+         * step against 0.11 s on 1 thread; the 100² bending cloth's row took minutes) */
+        double load = bench_load_average();
+        int two_ok = sc->target_seconds > 0.0 && load >= 0.0 && load < cores - 0.5;
+        if (two_ok && run_row(sc, 2, 1, quick, rows, n_rows, out, n_targets, &two) < 0)
             return -1;
+        if (sc->target_seconds > 0.0 && two_ok)
+            snprintf(out[(*n_targets)++], 256, "Newton step, %s: the kept factor with MINRES "
+                     "%.2fx faster than a factorisation every iteration on 1 BLAS thread "
+                     "(%.3f s vs %.3f s), 2 threads %.2fx of 1 (same run)", sc->name,
+                     direct / one, one, direct, one / two);
+        else if (sc->target_seconds > 0.0)
+            snprintf(out[(*n_targets)++], 256, "Newton step, %s: the kept factor with MINRES "
+                     "%.2fx faster than a factorisation every iteration on 1 BLAS thread "
+                     "(%.3f s vs %.3f s, same run); 2 threads not run: load %.1f on %d cores",
+                     sc->name, direct / one, one, direct, load, cores);
     }
     pbd_blas_set_threads(0);
     return 0;

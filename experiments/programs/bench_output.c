@@ -212,6 +212,18 @@ int bench_cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+long bench_resident_kb(const char *field)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+    size_t n = strlen(field);
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, field, n) == 0) kb = atol(line + n);
+    if (f) fclose(f);
+    return kb;
+}
+
 double bench_load_average(void)
 {
     double l = -1.0;

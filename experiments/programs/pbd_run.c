@@ -1,6 +1,7 @@
 /* pbd-run SCENE [options]: build a scene, step it, print the per-step residual.
  * pbd-run EXPERIMENT [options]: run an experiment of the suite (experiments/exp_*.c). */
 #include "experiments/pbd_experiments.h"
+#include "experiments/programs/bench.h"
 #include "solver/fluid/pbd_fluid.h"
 
 #include <math.h>
@@ -173,8 +174,10 @@ int main(int argc, char **argv)
     }
     /* the Newton reference's pattern and symbolic analysis now: a run that would not fit in
      * memory is refused with the estimate before any step (exit status 4) */
-    pbd_status nst = def.method == PBD_METHOD_NEWTON || reference ? pbd_newton_prepare(w, NULL)
-                                                                  : PBD_OK;
+    const long rss0 = bench_resident_kb("VmRSS:"); /* the estimate against what the run holds */
+    size_t estimate = 0;
+    pbd_status nst = def.method == PBD_METHOD_NEWTON || reference
+                         ? pbd_newton_prepare(w, &estimate) : PBD_OK;
     if (nst != PBD_OK) {
         fprintf(stderr, "pbd-run: %s%s\n", reference ? "--reference=newton: " : "",
                 pbd_last_error());
@@ -254,6 +257,11 @@ int main(int argc, char **argv)
         if (log) st = pbd_h5log_step(log, w);
     }
     pbd_exp_reference_free(&ref);
+    long hwm = bench_resident_kb("VmHWM:");
+    if (estimate > 0 && st == PBD_OK && rss0 > 0 && hwm > 0)
+        printf("# newton reference: estimated %.1f MB up front; resident memory %.1f MB before "
+               "its set-up, %.1f MB at the peak (VmHWM): %.1f MB more\n", estimate / 1e6,
+               rss0 * 1024 / 1e6, hwm * 1024 / 1e6, (hwm - rss0) * 1024 / 1e6);
     fflush(stdout);
     if (log && st == PBD_OK) {
         char path[4096];
