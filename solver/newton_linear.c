@@ -292,7 +292,7 @@ void pbd_newton_set_krylov(int on) { krylov_off = !on; }
 static int solve_modified(newton_system *s, int iteration, pbd_status *st)
 {
     *st = PBD_OK;
-    if (!s->Px || s->krylov_failed || krylov_off) return 1;
+    if (!s->Px || s->krylov_failed || s->direct_only || krylov_off) return 1;
     const int k = iteration > 0;
     s->pre_cur = k;
     int fresh = 0, rc;
@@ -334,6 +334,7 @@ static int solve_modified(newton_system *s, int iteration, pbd_status *st)
         return 1;
     }
     s->used = PBD_NEWTON_CHOLMOD;
+    s->krylov_used = 1;
     return 0;
 }
 

@@ -67,6 +67,8 @@ typedef struct newton_system {
     int pre_cur;           /* the slot MINRES uses now */
     int budget;            /* MINRES iterations worth one factorisation (from the analysis) */
     int krylov_failed;     /* in this solve: MINRES did not converge, the direct path on A */
+    int krylov_used;       /* this step used MINRES' (inexact) directions */
+    int direct_only;       /* this step solved again on the direct path (MINRES stalled) */
     int factorisations, krylov_iterations; /* of this Newton solve */
     double norm, norm0;    /* ||(g, h)|| at the iterate and at the start (the forcing term) */
     double norm_prev;      /* ... at the previous iterate (solve_modified) */
@@ -178,6 +180,8 @@ pbd_status newton_check_world(const pbd_world *w, int max_iter, double tol);
 /* solver/newton_stop.c: S_g and S_x of the step from w->x to nw->xt into nw; the stop
  * (‖g‖ <= tol S_g and ‖h/|∇C|‖ <= tol S_x, or their rounding floors); ∇G·dx. */
 void newton_step_scales(const pbd_world *w, struct pbd_newton_workspace *nw);
+/* 1 when the step Δx is below the free positions' rounding (4 ulps of the largest). */
+int newton_step_below_rounding(const pbd_world *w, const struct pbd_newton_workspace *nw);
 int newton_converged(const struct pbd_newton_workspace *nw, double tol);
 double newton_slope(const struct pbd_newton_workspace *nw);
 /* solver/newton_pool.c: SuiteSparse's allocations recycled while a pool is current on this

@@ -2,6 +2,7 @@
  * the relative test against them, and the slope of G along the direction. */
 #include "newton_private.h"
 
+#include <float.h>
 #include <math.h>
 
 /* ∇G·dx at the iterate (potential form: g = ∇G). */
@@ -52,3 +53,19 @@ int newton_converged(const struct pbd_newton_workspace *nw, double tol)
            nw->hx_norm <= fmax(tol * nw->scale_x, nw->floor_x);
 }
 
+
+/* 1 when the Newton step Δx changes no free position by more than 4 ulps of the largest
+ * coordinate: the iterate cannot be improved in double precision. */
+int newton_step_below_rounding(const pbd_world *w, const struct pbd_newton_workspace *nw)
+{
+    double dx = 0.0, x = 0.0;
+    for (int i = 0; i < w->n; i++) {
+        int f = nw->free_of[i];
+        if (f < 0) continue;
+        for (int k = 0; k < 3; k++) {
+            dx = fmax(dx, fabs(nw->dx[3 * f + k]));
+            x = fmax(x, fabs(nw->x[3 * i + k]));
+        }
+    }
+    return dx <= 4.0 * DBL_EPSILON * x;
+}
