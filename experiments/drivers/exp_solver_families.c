@@ -335,10 +335,12 @@ static int summarize(pbd_exp_ctx *ctx)
             else if (!isnan(r[4]) && (best < 0 || r[4] < rows[NC * best + 4])) best = i;
         }
         if (best < 0 && newton < 0) continue;
-        char part[256];
-        snprintf(part, sizeof part, "%s %s: %s %.3g s, newton %.3g s", sc ? ";" : "",
-                 scene_words[sc], best >= 0 ? method_words[(int)rows[NC * best + 1]] : "none",
-                 best >= 0 ? rows[NC * best + 4] : NAN, newton >= 0 ? rows[NC * newton + 4] : NAN);
+        char part[256], fastest[96] = "no iterative method reached 1e-3 in its budget";
+        if (best >= 0)
+            snprintf(fastest, sizeof fastest, "%s %.3g s", method_words[(int)rows[NC * best + 1]],
+                     rows[NC * best + 4]);
+        snprintf(part, sizeof part, "%s %s: %s, newton %.3g s", sc ? ";" : "", scene_words[sc],
+                 fastest, newton >= 0 ? rows[NC * newton + 4] : NAN);
         strncat(text, part, sizeof text - strlen(text) - 1);
         if (sc == S_CLOTH)
             pbd_exp_summary_double(s, "headline.cloth_fastest_to_1e-3_seconds",
