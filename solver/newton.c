@@ -438,9 +438,8 @@ restart:
         if ((st = newton_direction(w, nw, it)) != PBD_OK) return st;
         if (newton_step_below_rounding(w, nw) &&
             nw->hx_norm <= fmax(tol * nw->scale_x, nw->floor_x)) {
-            /* the whole Newton step moves no position by more than its last bits: the
-             * iterate is as exact as doubles hold it, whatever the floor estimate says
-             * (16² cloth, 200 substeps: ‖g‖ 5.7e-16 against a floor of 6.5e-17) */
+            /* the whole step moves no position beyond its last bits: as exact as doubles
+             * hold it, whatever the floor estimate (‖g‖ 5.7e-16 against 6.5e-17) */
             at_rounding = 1;
             break;
         }
@@ -456,9 +455,8 @@ restart:
         }
         full_step = trial >= 0.0 && info->line_search_halvings == halvings;
         if (trial < 0.0 && nw->sys.krylov_used && !nw->sys.direct_only) {
-            /* MINRES' inexact directions can end where no direction descends above the
-             * rounding floor (16² cloth, 200 substeps: ‖g‖ 9.6e-16 against 6.5e-17 after 33
-             * iterations; the direct path from x̃ converges in 2): the step anew, direct */
+            /* MINRES' inexact directions can end where none descends (16² cloth, 200
+             * substeps: ‖g‖ 9.6e-16 after 33 iterations): the step anew, direct */
             nw->sys.direct_only = 1;
             goto restart;
         }

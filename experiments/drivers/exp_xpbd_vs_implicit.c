@@ -197,11 +197,14 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int mode, int 
         pbd_h5log_attr_double(log, "result.newton_iterations", sum_it / P.frames);
         pbd_h5log_attr_double(log, "result.xpbd_seconds_per_frame", xs / P.frames);
         pbd_h5log_attr_double(log, "result.newton_seconds_per_frame", ns / P.frames);
+        char div[96] = ""; /* the means are over the frames XPBD did not diverge in */
+        if (diverged)
+            snprintf(div, sizeof div, " (over %d finite frames: XPBD diverged in %d of %d)",
+                     P.frames - diverged, diverged, P.frames);
         st = pbd_exp_log_finish(ctx, log, "RMS distance to the implicit step %.3g m (max %.3g m), "
                                 "force error %.3g%s; Newton %.1f iterations, %.2f s per frame",
-                                sum_rms / F, sum_max / F, sum_f[0] / F,
-                                diverged ? " (XPBD diverged in some frames)" : "",
-                                sum_it / P.frames, ns / P.frames);
+                                sum_rms / F, sum_max / F, sum_f[0] / F, div, sum_it / P.frames,
+                                ns / P.frames);
     } else {
         pbd_exp_log_abort(ctx, log, st);
     }
