@@ -100,17 +100,10 @@ static double fd_max_rel_err(gc_work *g, double C0, double tol)
  * Returns the order, NAN if a step hit a degenerate configuration, -1 on non-finite. */
 static double taylor_order(gc_work *g, double C0, pbd_rng *rng)
 {
-    double dot = 0.0, dn = 0.0;
+    double dot = 0.0;
     double *d = g->dir;
-    for (int i = 0; i < g->n; i++) {
-        d[i] = pbd_rng_gaussian(rng);
-        dn += d[i] * d[i];
-    }
-    dn = sqrt(dn);
-    for (int i = 0; i < g->n; i++) {
-        d[i] /= dn;
-        dot += g->grad[i] * d[i];
-    }
+    pbd_rng_unit(rng, d, g->n, 0.0);
+    for (int i = 0; i < g->n; i++) dot += g->grad[i] * d[i];
     double L = g->size;
     double rounding =
         TAYLOR_ROUNDING * DBL_EPSILON * (term_scale(g, C0) + L * norm2(g->grad, g->n));

@@ -92,16 +92,9 @@ static double fd_error(ow *g, double C0, double tol)
 
 static double taylor(ow *g, double C0, pbd_rng *rng)
 {
-    double d[3 * PBD_SAMPLE_MAX_ARITY], dn = 0.0, dot = 0.0;
-    for (int i = 0; i < g->n; i++) {
-        d[i] = pbd_rng_gaussian(rng);
-        dn += d[i] * d[i];
-    }
-    dn = sqrt(dn);
-    for (int i = 0; i < g->n; i++) {
-        d[i] /= dn;
-        dot += g->grad[i] * d[i] * (i < 3 * g->np ? g->L : 1.0);
-    }
+    double d[3 * PBD_SAMPLE_MAX_ARITY], dot = 0.0;
+    pbd_rng_unit(rng, d, g->n, 0.0);
+    for (int i = 0; i < g->n; i++) dot += g->grad[i] * d[i] * (i < 3 * g->np ? g->L : 1.0);
     double K = fabs(C0);
     for (int i = 0; i < 3 * g->np; i++) K += fabs(g->x[i] * g->grad[i]);
     double rounding = TAYLOR_ROUNDING * DBL_EPSILON * (K + g->L * norm2(g->grad, g->n));

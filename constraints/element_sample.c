@@ -8,16 +8,9 @@
 /* A random rotation (the unit quaternion of a Gaussian 4-vector). */
 static void random_rotation(pbd_rng *r, double *Q)
 {
-    double q[4], n = 0.0;
-    do {
-        n = 0.0;
-        for (int k = 0; k < 4; k++) {
-            q[k] = pbd_rng_gaussian(r);
-            n += q[k] * q[k];
-        }
-    } while (n < 1e-6);
-    n = sqrt(n);
-    double w = q[0] / n, x = q[1] / n, y = q[2] / n, z = q[3] / n;
+    double q[4];
+    pbd_rng_unit(r, q, 4, 1e-3);
+    double w = q[0], x = q[1], y = q[2], z = q[3];
     double M[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
                    2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
                    2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)};

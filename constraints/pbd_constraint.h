@@ -30,6 +30,9 @@ uint64_t pbd_rng_next(pbd_rng *r);
 double pbd_rng_uniform(pbd_rng *r);                 /* [0, 1) */
 double pbd_rng_range(pbd_rng *r, double lo, double hi);
 double pbd_rng_gaussian(pbd_rng *r);                /* N(0, 1) */
+/* A unit vector uniform on the sphere in n dimensions (a normalised Gaussian n-vector, drawn
+ * again while its norm is below min_norm). */
+void pbd_rng_unit(pbd_rng *r, double *v, int n, double min_norm);
 
 /* One evaluation's inputs. x holds the arity particles' positions gathered in the
  * order of the constraint's index row (3 doubles each; an orientation type's quaternions

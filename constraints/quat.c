@@ -46,13 +46,7 @@ void pbd_quat_from_rotvec(const double theta[3], double out[4])
 
 void pbd_quat_random(pbd_rng *r, double q[4])
 {
-    double n = 0.0; /* a normalised 4-d Gaussian: uniform on the unit sphere, i.e. on SO(3) */
-    for (int k = 0; k < 4; k++) {
-        q[k] = pbd_rng_gaussian(r);
-        n += q[k] * q[k];
-    }
-    n = sqrt(n);
-    for (int k = 0; k < 4; k++) q[k] /= n;
+    pbd_rng_unit(r, q, 4, 0.0); /* uniform on the unit 3-sphere, i.e. on SO(3) */
 }
 
 void pbd_quat_perturb(const double q[4], const double theta[3], double out[4])

@@ -27,3 +27,17 @@ double pbd_rng_gaussian(pbd_rng *r)
     if (u1 < 1e-300) u1 = 1e-300;
     return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
 }
+
+void pbd_rng_unit(pbd_rng *r, double *v, int n, double min_norm)
+{
+    double s;
+    do {
+        s = 0.0;
+        for (int k = 0; k < n; k++) {
+            v[k] = pbd_rng_gaussian(r);
+            s += v[k] * v[k];
+        }
+    } while (s < min_norm * min_norm);
+    s = sqrt(s);
+    for (int k = 0; k < n; k++) v[k] /= s;
+}
