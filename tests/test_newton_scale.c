@@ -162,8 +162,9 @@ static void test_blas_in_provenance(void)
  * step fewer factorisations than Newton iterations. */
 static void test_krylov_matches_direct(void)
 {
-    /* the 16² spring cloth, the 12² and the 32² bending cloths (at 32², MINRES' floor at a
-     * tenth of the stop's bound on ||g|| acts in the last iterations: newton_linear.c) */
+    /* the 16² spring cloth, the 12² and the 32² bending cloths (MINRES' floor at a tenth of
+     * the stop's bound on ||g||, newton_linear.c, sets the tolerance of 4 and 3 of the bending
+     * cloths' solves over the 4 steps) */
     static const int kinds[][2] = {{0, 16}, {1, 12}, {1, 32}};
     for (int kind = 0; kind < 3; kind++) {
         const int bending = kinds[kind][0];
