@@ -427,6 +427,7 @@ restart:
             return pbd_error(PBD_EINTR, "newton: step %ld abandoned at iteration %d on a stop "
                              "request", w->step_count + 1, it);
         nw->norm = norm;
+        nw->sys.stop_g = fmax(tol * nw->scale_g, nw->floor_g);
         /* potential form: the per-element projection (a descent direction) while the line
          * search shortens the steps, then, once a whole step was taken, the exact Hessian
          * (quadratic convergence where the step's answer has elements of negative curvature,

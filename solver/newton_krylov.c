@@ -40,13 +40,14 @@ int newton_block_psd(const double *G, int n, double scale, double *work)
     return 1;
 }
 
-/* y = A x on the full symmetric pattern (column col lists rows Ai[Ap[col] .. Ap[col+1])). */
+/* y = A x on the full symmetric pattern: column col lists rows Ai[Ap[col] .. Ap[col+1]),
+ * and A = Aᵀ, so that column is row col too — gathered, y[col] written once. */
 static void matvec(const newton_system *s, const double *x, double *y)
 {
-    memset(y, 0, (size_t)s->N * sizeof *y);
     for (int col = 0; col < s->N; col++) {
-        const double xc = x[col];
-        for (int q = s->Ap[col]; q < s->Ap[col + 1]; q++) y[s->Ai[q]] += s->Ax[q] * xc;
+        double acc = 0.0;
+        for (int q = s->Ap[col]; q < s->Ap[col + 1]; q++) acc += s->Ax[q] * x[s->Ai[q]];
+        y[col] = acc;
     }
 }
 

@@ -72,6 +72,7 @@ typedef struct newton_system {
     int factorisations, krylov_iterations; /* of this Newton solve */
     double norm, norm0;    /* ||(g, h)|| at the iterate and at the start (the forcing term) */
     double norm_prev;      /* ... at the previous iterate (solve_modified) */
+    double stop_g;         /* the stop's bound on ||g|| (newton_converged): MINRES' floor */
     newton_pool *pool;     /* SuiteSparse's memory, recycled (solver/newton_pool.c) */
     void *gsl_J, *gsl_perm, *gsl_rhs, *gsl_sol;
     size_t factor_bytes;   /* the library's peak memory of the last factorisation */

@@ -426,19 +426,27 @@ pbd_status newton_system_assemble(pbd_world *w, struct pbd_newton_workspace *nw)
                     int fl = nw->free_of[idx[l]];
                     if (fl < 0) continue;
                     const double *gl = grad + 3 * l;
-                    for (int p = 0; p < 3; p++)
+                    /* block (fj, fl): entry (p, q) at e0 + q · stride + p (block_entry) */
+                    long e0 = 0, stride = 0;
+                    if (!s->dense) {
+                        const int32_t b = blocks[j * a + l];
+                        e0 = s->Ap[3 * fl] + 3 * (long)(b - s->bptr[fl]);
+                        stride = s->Ap[3 * fl + 1] - s->Ap[3 * fl];
+                    }
+                    for (int p = 0; p < 3; p++) {
+                        const double *Hrow = nw->H + (size_t)(3 * j + p) * n3 + 3 * l;
                         for (int q = 0; q < 3; q++) {
                             const double v0 = elim * gj[p] * gl[q];
-                            double v = v0;
-                            if (have_h) v += hscale * nw->H[(size_t)(3 * j + p) * n3 + 3 * l + q];
+                            const double v = have_h ? v0 + hscale * Hrow[q] : v0;
                             if (s->dense) {
                                 if (v != 0.0) dense_add(s, 3 * fj + p, 3 * fl + q, v);
                                 continue;
                             }
-                            double *e = block_entry(s, fl, blocks[j * a + l], p, q);
-                            *e += v;
-                            if (Px) Px[e - s->Ax] += in_p ? v : v0;
+                            const long e = e0 + q * stride + p;
+                            s->Ax[e] += v;
+                            if (Px) Px[e] += in_p ? v : v0;
                         }
+                    }
                 }
             }
             if (kc < 0) continue;
