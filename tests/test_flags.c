@@ -193,6 +193,53 @@ static void test_fluid_xpbd_without_compliance(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "compliance > 0"));
 }
 
+/* pbd-soak ARGS --steps=1 (stdout dropped, stderr to err_path): its exit status, stderr in err */
+static int soak(const char *args, char *err, size_t size)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s/pbd-soak %s --steps=1 >/dev/null 2>%s", test_bin_dir(), args,
+             err_path);
+    int rc = test_run(cmd);
+    err[0] = '\0';
+    FILE *f = fopen(err_path, "r");
+    if (f) {
+        size_t n = fread(err, 1, size - 1, f);
+        err[n] = '\0';
+        fclose(f);
+    }
+    return rc;
+}
+
+/* pbd-soak ARGS is refused: status 2, one line naming the scene and containing `names` */
+static void soak_refused(const char *args, const char *scene, const char *names)
+{
+    char err[4096];
+    int rc = soak(args, err, sizeof err);
+    if (rc != 2 || test_count_lines(err) != 1 || !strstr(err, scene) || !strstr(err, names))
+        printf("\n    pbd-soak %s: exit %d, stderr '%s' (expected 2 and one line naming %s, %s)",
+               args, rc, err, scene, names);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_EQUAL(test_count_lines(err), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, scene));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, names));
+}
+
+/* pbd-soak applies pbd-run's refusals (experiments/cli/run_refusals.c): before, each case ran
+ * its steps with the option ignored (exit 0) or failed in the step (exit 1). */
+static void test_soak_refusals(void)
+{
+    soak_refused("--scene=chain --sor-omega=1.5", "chain: ", "--sor-omega: cannot act here");
+    soak_refused("--scene=chain --method=newton --iterations=5", "chain: ", "--iterations: ");
+    soak_refused("--scene=chain --k-damping=0.1", "chain: ", "--k-damping: ");
+    soak_refused("--scene=chain --record-iterations", "chain: ", "--record-iterations: ");
+    soak_refused("--scene=fluid_rest --method=xpbd", "fluid_rest: ", "compliance > 0");
+    soak_refused("--scene=rod --method=newton", "rod: ", "newton");
+    soak_refused("--method=newton", "cloth_bend: ", "newton"); /* every scene checked first */
+    char err[4096];
+    CU_ASSERT_EQUAL(soak("--scene=chain --scheme=jacobi --sor-omega=1.5", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(soak("--scene=chain --method=newton --newton-tol=1e-8", err, sizeof err), 0);
+}
+
 void register_flags_tests(void)
 {
     CU_pSuite s = CU_add_suite("flags", suite_init, suite_clean);
@@ -204,4 +251,5 @@ void register_flags_tests(void)
     CU_add_test(s, "solver_options", test_solver_options);
     CU_add_test(s, "fluid_and_rod_options", test_fluid_and_rod_options);
     CU_add_test(s, "fluid_xpbd_without_compliance", test_fluid_xpbd_without_compliance);
+    CU_add_test(s, "soak_refusals", test_soak_refusals);
 }
