@@ -175,6 +175,11 @@ int newton_all_potential(const pbd_world *w);
 double newton_merit(const pbd_world *w, const struct pbd_newton_workspace *nw, const double *x);
 /* 1: x turns a tet of an energy set inside out that is not at `from` (the iterate). */
 int newton_inverts(const pbd_world *w, const double *from, const double *x);
+/* solver/newton_membrane.c: κ, the largest ratio of a membrane element's in-plane stiffness
+ * (the top eigenvalue of its potential-form Hessian, kg) to the mass of one of its free
+ * particles that no other constraint holds out of the plane, for steps of size h; 0 when
+ * there is no such membrane, -1 out of memory. The set and first row of that element. */
+double newton_membrane_ratio(const pbd_world *w, double h, int *set, int *element);
 /* solver/newton_check.c: what the implicit step cannot take, one line each (PBD_EINVAL). */
 pbd_status newton_check_world(const pbd_world *w, int max_iter, double tol);
 /* solver/newton_stop.c: S_g and S_x of the step from w->x to nw->xt into nw; the stop

@@ -1,0 +1,135 @@
+/* The Newton reference's refusal of a stiff membrane without out-of-plane stiffness
+ * (solver/README.md "Newton reference", issue 24): triangle elements in the potential form
+ * (fem_triangle, strain_triangle with α > 0) whose particles no other constraint holds out of
+ * the plane (no bending hinge, no volume, no tet). Such a sheet resists a normal displacement
+ * w only through the mass, m w²/(2Δt²), and through the stretch it causes, which grows like
+ * w⁴ — the stiffer the membrane against the mass, the longer Newton's damped phase (and
+ * where the sheet is compressed, it wrinkles: the step's minimiser is marginal, its Hessian
+ * nearly singular, and Newton's rate there is linear). κ below is that ratio. */
+#include "newton_private.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+#define FD_REL_STEP 6e-6 /* as newton_system.c's */
+
+/* Σ_r (C_r/α̃_r)∇C_r over the element's nb rows at xl (α̃_r = α_r/h²) into out; 1 when a row
+ * is degenerate or not finite there. */
+static int element_force(const pbd_constraint_set *set, int c, int nb, const double *xl,
+                         double h, double *out)
+{
+    double row[PBD_SYM_EIGEN_MAX];
+    int nr = set->type->n_rest;
+    for (int k = 0; k < 3 * set->arity; k++) out[k] = 0.0;
+    for (int r = 0; r < nb; r++) {
+        pbd_eval_input in = {xl, set->arity, set->rest + (size_t)(c + r) * (nr > 0 ? nr : 1),
+                             set->aux, set->n_aux};
+        double C;
+        if (set->type->eval(&in, &C, row) != PBD_EVAL_OK || !isfinite(C)) return 1;
+        const double at = set->compliance[c + r] / (h * h);
+        for (int k = 0; k < 3 * set->arity; k++) out[k] += row[k] * C / at;
+    }
+    return 0;
+}
+
+/* The largest eigenvalue of ∇²Σ_r ½C_r²/α̃_r (kg: the unit of M in G) of the element whose
+ * first row is c, at its rest shape — the positions x of the world now — by central
+ * differences of its force; -1 when undefined. */
+static double element_stiffness(const pbd_constraint_set *set, int c, int nb, const double *x,
+                                double h)
+{
+    const int a = set->arity, n3 = 3 * a;
+    if (n3 > PBD_SYM_EIGEN_MAX) return -1.0;
+    double xl[PBD_SYM_EIGEN_MAX], fp[PBD_SYM_EIGEN_MAX], fm[PBD_SYM_EIGEN_MAX];
+    double H[PBD_SYM_EIGEN_MAX * PBD_SYM_EIGEN_MAX], V[PBD_SYM_EIGEN_MAX * PBD_SYM_EIGEN_MAX];
+    double ev[PBD_SYM_EIGEN_MAX], size = 0.0;
+    const int32_t *idx = set->idx + (size_t)c * a;
+    for (int j = 0; j < a; j++)
+        for (int k = 0; k < 3; k++) xl[3 * j + k] = x[3 * (size_t)idx[j] + k];
+    for (int j = 1; j < a; j++)
+        for (int k = 0; k < 3; k++) size = fmax(size, fabs(xl[3 * j + k] - xl[k]));
+    const double eps = FD_REL_STEP * (size > 0.0 ? size : 1.0);
+    for (int col = 0; col < n3; col++) {
+        double keep = xl[col];
+        xl[col] = keep + eps;
+        int bad = element_force(set, c, nb, xl, h, fp);
+        xl[col] = keep - eps;
+        bad |= element_force(set, c, nb, xl, h, fm);
+        xl[col] = keep;
+        if (bad) return -1.0;
+        for (int row = 0; row < n3; row++) H[row * n3 + col] = (fp[row] - fm[row]) / (2.0 * eps);
+    }
+    newton_symmetrise(H, n3);
+    if (pbd_sym_eigen(n3, H, ev, V) != 0) return -1.0;
+    double top = 0.0;
+    for (int k = 0; k < n3; k++) top = fmax(top, ev[k]);
+    return top;
+}
+
+/* 1 when the step's prediction Δt v + Δt² g moves the triangle's particles along its normal
+ * beyond the rounding of that motion (a horizontal sheet under gravity; not a vertical one
+ * hanging in its plane, which the mass and its in-plane stiffness carry alone). */
+static int normal_load(const pbd_world *w, const int32_t *idx, double h)
+{
+    const double *p0 = w->x + 3 * (size_t)idx[0], *p1 = w->x + 3 * (size_t)idx[1],
+                 *p2 = w->x + 3 * (size_t)idx[2];
+    double e1[3], e2[3], n[3];
+    for (int k = 0; k < 3; k++) e1[k] = p1[k] - p0[k], e2[k] = p2[k] - p0[k];
+    n[0] = e1[1] * e2[2] - e1[2] * e2[1];
+    n[1] = e1[2] * e2[0] - e1[0] * e2[2];
+    n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+    double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]), normal = 0.0, size = 0.0;
+    if (!(nn > 0.0)) return 0;
+    for (int j = 0; j < 3; j++) {
+        double d[3], dn = 0.0, dd = 0.0;
+        for (int k = 0; k < 3; k++) {
+            d[k] = h * w->v[3 * (size_t)idx[j] + k] + h * h * w->def.gravity[k];
+            dn += d[k] * n[k] / nn;
+            dd += d[k] * d[k];
+        }
+        normal = fmax(normal, fabs(dn));
+        size = fmax(size, sqrt(dd));
+    }
+    return normal > 4.0 * DBL_EPSILON * size;
+}
+
+static int membrane_set(const pbd_constraint_set *set)
+{
+    return set->arity == 3 && set->count > 0 && newton_potential(set, 0);
+}
+
+double newton_membrane_ratio(const pbd_world *w, double h, int *set_out, int *element_out)
+{
+    /* the particles something holds out of the plane: any constraint of another kind */
+    char *held = calloc((size_t)(w->n > 0 ? w->n : 1), 1);
+    if (!held) return -1.0;
+    for (int s = 0; s < w->n_sets; s++) {
+        const pbd_constraint_set *set = &w->sets[s];
+        if (membrane_set(set)) continue;
+        for (size_t k = 0; k < (size_t)set->count * set->arity; k++) held[set->idx[k]] = 1;
+    }
+    double kappa = 0.0;
+    for (int s = 0; s < w->n_sets; s++) {
+        const pbd_constraint_set *set = &w->sets[s];
+        if (!membrane_set(set)) continue;
+        const int nb = newton_element_rows(set->type);
+        for (int c = 0; c + nb <= set->count; c += nb) {
+            if (!newton_potential(set, c)) continue;
+            const int32_t *idx = set->idx + (size_t)c * set->arity;
+            double m_min = INFINITY;
+            for (int j = 0; j < set->arity; j++)
+                if (w->w[idx[j]] > 0.0 && !held[idx[j]]) m_min = fmin(m_min, 1.0 / w->w[idx[j]]);
+            if (!isfinite(m_min)) continue; /* every particle fixed or held */
+            if (!normal_load(w, idx, h)) continue;
+            double k = element_stiffness(set, c, nb, w->x, h);
+            if (k / m_min > kappa) {
+                kappa = k / m_min;
+                if (set_out) *set_out = s;
+                if (element_out) *element_out = c;
+            }
+        }
+    }
+    free(held);
+    return kappa;
+}
