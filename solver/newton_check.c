@@ -64,14 +64,15 @@ pbd_status newton_check_world(const pbd_world *w, int max_iter, double tol)
     const double kappa = newton_membrane_ratio(w, h, &ms, &me);
     if (kappa < 0.0) return pbd_error(PBD_ENOMEM, "newton: out of memory");
     if (kappa > 1.0 / sqrt(DBL_EPSILON))
-        return pbd_error(PBD_EINVAL, "newton: set %d (%s) element %d: expected a membrane "
-                         "whose stiffness against the mass, kappa = k dt^2/m, is at most "
-                         "1/sqrt(eps) = %.2e where nothing but the mass holds it out of its plane "
-                         "and the step loads it normally, found kappa = %.3e (dt = %g s): "
-                         "beyond it rounding dominates the stiff in-plane terms and Newton does "
-                         "not converge; give it bending (--bend-compliance), a smaller E or "
-                         "smaller steps (solver/README.md \"Newton reference\")", ms,
-                         w->sets[ms].type->name, me, 1.0 / sqrt(DBL_EPSILON), kappa, h);
+        return pbd_error(PBD_EINVAL, "newton: %s %d%s%s%s: expected a membrane whose "
+                         "stiffness against the mass, kappa = k dt^2/m, is at most 1/sqrt(eps) "
+                         "= %.2e where nothing but the mass holds it out of its plane and the "
+                         "step loads it normally, found kappa = %.3e (dt = %g s): beyond it "
+                         "Newton does not converge (solver/README.md \"Newton reference\"); "
+                         "give it bending (--bend-compliance), more compliance or smaller steps",
+                         ms >= 0 ? "element" : "the springs' triangle at particle", me,
+                         ms >= 0 ? " of set " : "", ms >= 0 ? w->sets[ms].type->name : "",
+                         ms >= 0 ? "" : "", 1.0 / sqrt(DBL_EPSILON), kappa, h);
     return PBD_OK;
 }
 

@@ -99,17 +99,102 @@ static int membrane_set(const pbd_constraint_set *set)
     return set->arity == 3 && set->count > 0 && newton_potential(set, 0);
 }
 
+/* A spring's stiffness |∇C|²Δt²/α (kg, the top eigenvalue of ∇C∇Cᵀ/α̃), infinite when rigid;
+ * 0 where its gradient is undefined. */
+static double spring_stiffness(const pbd_world *w, const pbd_constraint_set *set, int c,
+                               double h)
+{
+    double C, grad[6], xl[6], gg = 0.0;
+    const int nr = set->type->n_rest;
+    for (int j = 0; j < 2; j++)
+        for (int k = 0; k < 3; k++) xl[3 * j + k] = w->x[3 * (size_t)set->idx[2 * (size_t)c + j] + k];
+    pbd_eval_input in = {xl, 2, set->rest + (size_t)c * (nr > 0 ? nr : 1), set->aux, set->n_aux};
+    if (set->type->eval(&in, &C, grad) != PBD_EVAL_OK || !isfinite(C)) return 0.0;
+    for (int k = 0; k < 6; k++) gg += grad[k] * grad[k];
+    return set->compliance[c] > 0.0 ? gg * h * h / set->compliance[c] : INFINITY;
+}
+
+/* One endpoint's view of a two-particle row: the other particle, the row's stiffness. */
+typedef struct spring_end {
+    int32_t other;
+    double k;
+} spring_end;
+
+/* The largest κ over triangles of springs (rows of two particles, e.g. the distance cloth's
+ * edges: a sheet, where a chain of them is not) with a free unheld particle under a normal
+ * load, above kappa; -1 out of memory. */
+static double spring_sheets(const pbd_world *w, const char *held, double h, double kappa,
+                            int *set_out, int *element_out)
+{
+    int32_t *start = calloc((size_t)w->n + 1, sizeof *start);
+    long total = 0;
+    for (int s = 0; s < w->n_sets; s++)
+        if (w->sets[s].arity == 2 && w->sets[s].type->eval) total += 2L * w->sets[s].count;
+    spring_end *ends = malloc((size_t)(total > 0 ? total : 1) * sizeof *ends);
+    int32_t *fill = calloc((size_t)w->n + 1, sizeof *fill);
+    if (!start || !ends || !fill) {
+        free(start), free(ends), free(fill);
+        return -1.0;
+    }
+    for (int s = 0; s < w->n_sets; s++)
+        if (w->sets[s].arity == 2 && w->sets[s].type->eval)
+            for (int c = 0; c < w->sets[s].count; c++)
+                for (int j = 0; j < 2; j++) start[w->sets[s].idx[2 * (size_t)c + j] + 1]++;
+    for (int i = 0; i < w->n; i++) start[i + 1] += start[i];
+    for (int s = 0; s < w->n_sets; s++) {
+        const pbd_constraint_set *set = &w->sets[s];
+        if (set->arity != 2 || !set->type->eval) continue;
+        for (int c = 0; c < set->count; c++) {
+            const int32_t a = set->idx[2 * (size_t)c], b = set->idx[2 * (size_t)c + 1];
+            const double k = spring_stiffness(w, set, c, h);
+            ends[start[a] + fill[a]++] = (spring_end){b, k};
+            ends[start[b] + fill[b]++] = (spring_end){a, k};
+        }
+    }
+    for (int32_t a = 0; a < w->n; a++)
+        for (int32_t p = start[a]; p < start[a + 1]; p++) {
+            const int32_t b = ends[p].other;
+            if (b <= a) continue;
+            for (int32_t q = start[a]; q < start[a + 1]; q++) {
+                const int32_t c = ends[q].other;
+                if (c <= b) continue;
+                double kbc = -1.0;
+                for (int32_t r = start[b]; r < start[b + 1] && kbc < 0.0; r++)
+                    if (ends[r].other == c) kbc = ends[r].k;
+                if (kbc < 0.0) continue; /* not a triangle */
+                const int32_t tri[3] = {a, b, c};
+                double m_min = INFINITY;
+                for (int j = 0; j < 3; j++)
+                    if (w->w[tri[j]] > 0.0 && !held[tri[j]]) m_min = fmin(m_min, 1.0 / w->w[tri[j]]);
+                if (!isfinite(m_min) || !normal_load(w, tri, h)) continue;
+                const double k = fmax(fmax(ends[p].k, ends[q].k), kbc);
+                if (k / m_min > kappa) {
+                    kappa = k / m_min;
+                    if (set_out) *set_out = -1; /* springs: named by their particles */
+                    if (element_out) *element_out = a;
+                }
+            }
+        }
+    free(start), free(ends), free(fill);
+    return kappa;
+}
+
 double newton_membrane_ratio(const pbd_world *w, double h, int *set_out, int *element_out)
 {
-    /* the particles something holds out of the plane: any constraint of another kind */
+    /* the particles something holds out of the plane: any constraint of another kind but the
+     * two-particle rows (springs, which pull along their own line) */
     char *held = calloc((size_t)(w->n > 0 ? w->n : 1), 1);
     if (!held) return -1.0;
     for (int s = 0; s < w->n_sets; s++) {
         const pbd_constraint_set *set = &w->sets[s];
-        if (membrane_set(set)) continue;
+        if (membrane_set(set) || set->arity == 2) continue;
         for (size_t k = 0; k < (size_t)set->count * set->arity; k++) held[set->idx[k]] = 1;
     }
-    double kappa = 0.0;
+    double kappa = spring_sheets(w, held, h, 0.0, set_out, element_out);
+    if (kappa < 0.0) {
+        free(held);
+        return -1.0;
+    }
     for (int s = 0; s < w->n_sets; s++) {
         const pbd_constraint_set *set = &w->sets[s];
         if (!membrane_set(set)) continue;

@@ -400,7 +400,8 @@ static pbd_world *sheet(const char *scene, const char *stretch, double E, double
  * mass holds out of the plane, loaded normally by gravity, with κ = k dt²/m far above
  * 1/√ε (solver/newton_membrane.c). It is refused before the first step now, naming κ;
  * below the bound (1e8: κ ≈ 1e7) it converges, and neither the vertical cloth (loaded in
- * its plane) nor the bending sheet is refused at 1e11. */
+ * its plane) nor the bending sheet is refused at 1e11. A sheet of rigid springs without
+ * bending (κ infinite) is refused as well. */
 static void test_newton_membrane_refused(void)
 {
     const char *stretch[] = {"strain", "fem"};
@@ -425,6 +426,12 @@ static void test_newton_membrane_refused(void)
         CU_ASSERT_EQUAL(pbd_newton_check(w), PBD_OK);
         pbd_world_free(w);
     }
+    /* rigid springs, no bending (κ infinite): failed at step 1 (‖g‖ above tol after 200) */
+    pbd_world *w = sheet("cloth_bend", "distance", 1e5, 0.0, 0.0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    CU_ASSERT_EQUAL(pbd_newton_check(w), PBD_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pbd_last_error(), "springs' triangle"));
+    pbd_world_free(w);
 }
 
 void register_globalisation_tests(void)
