@@ -5,7 +5,10 @@
  * w only through the mass, m w²/(2Δt²), and through the stretch it causes, which grows like
  * w⁴ — the stiffer the membrane against the mass, the longer Newton's damped phase (and
  * where the sheet is compressed, it wrinkles: the step's minimiser is marginal, its Hessian
- * nearly singular, and Newton's rate there is linear). κ below is that ratio. */
+ * nearly singular, and Newton's rate there is linear). κ below is that ratio; newton_check.c
+ * refuses κ > 1/√ε before the first step. Sheets of two-particle rows (the distance cloth's
+ * springs) count by their triangles, each spring's stiffness |∇C|²Δt²/α (infinite when
+ * rigid). */
 #include "newton_private.h"
 
 #include <float.h>
@@ -13,25 +16,6 @@
 #include <stdlib.h>
 
 #define FD_REL_STEP 6e-6 /* as newton_system.c's */
-
-/* Σ_r (C_r/α̃_r)∇C_r over the element's nb rows at xl (α̃_r = α_r/h²) into out; 1 when a row
- * is degenerate or not finite there. */
-static int element_force(const pbd_constraint_set *set, int c, int nb, const double *xl,
-                         double h, double *out)
-{
-    double row[PBD_SYM_EIGEN_MAX];
-    int nr = set->type->n_rest;
-    for (int k = 0; k < 3 * set->arity; k++) out[k] = 0.0;
-    for (int r = 0; r < nb; r++) {
-        pbd_eval_input in = {xl, set->arity, set->rest + (size_t)(c + r) * (nr > 0 ? nr : 1),
-                             set->aux, set->n_aux};
-        double C;
-        if (set->type->eval(&in, &C, row) != PBD_EVAL_OK || !isfinite(C)) return 1;
-        const double at = set->compliance[c + r] / (h * h);
-        for (int k = 0; k < 3 * set->arity; k++) out[k] += row[k] * C / at;
-    }
-    return 0;
-}
 
 /* The largest eigenvalue of ∇²Σ_r ½C_r²/α̃_r (kg: the unit of M in G) of the element whose
  * first row is c, at its rest shape — the positions x of the world now — by central
@@ -43,7 +27,9 @@ static double element_stiffness(const pbd_constraint_set *set, int c, int nb, co
     if (n3 > PBD_SYM_EIGEN_MAX) return -1.0;
     double xl[PBD_SYM_EIGEN_MAX], fp[PBD_SYM_EIGEN_MAX], fm[PBD_SYM_EIGEN_MAX];
     double H[PBD_SYM_EIGEN_MAX * PBD_SYM_EIGEN_MAX], V[PBD_SYM_EIGEN_MAX * PBD_SYM_EIGEN_MAX];
-    double ev[PBD_SYM_EIGEN_MAX], size = 0.0;
+    double ev[PBD_SYM_EIGEN_MAX], at[PBD_SYM_EIGEN_MAX], row[PBD_SYM_EIGEN_MAX], size = 0.0;
+    if (nb > PBD_SYM_EIGEN_MAX) return -1.0;
+    for (int r = 0; r < nb; r++) at[r] = set->compliance[c + r] / (h * h); /* α̃ = α/Δt² */
     const int32_t *idx = set->idx + (size_t)c * a;
     for (int j = 0; j < a; j++)
         for (int k = 0; k < 3; k++) xl[3 * j + k] = x[3 * (size_t)idx[j] + k];
@@ -53,9 +39,9 @@ static double element_stiffness(const pbd_constraint_set *set, int c, int nb, co
     for (int col = 0; col < n3; col++) {
         double keep = xl[col];
         xl[col] = keep + eps;
-        int bad = element_force(set, c, nb, xl, h, fp);
+        int bad = newton_scaled_grad(set, c, nb, xl, at, fp, row);
         xl[col] = keep - eps;
-        bad |= element_force(set, c, nb, xl, h, fm);
+        bad |= newton_scaled_grad(set, c, nb, xl, at, fm, row);
         xl[col] = keep;
         if (bad) return -1.0;
         for (int row = 0; row < n3; row++) H[row * n3 + col] = (fp[row] - fm[row]) / (2.0 * eps);

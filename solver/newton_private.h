@@ -167,6 +167,10 @@ static inline int newton_potential(const pbd_constraint_set *set, int c)
  * one element, and 2 (nothing to add) at its other rows; 0, or 1 when undefined. */
 int newton_potential_hessian(struct pbd_newton_workspace *nw, const pbd_constraint_set *set,
                              int c, const double *alpha_tilde);
+/* Σ_r (C_r/α̃_r)∇C_r over the nb rows c, c+1, … of one element at the gathered xl into out
+ * (row: one row's gradient, scratch); 0, or 1 where a row is degenerate or not finite. */
+int newton_scaled_grad(const pbd_constraint_set *set, int c, int nb, const double *xl,
+                       const double *at, double *out, double *row);
 /* H (n × n, row-major) replaced by (H + Hᵀ)/2: central differences are not symmetric. */
 void newton_symmetrise(double *H, int n);
 /* 1: every constraint of the world is in potential form (the line search is then on G). */

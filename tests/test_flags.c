@@ -19,13 +19,14 @@ static int suite_init(void)
 
 static int suite_clean(void) { return test_remove_dir(dir) == 0 ? 0 : 1; }
 
-/* pbd-run ARGS --steps=1 --quiet (stdout dropped, stderr to err_path); the exit status and,
- * in err, what it printed on stderr. */
-static int run(const char *args, char *err, size_t size)
+/* build/PROG ARGS SUFFIX (stdout dropped, stderr to err_path); the exit status and, in err,
+ * what it printed on stderr. */
+static int run_program(const char *prog, const char *args, const char *suffix, char *err,
+                       size_t size)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s/pbd-run %s --steps=1 --quiet >/dev/null 2>%s", test_bin_dir(),
-             args, err_path);
+    snprintf(cmd, sizeof cmd, "%s/%s %s %s >/dev/null 2>%s", test_bin_dir(), prog, args, suffix,
+             err_path);
     int rc = test_run(cmd);
     err[0] = '\0';
     FILE *f = fopen(err_path, "r");
@@ -35,6 +36,12 @@ static int run(const char *args, char *err, size_t size)
         fclose(f);
     }
     return rc;
+}
+
+/* pbd-run ARGS --steps=1 --quiet */
+static int run(const char *args, char *err, size_t size)
+{
+    return run_program("pbd-run", args, "--steps=1 --quiet", err, size);
 }
 
 /* ARGS is refused: status 2, one line that names --FLAG and says why */
@@ -193,21 +200,10 @@ static void test_fluid_xpbd_without_compliance(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "compliance > 0"));
 }
 
-/* pbd-soak ARGS --steps=1 (stdout dropped, stderr to err_path): its exit status, stderr in err */
+/* pbd-soak ARGS --steps=1 */
 static int soak(const char *args, char *err, size_t size)
 {
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s/pbd-soak %s --steps=1 >/dev/null 2>%s", test_bin_dir(), args,
-             err_path);
-    int rc = test_run(cmd);
-    err[0] = '\0';
-    FILE *f = fopen(err_path, "r");
-    if (f) {
-        size_t n = fread(err, 1, size - 1, f);
-        err[n] = '\0';
-        fclose(f);
-    }
-    return rc;
+    return run_program("pbd-soak", args, "--steps=1", err, size);
 }
 
 /* pbd-soak ARGS is refused: status 2, one line naming the scene and containing `names` */

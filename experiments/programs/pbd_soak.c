@@ -111,7 +111,8 @@ int main(int argc, char **argv)
         pbd_solver_context ctx = {.fluid = worlds[i]->fluid != NULL};
         const char *why = pbd_run_refusal(worlds[i], &def, &ctx);
         if (why) {
-            fprintf(stderr, "pbd-soak: %s: %s\n", scene->name, why);
+            fprintf(stderr, "pbd-soak: %s: %s%s\n", scene->name, why,
+                    only ? "" : " (--scene=NAME soaks one scene)");
             refused = 1;
         }
     }
