@@ -67,6 +67,11 @@ for scene in cloth cloth_bend balloon cloth_bag; do
     done
     sweep "$scene" "stretch=distance" 0 --compliance=1e-6 $bend
 done
+# cloth_bend without bending (--k-bend=0): a horizontal membrane that only its mass holds out
+# of its plane; above kappa = k dt^2/m = 1/sqrt(eps) (E >= 1e9 N/m here) refused up front
+for stretch in fem strain; do
+    sweep cloth_bend "stretch=$stretch,k-bend=0" 1 --stretch="$stretch" --k-bend=0
+done
 sweep chain distance 0 --compliance=1e-6
 sweep rod rod 1
 sweep helix rod 1

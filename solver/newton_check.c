@@ -2,6 +2,9 @@
  * refused before the first step with one line each: pbd_newton_check. */
 #include "newton_private.h"
 
+#include <float.h>
+#include <math.h>
+
 pbd_status newton_check_world(const pbd_world *w, int max_iter, double tol)
 {
     pbd_status st = pbd_solver_def_validate(&w->def);
@@ -53,6 +56,23 @@ pbd_status newton_check_world(const pbd_world *w, int max_iter, double tol)
                                  "counterpart: give a compliance, or k = 1 for a rigid "
                                  "constraint)", s, set->type->name, c, set->stiffness[c]);
     }
+    /* a stiff membrane with no out-of-plane stiffness under a normal load (newton_membrane.c):
+     * judged on the world as built, before its first step (up front, not in mid-run) */
+    if (w->step_count > 0) return PBD_OK;
+    const double h = w->def.method == PBD_METHOD_NEWTON ? w->def.dt / w->def.substeps : w->def.dt;
+    int ms = -1, me = -1;
+    const double kappa = newton_membrane_ratio(w, h, &ms, &me);
+    if (kappa < 0.0) return pbd_error(PBD_ENOMEM, "newton: out of memory");
+    if (kappa > 1.0 / sqrt(DBL_EPSILON))
+        return pbd_error(PBD_EINVAL, "newton: %s %d%s%s%s: expected a membrane whose "
+                         "stiffness against the mass, kappa = k dt^2/m, is at most 1/sqrt(eps) "
+                         "= %.2e where nothing but the mass holds it out of its plane and the "
+                         "step loads it normally, found kappa = %.3e (dt = %g s): beyond it "
+                         "Newton does not converge (solver/README.md \"Newton reference\"); "
+                         "give it bending (--bend-compliance), more compliance or smaller steps",
+                         ms >= 0 ? "element" : "the springs' triangle at particle", me,
+                         ms >= 0 ? " of set " : "", ms >= 0 ? w->sets[ms].type->name : "",
+                         ms >= 0 ? "" : "", 1.0 / sqrt(DBL_EPSILON), kappa, h);
     return PBD_OK;
 }
 

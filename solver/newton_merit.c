@@ -27,7 +27,7 @@
 /* Σ_r (C_r/α̃_r)∇C_r over the nb rows c, c+1, … (one element) at the gathered xl into out;
  * 0, or 1 when degenerate. A row of a block whose C is degenerate there (Stable
  * Neo-Hookean's collapsed tet) makes the element's Hessian undefined. */
-static int scaled_grad(const pbd_constraint_set *set, int c, int nb, const double *xl,
+int newton_scaled_grad(const pbd_constraint_set *set, int c, int nb, const double *xl,
                        const double *at, double *out, double *row)
 {
     int nr = set->type->n_rest;
@@ -63,9 +63,9 @@ int newton_potential_hessian(struct pbd_newton_workspace *nw, const pbd_constrai
     for (int col = 0; col < n3; col++) {
         double keep = nw->xl[col];
         nw->xl[col] = keep + eps;
-        int bad = scaled_grad(set, c, nb, nw->xl, at, nw->gp, grad_r);
+        int bad = newton_scaled_grad(set, c, nb, nw->xl, at, nw->gp, grad_r);
         nw->xl[col] = keep - eps;
-        bad |= scaled_grad(set, c, nb, nw->xl, at, nw->gm, grad_r);
+        bad |= newton_scaled_grad(set, c, nb, nw->xl, at, nw->gm, grad_r);
         nw->xl[col] = keep;
         if (bad) return 1;
         for (int row = 0; row < n3; row++)

@@ -168,6 +168,10 @@ static inline int newton_potential(const pbd_constraint_set *set, int c)
  * one element, and 2 (nothing to add) at its other rows; 0, or 1 when undefined. */
 int newton_potential_hessian(struct pbd_newton_workspace *nw, const pbd_constraint_set *set,
                              int c, const double *alpha_tilde);
+/* Σ_r (C_r/α̃_r)∇C_r over the nb rows c, c+1, … of one element at the gathered xl into out
+ * (row: one row's gradient, scratch); 0, or 1 where a row is degenerate or not finite. */
+int newton_scaled_grad(const pbd_constraint_set *set, int c, int nb, const double *xl,
+                       const double *at, double *out, double *row);
 /* H (n × n, row-major) replaced by (H + Hᵀ)/2: central differences are not symmetric. */
 void newton_symmetrise(double *H, int n);
 /* 1: every constraint of the world is in potential form (the line search is then on G). */
@@ -176,6 +180,11 @@ int newton_all_potential(const pbd_world *w);
 double newton_merit(const pbd_world *w, const struct pbd_newton_workspace *nw, const double *x);
 /* 1: x turns a tet of an energy set inside out that is not at `from` (the iterate). */
 int newton_inverts(const pbd_world *w, const double *from, const double *x);
+/* solver/newton_membrane.c: κ, the largest ratio of a membrane element's in-plane stiffness
+ * (the top eigenvalue of its potential-form Hessian, kg) to the mass of one of its free
+ * particles that no other constraint holds out of the plane, for steps of size h; 0 when
+ * there is no such membrane, -1 out of memory. The set and first row of that element. */
+double newton_membrane_ratio(const pbd_world *w, double h, int *set, int *element);
 /* solver/newton_check.c: what the implicit step cannot take, one line each (PBD_EINVAL). */
 pbd_status newton_check_world(const pbd_world *w, int max_iter, double tol);
 /* solver/newton_stop.c: S_g and S_x of the step from w->x to nw->xt into nw; the stop

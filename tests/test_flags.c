@@ -19,13 +19,14 @@ static int suite_init(void)
 
 static int suite_clean(void) { return test_remove_dir(dir) == 0 ? 0 : 1; }
 
-/* pbd-run ARGS --steps=1 --quiet (stdout dropped, stderr to err_path); the exit status and,
- * in err, what it printed on stderr. */
-static int run(const char *args, char *err, size_t size)
+/* build/PROG ARGS SUFFIX (stdout dropped, stderr to err_path); the exit status and, in err,
+ * what it printed on stderr. */
+static int run_program(const char *prog, const char *args, const char *suffix, char *err,
+                       size_t size)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s/pbd-run %s --steps=1 --quiet >/dev/null 2>%s", test_bin_dir(),
-             args, err_path);
+    snprintf(cmd, sizeof cmd, "%s/%s %s %s >/dev/null 2>%s", test_bin_dir(), prog, args, suffix,
+             err_path);
     int rc = test_run(cmd);
     err[0] = '\0';
     FILE *f = fopen(err_path, "r");
@@ -35,6 +36,12 @@ static int run(const char *args, char *err, size_t size)
         fclose(f);
     }
     return rc;
+}
+
+/* pbd-run ARGS --steps=1 --quiet */
+static int run(const char *args, char *err, size_t size)
+{
+    return run_program("pbd-run", args, "--steps=1 --quiet", err, size);
 }
 
 /* ARGS is refused: status 2, one line that names --FLAG and says why */
@@ -193,6 +200,42 @@ static void test_fluid_xpbd_without_compliance(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "compliance > 0"));
 }
 
+/* pbd-soak ARGS --steps=1 */
+static int soak(const char *args, char *err, size_t size)
+{
+    return run_program("pbd-soak", args, "--steps=1", err, size);
+}
+
+/* pbd-soak ARGS is refused: status 2, one line naming the scene and containing `names` */
+static void soak_refused(const char *args, const char *scene, const char *names)
+{
+    char err[4096];
+    int rc = soak(args, err, sizeof err);
+    if (rc != 2 || test_count_lines(err) != 1 || !strstr(err, scene) || !strstr(err, names))
+        printf("\n    pbd-soak %s: exit %d, stderr '%s' (expected 2 and one line naming %s, %s)",
+               args, rc, err, scene, names);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_EQUAL(test_count_lines(err), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, scene));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, names));
+}
+
+/* pbd-soak applies pbd-run's refusals (experiments/cli/run_refusals.c): before, each case ran
+ * its steps with the option ignored (exit 0) or failed in the step (exit 1). */
+static void test_soak_refusals(void)
+{
+    soak_refused("--scene=chain --sor-omega=1.5", "chain: ", "--sor-omega: cannot act here");
+    soak_refused("--scene=chain --method=newton --iterations=5", "chain: ", "--iterations: ");
+    soak_refused("--scene=chain --k-damping=0.1", "chain: ", "--k-damping: ");
+    soak_refused("--scene=chain --record-iterations", "chain: ", "--record-iterations: ");
+    soak_refused("--scene=fluid_rest --method=xpbd", "fluid_rest: ", "compliance > 0");
+    soak_refused("--scene=rod --method=newton", "rod: ", "newton");
+    soak_refused("--method=newton", "cloth_bend: ", "newton"); /* every scene checked first */
+    char err[4096];
+    CU_ASSERT_EQUAL(soak("--scene=chain --scheme=jacobi --sor-omega=1.5", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(soak("--scene=chain --method=newton --newton-tol=1e-8", err, sizeof err), 0);
+}
+
 void register_flags_tests(void)
 {
     CU_pSuite s = CU_add_suite("flags", suite_init, suite_clean);
@@ -204,4 +247,5 @@ void register_flags_tests(void)
     CU_add_test(s, "solver_options", test_solver_options);
     CU_add_test(s, "fluid_and_rod_options", test_fluid_and_rod_options);
     CU_add_test(s, "fluid_xpbd_without_compliance", test_fluid_xpbd_without_compliance);
+    CU_add_test(s, "soak_refusals", test_soak_refusals);
 }

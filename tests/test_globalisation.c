@@ -381,6 +381,59 @@ static void test_newton_snh_stiff(void)
     pbd_world_free(w);
 }
 
+static pbd_world *sheet(const char *scene, const char *stretch, double E, double bend_compliance,
+                        double k_bend)
+{
+    pbd_scene_params sp = pbd_scene_params_default();
+    for (int i = 0; pbd_stretch_names[i]; i++)
+        if (strcmp(pbd_stretch_names[i], stretch) == 0) sp.stretch = i;
+    sp.youngs_modulus = E;
+    sp.bend_compliance = bend_compliance;
+    sp.k_bend = k_bend;
+    pbd_world *w = pbd_scene_find(scene)->build(&sp);
+    if (w) w->def.method = PBD_METHOD_NEWTON;
+    return w;
+}
+
+/* cloth_bend --k-bend=0 --stretch=strain|fem --method=newton at E = 1e11 N/m failed at step 1
+ * (‖g‖ 1.4e-2 / 3.9e-3 after 200 iterations, exit 5): a horizontal membrane that only its
+ * mass holds out of the plane, loaded normally by gravity, with κ = k dt²/m far above
+ * 1/√ε (solver/newton_membrane.c). It is refused before the first step now, naming κ;
+ * below the bound (1e8: κ ≈ 1e7) it converges, and neither the vertical cloth (loaded in
+ * its plane) nor the bending sheet is refused at 1e11. A sheet of rigid springs without
+ * bending (κ infinite) is refused as well. */
+static void test_newton_membrane_refused(void)
+{
+    const char *stretch[] = {"strain", "fem"};
+    for (int k = 0; k < 2; k++) {
+        pbd_world *w = sheet("cloth_bend", stretch[k], 1e11, 0.0, 0.0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        CU_ASSERT_EQUAL(pbd_newton_check(w), PBD_EINVAL);
+        CU_ASSERT_PTR_NOT_NULL(strstr(pbd_last_error(), "kappa"));
+        CU_ASSERT_NOT_EQUAL(pbd_step(w), PBD_OK); /* and the step refuses too */
+        pbd_world_free(w);
+        w = sheet("cloth_bend", stretch[k], 1e8, 0.0, 0.0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        CU_ASSERT_EQUAL(pbd_newton_check(w), PBD_OK);
+        for (int s = 0; s < 2; s++) CU_ASSERT_EQUAL(pbd_step(w), PBD_OK);
+        pbd_world_free(w);
+        w = sheet("cloth", stretch[k], 1e11, 0.0, 0.0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        CU_ASSERT_EQUAL(pbd_newton_check(w), PBD_OK);
+        pbd_world_free(w);
+        w = sheet("cloth_bend", stretch[k], 1e11, 1e-3, 0.5);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        CU_ASSERT_EQUAL(pbd_newton_check(w), PBD_OK);
+        pbd_world_free(w);
+    }
+    /* rigid springs, no bending (κ infinite): failed at step 1 (‖g‖ above tol after 200) */
+    pbd_world *w = sheet("cloth_bend", "distance", 1e5, 0.0, 0.0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    CU_ASSERT_EQUAL(pbd_newton_check(w), PBD_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pbd_last_error(), "springs' triangle"));
+    pbd_world_free(w);
+}
+
 void register_globalisation_tests(void)
 {
     CU_pSuite s = CU_add_suite("globalisation", NULL, NULL);
@@ -393,4 +446,5 @@ void register_globalisation_tests(void)
     CU_add_test(s, "damping_random_tensors", test_damping_random_tensors);
     CU_add_test(s, "snh_block_converges_to_eq18", test_snh_block_converges_to_eq18);
     CU_add_test(s, "newton_snh_stiff", test_newton_snh_stiff);
+    CU_add_test(s, "newton_membrane_refused", test_newton_membrane_refused);
 }

@@ -65,6 +65,12 @@ typedef struct pbd_solver_context {
  * cannot (a static string): e.g. --sor-omega without --scheme=jacobi (solver_reads.c). */
 const char *pbd_solver_unread(const pbd_solver_def *d, const pbd_solver_context *ctx,
                               const char *option);
+/* The world's definition set from def (the options cli_parse filled), then what a run must
+ * refuse before its first step (exit status 2): NULL, or one line (static) without the
+ * program's name — an invalid definition, a given solver option that cannot act
+ * (pbd_solver_unread), what the Newton reference (--method=newton, ctx->reference), a fluid
+ * or the VBD/PD families cannot take (run_refusals.c). pbd-run and pbd-soak. */
+const char *pbd_run_refusal(pbd_world *w, pbd_solver_def *def, const pbd_solver_context *ctx);
 
 /* mkdir -p of a directory, and of the directory part of a file path (experiments/paths.c).
  * Return 0 on success, -1 with errno set. */

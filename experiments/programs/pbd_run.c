@@ -2,7 +2,6 @@
  * pbd-run EXPERIMENT [options]: run an experiment of the suite (experiments/exp_*.c). */
 #include "experiments/pbd_experiments.h"
 #include "experiments/programs/bench.h"
-#include "solver/fluid/pbd_fluid.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -128,46 +127,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "pbd-run: cannot build scene %s: %s\n", scene->name, pbd_last_error());
         return pbd_exit_status(why == PBD_EINVAL || why == PBD_ENOMEM ? why : PBD_EINPUT);
     }
-    w->def = def;
-    if (pbd_solver_def_validate(&w->def) != PBD_OK) { /* what cannot run: before the run */
-        fprintf(stderr, "pbd-run: --%s\n", pbd_last_error());
-        pbd_scene_cells_free(&cells);
-        pbd_world_free(w);
-        return 2;
-    }
-    /* a given solver option that cannot act under this method and scheme (exit 2) */
-    pbd_solver_context sctx = {.fluid = w->fluid != NULL, .reference = reference,
-                               .out = out_dir != NULL};
-    n_rows = pbd_solver_options(&def, rows);
-    for (int i = 0; i < n_rows && !unread; i++)
-        if (cli_given(rows[i].value) &&
-            (unread_why = pbd_solver_unread(&def, &sctx, rows[i].name)))
-            unread = rows[i].name;
-    if (unread) {
-        fprintf(stderr, "pbd-run: --%s: cannot act here: %s\n", unread, unread_why);
-        pbd_scene_cells_free(&cells);
-        pbd_world_free(w);
-        return 2;
-    }
     pbd_test_fault_step = fault_step;
     pbd_test_fault_oom = fault_kind == 1;
-    if (def.method == PBD_METHOD_NEWTON && def.linearize_stiffness) {
-        fprintf(stderr, "pbd-run: --linearize: expected no PBD stiffness linearisation with "
-                "--method=newton (the implicit step uses XPBD compliance), found it set\n");
-        pbd_scene_cells_free(&cells);
-        pbd_world_free(w);
-        return 2;
-    }
-    if ((def.method == PBD_METHOD_NEWTON || reference) && pbd_newton_check(w) != PBD_OK) {
-        fprintf(stderr, "pbd-run: %s%s\n", reference ? "--reference=newton: " : "",
-                pbd_last_error());
-        pbd_scene_cells_free(&cells);
-        pbd_world_free(w);
-        return 2;
-    }
-    if (pbd_fluid_check(w) != PBD_OK || /* up front: what the fluid's update cannot run */
-        (def.method >= PBD_METHOD_VBD && pbd_family_check(w) != PBD_OK)) {
-        fprintf(stderr, "pbd-run: %s\n", pbd_last_error());
+    /* what cannot act or run here, before any step (exit 2): run_refusals.c */
+    pbd_solver_context sctx = {.fluid = w->fluid != NULL, .reference = reference,
+                               .out = out_dir != NULL};
+    const char *refused = pbd_run_refusal(w, &def, &sctx);
+    if (refused) {
+        fprintf(stderr, "pbd-run: %s\n", refused);
         pbd_scene_cells_free(&cells);
         pbd_world_free(w);
         return 2;

@@ -1,9 +1,12 @@
 /* pbd-soak: every standard scene for many steps (default 10^5); reports per scene that
- * positions stayed finite and the body's extent stayed bounded. Not part of `make test`. */
+ * positions stayed finite and the body's extent stayed bounded. Not part of `make test`.
+ * Every selected scene is built and checked before any is stepped: what pbd-run refuses on
+ * that world (pbd_run_refusal, experiments/cli/run_refusals.c) is refused here, exit 2. */
 #include "experiments/pbd_experiments.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,16 +26,9 @@ static double extent(const pbd_world *w)
 }
 
 /* Step one scene; returns 0 when it stayed finite and within bound × its initial extent. */
-static int soak(const pbd_scene_entry *scene, const pbd_solver_def *def, long steps,
-                double bound, int progress)
+static int soak(const pbd_scene_entry *scene, pbd_world *w, long steps, double bound,
+                int progress)
 {
-    pbd_scene_params sp = pbd_scene_params_default();
-    pbd_world *w = scene->build(&sp);
-    if (!w) {
-        printf("%-12s FAIL cannot build: %s\n", scene->name, pbd_last_error());
-        return 1;
-    }
-    w->def = *def;
     double e0 = extent(w), emax = e0;
     long s;
     pbd_status st = PBD_OK;
@@ -53,7 +49,6 @@ static int soak(const pbd_scene_entry *scene, const pbd_solver_def *def, long st
     printf("%-12s %s steps=%ld particles=%d extent0=%.4g max_extent=%.4g max_abs_C=%.3g%s%s\n",
            scene->name, ok ? "PASS" : "FAIL", s - 1, w->n, e0, emax, w->stats.max_c,
            st == PBD_OK ? "" : " ", st == PBD_OK ? "" : pbd_last_error());
-    pbd_world_free(w);
     return !ok;
 }
 
@@ -79,19 +74,54 @@ int main(int argc, char **argv)
     int n = 0;
     for (unsigned i = 0; i < sizeof own / sizeof own[0]; i++) opts[n++] = own[i];
     n += pbd_solver_options(&def, opts + n);
-    int rc = cli_parse("pbd-soak", "pbd-soak [options]", argc, argv, 1, opts, n, NULL, 0, NULL);
+    int rc = cli_parse("pbd-soak", "pbd-soak [options]\n\nSteps every scene (or --scene) at its "
+                       "default parameters with the solver options below. Before any step, every "
+                       "selected scene is built and checked as pbd-run checks it: a solver option "
+                       "that cannot act on one of them (e.g. --sor-omega without --scheme=jacobi), "
+                       "a method it cannot take (--method=newton on a fluid) or XPBD with "
+                       "compliance 0 on a fluid is refused, one line naming the scene and why.\n"
+                       "Exit status: 0 every scene stayed finite and bounded, 1 one did not (or "
+                       "could not be built), 2 a bad or refused option, 4 out of memory.",
+                       argc, argv, 1, opts, n, NULL, 0, NULL);
     if (rc == CLI_EXIT_OK) return 0;
     if (rc != CLI_OK) return 2;
     if (only && !pbd_scene_find(only)) {
         fprintf(stderr, "pbd-soak: --scene: expected a scene name, found '%s'\n", only);
         return 2;
     }
-    int failed = 0, progress = isatty(STDERR_FILENO);
-    for (int i = 0; i < pbd_scene_count(); i++) {
+    /* every selected scene built and checked up front: a given option that cannot act on one
+     * of them, or a method it cannot take, is refused before any step (exit 2; --scene
+     * soaks one) */
+    const int n_scenes = pbd_scene_count();
+    pbd_world **worlds = calloc((size_t)n_scenes, sizeof *worlds);
+    if (!worlds) {
+        fprintf(stderr, "pbd-soak: out of memory for %d scenes\n", n_scenes);
+        return 4;
+    }
+    int refused = 0, failed = 0, progress = isatty(STDERR_FILENO);
+    for (int i = 0; i < n_scenes && !refused; i++) {
         const pbd_scene_entry *scene = pbd_scene_at(i);
         if (only && strcmp(only, scene->name) != 0) continue;
-        failed += soak(scene, &def, steps, bound, progress);
+        pbd_scene_params sp = pbd_scene_params_default();
+        if (!(worlds[i] = scene->build(&sp))) {
+            printf("%-12s FAIL cannot build: %s\n", scene->name, pbd_last_error());
+            failed++;
+            continue;
+        }
+        pbd_solver_context ctx = {.fluid = worlds[i]->fluid != NULL};
+        const char *why = pbd_run_refusal(worlds[i], &def, &ctx);
+        if (why) {
+            fprintf(stderr, "pbd-soak: %s: %s%s\n", scene->name, why,
+                    only ? "" : " (--scene=NAME soaks one scene)");
+            refused = 1;
+        }
     }
+    for (int i = 0; i < n_scenes; i++) {
+        if (worlds[i] && !refused) failed += soak(pbd_scene_at(i), worlds[i], steps, bound, progress);
+        pbd_world_free(worlds[i]);
+    }
+    free(worlds);
+    if (refused) return 2;
     printf("%d scene(s) failed\n", failed);
     return failed ? 1 : 0;
 }
