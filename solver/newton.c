@@ -179,7 +179,7 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
                 for (int k = 0; k < a3; k++) grad[k] = 0.0;
                 skipped++;
             }
-            if (newton_potential(set, c)) lambda[gc] = -nw->C[gc] / nw->alpha_tilde[gc];
+            if (newton_row_potential(nw, set, c)) lambda[gc] = -nw->C[gc] / nw->alpha_tilde[gc];
             const int32_t *idx = set->idx + (size_t)c * set->arity;
             for (int j = 0; j < set->arity; j++) {
                 int f = nw->free_of[idx[j]];
@@ -197,7 +197,7 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
                 gg += grad[k] * grad[k];
                 xm = fmax(xm, fabs(x[3 * (size_t)idx[k / 3] + k % 3]));
             }
-            if (newton_potential(set, c)) /* its force C∇C/α̃ moves by ε|x| × |∇C|²/α̃ */
+            if (newton_row_potential(nw, set, c)) /* its force C∇C/α̃ moves by ε|x| × |∇C|²/α̃ */
                 mag_g += pow(xm * gg / nw->alpha_tilde[gc], 2);
             nw->r[nf3 + gc] = h;
             /* h as a length, h/|∇C| (a degenerate row, ∇C = 0: h as it is), and its rounding:
@@ -353,6 +353,20 @@ static void record(const struct pbd_newton_workspace *nw, newton_log *lg, int k,
 #define KKT_STALL_HINT "; from x~ and from x: shorter steps converge (--substeps=4 or more; " \
                        "solver/README.md \"Newton reference\")"
 
+/* The KKT form stalled on this step from x̃ and from x: once, the step anew from x̃ with the
+ * compliant single rows in potential form too (newton_row_potential; a spring sheet without
+ * bending, whose compressed springs wrinkle it: ‖(g, h)‖ has local minima that are not roots,
+ * G is bounded below and decreases at every accepted step). 1 when that is to be done. */
+static int kkt_to_potential(const pbd_world *w, struct pbd_newton_workspace *nw, int *potential,
+                            int *restarted)
+{
+    if (nw->rows_potential || !newton_has_compliant_rows(w)) return 0;
+    nw->rows_potential = 1;
+    *potential = newton_all_potential(w, nw);
+    *restarted = 0;
+    return 1;
+}
+
 /* What a step of size h needs before its first iteration: the checks, the workspace (*out,
  * also when a later part fails), the prediction, the sets' offsets and α̃, and the linear
  * system's pattern and symbolic analysis with its memory checked (kept while the topology
@@ -400,7 +414,8 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
     if (st != PBD_OK) return st;
     pbd_newton_info *info = &nw->info;
     newton_step_scales(w, nw);
-    const int potential = newton_all_potential(w); /* line search on G (newton_merit.c) */
+    nw->rows_potential = 0;
+    int potential = newton_all_potential(w, nw); /* line search on G (newton_merit.c) */
     /* The KKT form's line search on ||(g, h)|| can stall in a local minimum of that norm
      * (Stable Neo-Hookean tet beam, E >= 3e5 Pa at 60 Hz, from x̃): such a step is solved
      * once more from the step's start x instead of x̃ — the same equations, another start
@@ -462,6 +477,7 @@ restart:
             goto restart;
         }
         if (trial < 0.0 && !potential && !restarted++) goto restart;
+        if (trial < 0.0 && kkt_to_potential(w, nw, &potential, &restarted)) goto restart;
         if (trial < 0.0)
             return pbd_error(PBD_ENUMERIC, "newton: iteration %d: expected %s to decrease "
                              "along the Newton direction, stalled at ||(g, h)|| = %.3e (tol "
@@ -481,6 +497,8 @@ restart:
         record(nw, lg, it, norm);
     }
     if (!at_rounding && !newton_converged(nw, tol) && !potential && !restarted++) goto restart;
+    if (!at_rounding && !newton_converged(nw, tol) && kkt_to_potential(w, nw, &potential, &restarted))
+        goto restart;
     if (n_iter) *n_iter = it;
     info->iterations = it;
     info->residual = norm;

@@ -84,15 +84,26 @@ void newton_symmetrise(double *H, int n)
         }
 }
 
-int newton_all_potential(const pbd_world *w)
+int newton_all_potential(const pbd_world *w, const struct pbd_newton_workspace *nw)
 {
     int any = 0;
     for (int s = 0; s < w->n_sets; s++)
         for (int c = 0; c < w->sets[s].count; c++) {
-            if (!newton_potential(&w->sets[s], c)) return 0;
+            if (!newton_row_potential(nw, &w->sets[s], c)) return 0;
             any = 1;
         }
     return any;
+}
+
+int newton_has_compliant_rows(const pbd_world *w)
+{
+    for (int s = 0; s < w->n_sets; s++) {
+        const pbd_constraint_set *set = &w->sets[s];
+        if (set->type->energy || newton_element_rows(set->type) != 1) continue;
+        for (int c = 0; c < set->count; c++)
+            if (set->compliance[c] > 0.0) return 1;
+    }
+    return 0;
 }
 
 double newton_merit(const pbd_world *w, const struct pbd_newton_workspace *nw, const double *x)
