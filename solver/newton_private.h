@@ -94,6 +94,7 @@ struct pbd_newton_workspace {
     double *set_stats;          /* the same per set (3 per set), in the set's unit */
     double norm0, norm;         /* ||(g, h)||_2 at the start and at the iterate */
     double floor;               /* ||(g, h)||'s rounding floor at the last residual() */
+    double floor_merit;         /* G's rounding at the last residual() (potential form) */
     /* the relative stop (newton.c converged()): ||g||_2 and ||h_c/|∇C_c|||_2 at the last
      * residual() with their rounding floors, and the step's scales they are measured by */
     double g_norm, hx_norm, floor_g, floor_x, scale_g, scale_x;
