@@ -8,7 +8,13 @@
  * nearly singular, and Newton's rate there is linear). κ below is that ratio; newton_check.c
  * refuses κ > 1/√ε before the first step. Sheets of two-particle rows (the distance cloth's
  * springs) count by their triangles, each spring's stiffness |∇C|²Δt²/α (infinite when
- * rigid). */
+ * rigid). A triangle of rigid springs counts even where a hinge holds its particles: flat,
+ * the rigid rows' gradients all lie in its plane, so the normal motion the step's load asks
+ * for is in the null space of their linearisation (first order leaves every length
+ * unchanged), the rows are dependent (about 3 per particle for its 2 in-plane unknowns),
+ * and the positions they allow near flat are folds of the sheet: no regular solution for
+ * Newton's KKT iteration (cloth_bend --compliance=0 --bend-compliance=1e-3 failed at step
+ * 1 at 1, 4 and 16 substeps; solver/README.md "Newton reference"). */
 #include "newton_private.h"
 
 #include <float.h>
@@ -149,11 +155,15 @@ static double spring_sheets(const pbd_world *w, const char *held, double h, doub
                     if (ends[r].other == c) kbc = ends[r].k;
                 if (kbc < 0.0) continue; /* not a triangle */
                 const int32_t tri[3] = {a, b, c};
+                const double k = fmax(fmax(ends[p].k, ends[q].k), kbc);
+                /* a rigid triangle: whatever holds its particles (a hinge's finite stiffness,
+                 * kinked at flat) leaves the rigid rows' linearisation without the normal
+                 * direction, see the top */
                 double m_min = INFINITY;
                 for (int j = 0; j < 3; j++)
-                    if (w->w[tri[j]] > 0.0 && !held[tri[j]]) m_min = fmin(m_min, 1.0 / w->w[tri[j]]);
+                    if (w->w[tri[j]] > 0.0 && (!held[tri[j]] || isinf(k)))
+                        m_min = fmin(m_min, 1.0 / w->w[tri[j]]);
                 if (!isfinite(m_min) || !normal_load(w, tri, h)) continue;
-                const double k = fmax(fmax(ends[p].k, ends[q].k), kbc);
                 if (k / m_min > kappa) {
                     kappa = k / m_min;
                     if (set_out) *set_out = -1; /* springs: named by their particles */

@@ -90,9 +90,37 @@ static void test_stiff_membrane_substeps(void)
     pbd_world_free(w);
 }
 
+/* Rigid springs with bending (cloth_bend --compliance=0 --bend-compliance=1e-3): failed at
+ * step 1 at 1, 4 and 16 substeps (‖(g, h)‖ 1.7e-4, 1.1e-5, 6.5e-7); a flat sheet of rigid
+ * springs under a normal load is refused before the first step now, hinges or not, and the
+ * same sheet with compliant springs is not. */
+static void test_rigid_sheet_with_bending_refused(void)
+{
+    for (int sub = 1; sub <= 16; sub *= 4) {
+        pbd_scene_params sp = pbd_scene_params_default();
+        sp.compliance = 0.0;
+        sp.bend_compliance = 1e-3;
+        pbd_world *w = pbd_scene_find("cloth_bend")->build(&sp);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        w->def.method = PBD_METHOD_NEWTON;
+        w->def.substeps = sub;
+        CU_ASSERT_EQUAL(pbd_newton_check(w), PBD_EINVAL);
+        CU_ASSERT_PTR_NOT_NULL(strstr(pbd_last_error(), "rigid"));
+        pbd_world_free(w);
+        sp.compliance = 1e-6;
+        w = pbd_scene_find("cloth_bend")->build(&sp);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        w->def.method = PBD_METHOD_NEWTON;
+        w->def.substeps = sub;
+        CU_ASSERT_EQUAL(pbd_newton_check(w), PBD_OK);
+        pbd_world_free(w);
+    }
+}
+
 void register_newton_sheets_tests(void)
 {
     CU_pSuite s = CU_add_suite("newton_sheets", NULL, NULL);
     CU_add_test(s, "spring_sheets_converge", test_spring_sheets_converge);
     CU_add_test(s, "stiff_membrane_substeps", test_stiff_membrane_substeps);
+    CU_add_test(s, "rigid_sheet_with_bending_refused", test_rigid_sheet_with_bending_refused);
 }
