@@ -509,7 +509,8 @@ restart:
         record(nw, lg, it, norm);
     }
     if (!at_rounding && !newton_converged(nw, tol) && !potential && !restarted++) goto restart;
-    if (!at_rounding && !newton_converged(nw, tol) && kkt_to_potential(w, nw, &potential, &restarted))
+    if (!at_rounding && !newton_converged(nw, tol) &&
+        kkt_to_potential(w, nw, &potential, &restarted))
         goto restart;
     if (n_iter) *n_iter = it;
     info->iterations = it;

@@ -392,7 +392,7 @@ pbd_status newton_system_assemble(pbd_world *w, struct pbd_newton_workspace *nw)
             const int32_t *idx = set->idx + (size_t)c * a;
             const int32_t *blocks = s->dense ? NULL : s->coff + s->c_off[gc];
             const double lam = nw->lambda[gc], at = nw->alpha_tilde[gc], h = nw->r[nf3 + gc];
-            const int pot = newton_row_potential(nw, set, c); /* potential form: newton_merit.c */
+            const int pot = newton_row_potential(nw, set, c); /* the potential form */
             int have_h = 0; /* -λ∇²C, the geometric stiffness; potential form: ∇²(½C²/α̃)⁺ */
             if (pot) {
                 int hs = newton_potential_hessian(nw, set, c, nw->alpha_tilde + gc);

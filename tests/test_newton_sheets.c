@@ -7,23 +7,6 @@
 #include <math.h>
 #include <string.h>
 
-static pbd_world *sheet(const char *scene, const char *stretch, double E, double compliance,
-                        int substeps)
-{
-    pbd_scene_params sp = pbd_scene_params_default();
-    for (int i = 0; pbd_stretch_names[i]; i++)
-        if (strcmp(pbd_stretch_names[i], stretch) == 0) sp.stretch = i;
-    sp.youngs_modulus = E;
-    sp.compliance = compliance;
-    sp.k_bend = 0.0; /* no bending: only the mass holds the sheet out of its plane */
-    pbd_world *w = pbd_scene_find(scene)->build(&sp);
-    if (w) {
-        w->def.method = PBD_METHOD_NEWTON;
-        w->def.substeps = substeps;
-    }
-    return w;
-}
-
 /* cloth_bend / cloth_bag --k-bend=0 --compliance=1e-7|1e-6 --method=newton: the KKT form's
  * line search on ‖(g, h)‖ stalled (step lengths down to 2⁻³⁵, ‖(g, h)‖ 1.4e-7 at
  * cloth_bend 1e-7's step 1) where the compressed sheet wrinkles; solved anew with the
@@ -38,7 +21,8 @@ static void test_spring_sheets_converge(void)
         int steps;
     } cases[] = {{"cloth_bend", 1e-7, 1}, {"cloth_bend", 1e-6, 2}, {"cloth_bag", 1e-6, 2}};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        pbd_world *w = sheet(cases[k].scene, "distance", 1e5, cases[k].compliance, 1);
+        pbd_world *w = test_newton_sheet(cases[k].scene, "distance", 1e5, cases[k].compliance,
+                                         0.0, 0.0, 1);
         CU_ASSERT_PTR_NOT_NULL_FATAL(w);
         CU_ASSERT_EQUAL(pbd_newton_check(w), PBD_OK); /* accepted: κ below the bound */
         for (int s = 0; s < cases[k].steps; s++) {
@@ -50,7 +34,7 @@ static void test_spring_sheets_converge(void)
         CU_ASSERT(test_all_finite(w->x, 3 * w->n));
         pbd_world_free(w);
     }
-    pbd_world *w = sheet("cloth_bend", "distance", 1e5, 1e-8, 1);
+    pbd_world *w = test_newton_sheet("cloth_bend", "distance", 1e5, 1e-8, 0.0, 0.0, 1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(w);
     CU_ASSERT_EQUAL(pbd_step(w), PBD_OK);
     CU_ASSERT_EQUAL(w->stats.newton_iterations, 24); /* the KKT form, as before */
@@ -65,7 +49,7 @@ static void test_spring_sheets_converge(void)
  * its floor (~1.8e-9) in 4 iterations per step, not an iteration early (1.26e-8). */
 static void test_stiff_membrane_substeps(void)
 {
-    pbd_world *w = sheet("cloth_bend", "strain", 1e11, 0.0, 16);
+    pbd_world *w = test_newton_sheet("cloth_bend", "strain", 1e11, 0.0, 0.0, 0.0, 16);
     CU_ASSERT_PTR_NOT_NULL_FATAL(w);
     CU_ASSERT_EQUAL(pbd_newton_check(w), PBD_OK);
     pbd_status st = pbd_step(w);
@@ -97,21 +81,13 @@ static void test_stiff_membrane_substeps(void)
 static void test_rigid_sheet_with_bending_refused(void)
 {
     for (int sub = 1; sub <= 16; sub *= 4) {
-        pbd_scene_params sp = pbd_scene_params_default();
-        sp.compliance = 0.0;
-        sp.bend_compliance = 1e-3;
-        pbd_world *w = pbd_scene_find("cloth_bend")->build(&sp);
+        pbd_world *w = test_newton_sheet("cloth_bend", "distance", 1e5, 0.0, 1e-3, 0.5, sub);
         CU_ASSERT_PTR_NOT_NULL_FATAL(w);
-        w->def.method = PBD_METHOD_NEWTON;
-        w->def.substeps = sub;
         CU_ASSERT_EQUAL(pbd_newton_check(w), PBD_EINVAL);
         CU_ASSERT_PTR_NOT_NULL(strstr(pbd_last_error(), "rigid"));
         pbd_world_free(w);
-        sp.compliance = 1e-6;
-        w = pbd_scene_find("cloth_bend")->build(&sp);
+        w = test_newton_sheet("cloth_bend", "distance", 1e5, 1e-6, 1e-3, 0.5, sub);
         CU_ASSERT_PTR_NOT_NULL_FATAL(w);
-        w->def.method = PBD_METHOD_NEWTON;
-        w->def.substeps = sub;
         CU_ASSERT_EQUAL(pbd_newton_check(w), PBD_OK);
         pbd_world_free(w);
     }
