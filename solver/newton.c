@@ -199,9 +199,10 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
                 gg += grad[k] * grad[k];
                 xm = fmax(xm, fabs(x[3 * (size_t)idx[k / 3] + k % 3]));
             }
-            if (newton_row_potential(nw, set, c)) { /* its force C∇C/α̃ moves by ε|x| × |∇C|²/α̃ */
+            if (newton_row_potential(nw, set, c)) {
+                /* its force C∇C/α̃ moves by ε|x| × |∇C|²/α̃, its ½C²/α̃ in G by ε|x| × |C∇C|/α̃
+                 * and by its own rounding */
                 mag_g += pow(xm * gg / nw->alpha_tilde[gc], 2);
-                /* ½C²/α̃ by ε|x| × |C∇C|/α̃, and by its own rounding */
                 mag_G += fabs(nw->C[gc]) * (xm * sqrt(gg) + 0.5 * fabs(nw->C[gc])) /
                          nw->alpha_tilde[gc];
             }
@@ -315,10 +316,8 @@ static double line_search(pbd_world *w, struct pbd_newton_workspace *nw, double 
             continue;
         }
         double G = newton_merit(w, nw, nw->x_try);
-        /* G's rounding: its constraint terms ½C²/α̃ move by ε|x||C∇C|/α̃ each, far more
-         * than ε G where the elements are stiff (cloth_bend --k-bend=0, strain, E = 1e11,
-         * 16 substeps: a step that took ‖g‖ from 6.3e-9 to 2e-10 raised G by 2.5e-20, 7e-10
-         * of G, and was refused under 1e-12 G: the stall) */
+        /* G's rounding (residual()): far above ε G for stiff elements; under 1e-12 G a step
+         * taking ‖g‖ 6.3e-9 → 2e-10 was refused (solver/README.md "Newton reference") */
         const double G_round = fmax(nw->floor_merit, 1e-12 * fabs(*merit));
         if (G <= *merit + 1e-4 * t * slope || (G <= *merit + G_round && trial < norm)) {
             *merit = G;
@@ -364,20 +363,6 @@ static void record(const struct pbd_newton_workspace *nw, newton_log *lg, int k,
 /* The KKT form failed from both starts (Stable Neo-Hookean tet beam, E >= 1e8 Pa at 60 Hz). */
 #define KKT_STALL_HINT "; from x~ and from x: shorter steps converge (--substeps=4 or more; " \
                        "solver/README.md \"Newton reference\")"
-
-/* The KKT form stalled on this step from x̃ and from x: once, the step anew from x̃ with the
- * compliant single rows in potential form too (newton_row_potential; a spring sheet without
- * bending, whose compressed springs wrinkle it: ‖(g, h)‖ has local minima that are not roots,
- * G is bounded below and decreases at every accepted step). 1 when that is to be done. */
-static int kkt_to_potential(const pbd_world *w, struct pbd_newton_workspace *nw, int *potential,
-                            int *restarted)
-{
-    if (nw->rows_potential || !newton_has_compliant_rows(w)) return 0;
-    nw->rows_potential = 1;
-    *potential = newton_all_potential(w, nw);
-    *restarted = 0;
-    return 1;
-}
 
 /* What a step of size h needs before its first iteration: the checks, the workspace (*out,
  * also when a later part fails), the prediction, the sets' offsets and α̃, and the linear
@@ -489,7 +474,7 @@ restart:
             goto restart;
         }
         if (trial < 0.0 && !potential && !restarted++) goto restart;
-        if (trial < 0.0 && kkt_to_potential(w, nw, &potential, &restarted)) goto restart;
+        if (trial < 0.0 && newton_kkt_to_potential(w, nw, &potential, &restarted)) goto restart;
         if (trial < 0.0)
             return pbd_error(PBD_ENUMERIC, "newton: iteration %d: expected %s to decrease "
                              "along the Newton direction, stalled at ||(g, h)|| = %.3e (tol "
@@ -510,7 +495,7 @@ restart:
     }
     if (!at_rounding && !newton_converged(nw, tol) && !potential && !restarted++) goto restart;
     if (!at_rounding && !newton_converged(nw, tol) &&
-        kkt_to_potential(w, nw, &potential, &restarted))
+        newton_kkt_to_potential(w, nw, &potential, &restarted))
         goto restart;
     if (n_iter) *n_iter = it;
     info->iterations = it;

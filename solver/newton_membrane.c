@@ -9,13 +9,13 @@
  * refuses κ > 1/√ε before the first step. Sheets of two-particle rows (the distance cloth's
  * springs) count by their triangles, each spring's stiffness |∇C|²Δt²/α (infinite when
  * rigid). A triangle of rigid springs counts even where a bending hinge (but no volume, tet
- * or attachment) holds its particles: flat,
- * the rigid rows' gradients all lie in its plane, so the normal motion the step's load asks
- * for is in the null space of their linearisation (first order leaves every length
- * unchanged), the rows are dependent (about 3 per particle for its 2 in-plane unknowns),
- * and the positions they allow near flat are folds of the sheet: no regular solution for
- * Newton's KKT iteration (cloth_bend --compliance=0 --bend-compliance=1e-3 failed at step
- * 1 at 1, 4 and 16 substeps; solver/README.md "Newton reference"). */
+ * or attachment) holds its particles: flat, the rigid rows' gradients all lie in its plane,
+ * so the normal motion the step's load asks for is in the null space of their linearisation
+ * (first order leaves every length unchanged), the rows are dependent (about 3 per particle
+ * for its 2 in-plane unknowns), and the positions they allow near flat are folds of the
+ * sheet: no regular solution for Newton's KKT iteration (cloth_bend --compliance=0
+ * --bend-compliance=1e-3 failed at step 1 at 1, 4 and 16 substeps; solver/README.md
+ * "Newton reference"). */
 #include "newton_private.h"
 
 #include <float.h>
@@ -187,8 +187,8 @@ double newton_membrane_ratio(const pbd_world *w, double h, int *set_out, int *el
         if (membrane_set(set) || set->arity == 2) continue;
         /* 1: held only by bending hinges (finite, kinked at flat), 2: by a volume, a tet, an
          * attachment … (what a rigid triangle's particles need, see the top) */
-        const char by = set->type == &pbd_bend_dihedral_type ||
-                                set->type == &pbd_bend_isometric_type ? 1 : 2;
+        const char by =
+            (set->type == &pbd_bend_dihedral_type || set->type == &pbd_bend_isometric_type) ? 1 : 2;
         for (size_t k = 0; k < (size_t)set->count * set->arity; k++)
             if (held[set->idx[k]] < by) held[set->idx[k]] = by;
     }

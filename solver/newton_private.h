@@ -177,8 +177,11 @@ static inline int newton_row_potential(const struct pbd_newton_workspace *nw,
     return nw->rows_potential && !set->type->energy && newton_element_rows(set->type) == 1 &&
            set->compliance[c] > 0.0;
 }
-/* 1: the world has a compliant single row that newton_row_potential can take. */
-int newton_has_compliant_rows(const pbd_world *w);
+/* The KKT form stalled on a step from x̃ and from x: 1 when the step is to be solved anew from
+ * x̃ with nw->rows_potential set (*potential updated, *restarted reset), once per step and
+ * only where the world has a compliant single row (newton_merit.c). */
+int newton_kkt_to_potential(const pbd_world *w, struct pbd_newton_workspace *nw, int *potential,
+                            int *restarted);
 /* ∇²(½C²/α̃) of constraint c at nw->x into nw->H, projected to PSD; for a block, at its
  * first row the Hessian of the block's Σ ½C_r²/α̃_r (alpha_tilde[r], r < block) projected as
  * one element, and 2 (nothing to add) at its other rows; 0, or 1 when undefined. */
