@@ -72,6 +72,20 @@ done
 for stretch in fem strain; do
     sweep cloth_bend "stretch=$stretch,k-bend=0" 1 --stretch="$stretch" --k-bend=0
 done
+# spring sheets without bending: compliant springs (kappa 1.4e5..1.4e7, under the bound) that
+# stalled in the KKT form until the step was solved anew in potential form; and the stiff strain
+# membrane in 16 substeps (kappa 3.7e7), whose line search stalled against G's rounding
+for scene in cloth_bend cloth_bag; do
+    for alpha in 1e-8 1e-7 1e-6; do
+        sweep "$scene" "distance,k-bend=0,compliance=$alpha" 0 --k-bend=0 --compliance="$alpha"
+    done
+    sweep "$scene" "distance,k-bend=0,compliance=1e-6,substeps=16" 0 --k-bend=0 \
+        --compliance=1e-6 --substeps=16
+done
+for stretch in fem strain; do
+    sweep cloth_bend "stretch=$stretch,k-bend=0,substeps=16" 1 --stretch="$stretch" --k-bend=0 \
+        --substeps=16
+done
 sweep chain distance 0 --compliance=1e-6
 sweep rod rod 1
 sweep helix rod 1

@@ -144,6 +144,7 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
     double mag = 0.0; /* Σ of the squared magnitudes of the terms summed into r: their
                        * roundings, independent, add up to about ε √mag */
     double mag_g = 0.0, mag_x = 0.0, hx2 = 0.0; /* the same for g alone and for h/|∇C| */
+    double mag_G = 0.0; /* G's rounding / ε: each term's change when x moves by ε|x| */
     for (int f = 0; f < nw->N; f++) nw->r[f] = 0.0;
     for (int i = 0; i < w->n; i++) {
         int f = nw->free_of[i];
@@ -152,6 +153,7 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
         for (int k = 0; k < 3; k++) {
             nw->r[3 * f + k] = m * (x[3 * i + k] - nw->xt[3 * i + k]);
             mag_g += pow(m * x[3 * i + k], 2) + pow(m * nw->xt[3 * i + k], 2);
+            mag_G += fabs(nw->r[3 * f + k]) * (fabs(x[3 * i + k]) + fabs(nw->xt[3 * i + k]));
         }
     }
     double max_c = 0.0, l2_c = 0.0, l2_h = 0.0;
@@ -179,7 +181,7 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
                 for (int k = 0; k < a3; k++) grad[k] = 0.0;
                 skipped++;
             }
-            if (newton_potential(set, c)) lambda[gc] = -nw->C[gc] / nw->alpha_tilde[gc];
+            if (newton_row_potential(nw, set, c)) lambda[gc] = -nw->C[gc] / nw->alpha_tilde[gc];
             const int32_t *idx = set->idx + (size_t)c * set->arity;
             for (int j = 0; j < set->arity; j++) {
                 int f = nw->free_of[idx[j]];
@@ -197,8 +199,13 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
                 gg += grad[k] * grad[k];
                 xm = fmax(xm, fabs(x[3 * (size_t)idx[k / 3] + k % 3]));
             }
-            if (newton_potential(set, c)) /* its force C∇C/α̃ moves by ε|x| × |∇C|²/α̃ */
+            if (newton_row_potential(nw, set, c)) {
+                /* its force C∇C/α̃ moves by ε|x| × |∇C|²/α̃, its ½C²/α̃ in G by ε|x| × |C∇C|/α̃
+                 * and by its own rounding */
                 mag_g += pow(xm * gg / nw->alpha_tilde[gc], 2);
+                mag_G += fabs(nw->C[gc]) * (xm * sqrt(gg) + 0.5 * fabs(nw->C[gc])) /
+                         nw->alpha_tilde[gc];
+            }
             nw->r[nf3 + gc] = h;
             /* h as a length, h/|∇C| (a degenerate row, ∇C = 0: h as it is), and its rounding:
              * C's from the positions' (ε|x| |∇C|) and the terms' own */
@@ -221,6 +228,7 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
     nw->skipped = skipped;
     mag += mag_g;
     nw->floor = NEWTON_ROUNDING * DBL_EPSILON * sqrt(mag);
+    nw->floor_merit = NEWTON_ROUNDING * DBL_EPSILON * mag_G;
     double sum = 0.0;
     for (int f = 0; f < nf3; f++) sum += nw->r[f] * nw->r[f];
     nw->g_norm = sqrt(sum);
@@ -308,7 +316,10 @@ static double line_search(pbd_world *w, struct pbd_newton_workspace *nw, double 
             continue;
         }
         double G = newton_merit(w, nw, nw->x_try);
-        if (G <= *merit + 1e-4 * t * slope || (G <= *merit * (1.0 + 1e-12) && trial < norm)) {
+        /* G's rounding (residual()): far above ε G for stiff elements; under 1e-12 G a step
+         * taking ‖g‖ 6.3e-9 → 2e-10 was refused (solver/README.md "Newton reference") */
+        const double G_round = fmax(nw->floor_merit, 1e-12 * fabs(*merit));
+        if (G <= *merit + 1e-4 * t * slope || (G <= *merit + G_round && trial < norm)) {
             *merit = G;
             return trial;
         }
@@ -400,7 +411,8 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
     if (st != PBD_OK) return st;
     pbd_newton_info *info = &nw->info;
     newton_step_scales(w, nw);
-    const int potential = newton_all_potential(w); /* line search on G (newton_merit.c) */
+    nw->rows_potential = 0;
+    int potential = newton_all_potential(w, nw); /* line search on G (newton_merit.c) */
     /* The KKT form's line search on ||(g, h)|| can stall in a local minimum of that norm
      * (Stable Neo-Hookean tet beam, E >= 3e5 Pa at 60 Hz, from x̃): such a step is solved
      * once more from the step's start x instead of x̃ — the same equations, another start
@@ -462,6 +474,7 @@ restart:
             goto restart;
         }
         if (trial < 0.0 && !potential && !restarted++) goto restart;
+        if (trial < 0.0 && newton_kkt_to_potential(w, nw, &potential, &restarted)) goto restart;
         if (trial < 0.0)
             return pbd_error(PBD_ENUMERIC, "newton: iteration %d: expected %s to decrease "
                              "along the Newton direction, stalled at ||(g, h)|| = %.3e (tol "
@@ -481,6 +494,9 @@ restart:
         record(nw, lg, it, norm);
     }
     if (!at_rounding && !newton_converged(nw, tol) && !potential && !restarted++) goto restart;
+    if (!at_rounding && !newton_converged(nw, tol) &&
+        newton_kkt_to_potential(w, nw, &potential, &restarted))
+        goto restart;
     if (n_iter) *n_iter = it;
     info->iterations = it;
     info->residual = norm;

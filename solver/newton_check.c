@@ -63,6 +63,13 @@ pbd_status newton_check_world(const pbd_world *w, int max_iter, double tol)
     int ms = -1, me = -1;
     const double kappa = newton_membrane_ratio(w, h, &ms, &me);
     if (kappa < 0.0) return pbd_error(PBD_ENOMEM, "newton: out of memory");
+    if (isinf(kappa))
+        return pbd_error(PBD_EINVAL, "newton: the springs' triangle at particle %d: expected "
+                         "compliant springs where the step loads a sheet of them along its "
+                         "normal, found rigid ones (compliance 0): the rigid rows' linearisation "
+                         "has no normal direction at flat, whether or not bending holds the "
+                         "sheet, and Newton does not converge (solver/README.md \"Newton "
+                         "reference\"); give the springs a compliance (--compliance)", me);
     if (kappa > 1.0 / sqrt(DBL_EPSILON))
         return pbd_error(PBD_EINVAL, "newton: %s %d%s%s%s: expected a membrane whose "
                          "stiffness against the mass, kappa = k dt^2/m, is at most 1/sqrt(eps) "

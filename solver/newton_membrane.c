@@ -8,7 +8,14 @@
  * nearly singular, and Newton's rate there is linear). κ below is that ratio; newton_check.c
  * refuses κ > 1/√ε before the first step. Sheets of two-particle rows (the distance cloth's
  * springs) count by their triangles, each spring's stiffness |∇C|²Δt²/α (infinite when
- * rigid). */
+ * rigid). A triangle of rigid springs counts even where a bending hinge (but no volume, tet
+ * or attachment) holds its particles: flat, the rigid rows' gradients all lie in its plane,
+ * so the normal motion the step's load asks for is in the null space of their linearisation
+ * (first order leaves every length unchanged), the rows are dependent (about 3 per particle
+ * for its 2 in-plane unknowns), and the positions they allow near flat are folds of the
+ * sheet: no regular solution for Newton's KKT iteration (cloth_bend --compliance=0
+ * --bend-compliance=1e-3 failed at step 1 at 1, 4 and 16 substeps; solver/README.md
+ * "Newton reference"). */
 #include "newton_private.h"
 
 #include <float.h>
@@ -149,11 +156,15 @@ static double spring_sheets(const pbd_world *w, const char *held, double h, doub
                     if (ends[r].other == c) kbc = ends[r].k;
                 if (kbc < 0.0) continue; /* not a triangle */
                 const int32_t tri[3] = {a, b, c};
+                const double k = fmax(fmax(ends[p].k, ends[q].k), kbc);
+                /* a rigid triangle: a hinge's finite stiffness (kinked at flat) leaves the
+                 * rigid rows' linearisation without the normal direction (see the top); a
+                 * volume or a tet holds the particles */
                 double m_min = INFINITY;
                 for (int j = 0; j < 3; j++)
-                    if (w->w[tri[j]] > 0.0 && !held[tri[j]]) m_min = fmin(m_min, 1.0 / w->w[tri[j]]);
+                    if (w->w[tri[j]] > 0.0 && (!held[tri[j]] || (isinf(k) && held[tri[j]] < 2)))
+                        m_min = fmin(m_min, 1.0 / w->w[tri[j]]);
                 if (!isfinite(m_min) || !normal_load(w, tri, h)) continue;
-                const double k = fmax(fmax(ends[p].k, ends[q].k), kbc);
                 if (k / m_min > kappa) {
                     kappa = k / m_min;
                     if (set_out) *set_out = -1; /* springs: named by their particles */
@@ -174,7 +185,12 @@ double newton_membrane_ratio(const pbd_world *w, double h, int *set_out, int *el
     for (int s = 0; s < w->n_sets; s++) {
         const pbd_constraint_set *set = &w->sets[s];
         if (membrane_set(set) || set->arity == 2) continue;
-        for (size_t k = 0; k < (size_t)set->count * set->arity; k++) held[set->idx[k]] = 1;
+        /* 1: held only by bending hinges (finite, kinked at flat), 2: by a volume, a tet, an
+         * attachment … (what a rigid triangle's particles need, see the top) */
+        const char by =
+            (set->type == &pbd_bend_dihedral_type || set->type == &pbd_bend_isometric_type) ? 1 : 2;
+        for (size_t k = 0; k < (size_t)set->count * set->arity; k++)
+            if (held[set->idx[k]] < by) held[set->idx[k]] = by;
     }
     double kappa = spring_sheets(w, held, h, 0.0, set_out, element_out);
     if (kappa < 0.0) {

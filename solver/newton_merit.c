@@ -17,7 +17,10 @@
  *  - when every constraint is of this kind, backtracks on G (Armijo, with a descent check)
  *    instead of ‖(g, h)‖, and never accepts a step that turns a tet inside out (the sign of
  *    det D_s against the iterate's: a prediction x̃ that is already inverted may stay so),
- *    shortening it instead. */
+ *    shortening it instead.
+ * A step the KKT form cannot solve from x̃ nor x is solved once more with every compliant
+ * single row (distance springs, ...) in this form too (newton_kkt_to_potential: the spring
+ * sheet without bending, solver/README.md "Newton reference"). */
 #include "newton_private.h"
 
 #include <math.h>
@@ -84,15 +87,26 @@ void newton_symmetrise(double *H, int n)
         }
 }
 
-int newton_all_potential(const pbd_world *w)
+int newton_all_potential(const pbd_world *w, const struct pbd_newton_workspace *nw)
 {
     int any = 0;
     for (int s = 0; s < w->n_sets; s++)
         for (int c = 0; c < w->sets[s].count; c++) {
-            if (!newton_potential(&w->sets[s], c)) return 0;
+            if (!newton_row_potential(nw, &w->sets[s], c)) return 0;
             any = 1;
         }
     return any;
+}
+
+static int has_compliant_rows(const pbd_world *w)
+{
+    for (int s = 0; s < w->n_sets; s++) {
+        const pbd_constraint_set *set = &w->sets[s];
+        if (set->type->energy || newton_element_rows(set->type) != 1) continue;
+        for (int c = 0; c < set->count; c++)
+            if (set->compliance[c] > 0.0) return 1;
+    }
+    return 0;
 }
 
 double newton_merit(const pbd_world *w, const struct pbd_newton_workspace *nw, const double *x)
@@ -134,4 +148,18 @@ int newton_inverts(const pbd_world *w, const double *from, const double *x)
         }
     }
     return 0;
+}
+
+/* The KKT form stalled on this step from x̃ and from x: once, the step anew from x̃ with the
+ * compliant single rows in potential form too (newton_row_potential; a spring sheet without
+ * bending, whose compressed springs wrinkle it: ‖(g, h)‖ has local minima that are not roots,
+ * G is bounded below and decreases at every accepted step). 1 when that is to be done. */
+int newton_kkt_to_potential(const pbd_world *w, struct pbd_newton_workspace *nw, int *potential,
+                            int *restarted)
+{
+    if (nw->rows_potential || !has_compliant_rows(w)) return 0;
+    nw->rows_potential = 1;
+    *potential = newton_all_potential(w, nw);
+    *restarted = 0;
+    return 1;
 }

@@ -94,12 +94,15 @@ struct pbd_newton_workspace {
     double *set_stats;          /* the same per set (3 per set), in the set's unit */
     double norm0, norm;         /* ||(g, h)||_2 at the start and at the iterate */
     double floor;               /* ||(g, h)||'s rounding floor at the last residual() */
+    double floor_merit;         /* G's rounding at the last residual() (potential form) */
     /* the relative stop (newton.c converged()): ||g||_2 and ||h_c/|∇C_c|||_2 at the last
      * residual() with their rounding floors, and the step's scales they are measured by */
     double g_norm, hx_norm, floor_g, floor_x, scale_g, scale_x;
     int skipped;                /* degenerate constraints at the last residual() */
     int hessians_skipped;       /* undefined Hessians in the last assembly */
     int exact_potential;        /* 1: potential-form Hessians not projected (newton.c) */
+    int rows_potential;         /* 1: compliant single rows in potential form this step, after
+                                 * the KKT form stalled from both starts (newton_row_potential) */
     double *xl, *gp, *gm, *H;   /* one constraint: positions, ±gradients, Hessian */
     newton_system sys;
     size_t estimate_bytes;      /* the last analysis' estimate (also when it was refused) */
@@ -163,6 +166,22 @@ static inline int newton_potential(const pbd_constraint_set *set, int c)
         if (!(set->compliance[r] > 0.0)) return 0;
     return 1;
 }
+/* Row c in potential form in this step: newton_potential, or, once the KKT form stalled on
+ * the step from both starts (nw->rows_potential, newton.c), any compliant single row (a
+ * distance spring, ...): its λ = −C/α̃ eliminated, ½C²/α̃ in G (solver/README.md "Newton
+ * reference": the spring sheet without bending). */
+static inline int newton_row_potential(const struct pbd_newton_workspace *nw,
+                                       const pbd_constraint_set *set, int c)
+{
+    if (newton_potential(set, c)) return 1;
+    return nw->rows_potential && !set->type->energy && newton_element_rows(set->type) == 1 &&
+           set->compliance[c] > 0.0;
+}
+/* The KKT form stalled on a step from x̃ and from x: 1 when the step is to be solved anew from
+ * x̃ with nw->rows_potential set (*potential updated, *restarted reset), once per step and
+ * only where the world has a compliant single row (newton_merit.c). */
+int newton_kkt_to_potential(const pbd_world *w, struct pbd_newton_workspace *nw, int *potential,
+                            int *restarted);
 /* ∇²(½C²/α̃) of constraint c at nw->x into nw->H, projected to PSD; for a block, at its
  * first row the Hessian of the block's Σ ½C_r²/α̃_r (alpha_tilde[r], r < block) projected as
  * one element, and 2 (nothing to add) at its other rows; 0, or 1 when undefined. */
@@ -175,7 +194,7 @@ int newton_scaled_grad(const pbd_constraint_set *set, int c, int nb, const doubl
 /* H (n × n, row-major) replaced by (H + Hᵀ)/2: central differences are not symmetric. */
 void newton_symmetrise(double *H, int n);
 /* 1: every constraint of the world is in potential form (the line search is then on G). */
-int newton_all_potential(const pbd_world *w);
+int newton_all_potential(const pbd_world *w, const struct pbd_newton_workspace *nw);
 /* G(x) (1/Δt² × implicit Euler's incremental potential), nw->C being C at x. */
 double newton_merit(const pbd_world *w, const struct pbd_newton_workspace *nw, const double *x);
 /* 1: x turns a tet of an energy set inside out that is not at `from` (the iterate). */

@@ -392,7 +392,7 @@ pbd_status newton_system_assemble(pbd_world *w, struct pbd_newton_workspace *nw)
             const int32_t *idx = set->idx + (size_t)c * a;
             const int32_t *blocks = s->dense ? NULL : s->coff + s->c_off[gc];
             const double lam = nw->lambda[gc], at = nw->alpha_tilde[gc], h = nw->r[nf3 + gc];
-            const int pot = newton_potential(set, c); /* potential form: newton_merit.c */
+            const int pot = newton_row_potential(nw, set, c); /* the potential form */
             int have_h = 0; /* -λ∇²C, the geometric stiffness; potential form: ∇²(½C²/α̃)⁺ */
             if (pot) {
                 int hs = newton_potential_hessian(nw, set, c, nw->alpha_tilde + gc);
@@ -498,7 +498,7 @@ void newton_system_direction(pbd_world *w, struct pbd_newton_workspace *nw)
                     for (int k = 0; k < 3; k++) jdx += grad[3 * j + k] * nw->dx[3 * f + k];
             }
             /* potential form: λ = −C/α̃ linearised (newton.c's residual resets it) */
-            nw->dlambda[gc] = newton_potential(set, c) ? -jdx / nw->alpha_tilde[gc]
+            nw->dlambda[gc] = newton_row_potential(nw, set, c) ? -jdx / nw->alpha_tilde[gc]
                                                        : -(nw->r[nf3 + gc] + jdx) / nw->denom[gc];
         }
     }

@@ -384,15 +384,7 @@ static void test_newton_snh_stiff(void)
 static pbd_world *sheet(const char *scene, const char *stretch, double E, double bend_compliance,
                         double k_bend)
 {
-    pbd_scene_params sp = pbd_scene_params_default();
-    for (int i = 0; pbd_stretch_names[i]; i++)
-        if (strcmp(pbd_stretch_names[i], stretch) == 0) sp.stretch = i;
-    sp.youngs_modulus = E;
-    sp.bend_compliance = bend_compliance;
-    sp.k_bend = k_bend;
-    pbd_world *w = pbd_scene_find(scene)->build(&sp);
-    if (w) w->def.method = PBD_METHOD_NEWTON;
-    return w;
+    return test_newton_sheet(scene, stretch, E, 0.0, bend_compliance, k_bend, 1);
 }
 
 /* cloth_bend --k-bend=0 --stretch=strain|fem --method=newton at E = 1e11 N/m failed at step 1

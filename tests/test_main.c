@@ -24,6 +24,24 @@ pbd_world *test_two_particles(const double p1[3], const double p2[3], double m1,
     return w;
 }
 
+pbd_world *test_newton_sheet(const char *scene, const char *stretch, double E, double compliance,
+                             double bend_compliance, double k_bend, int substeps)
+{
+    pbd_scene_params sp = pbd_scene_params_default();
+    for (int i = 0; pbd_stretch_names[i]; i++)
+        if (strcmp(pbd_stretch_names[i], stretch) == 0) sp.stretch = i;
+    sp.youngs_modulus = E;
+    sp.compliance = compliance;
+    sp.bend_compliance = bend_compliance;
+    sp.k_bend = k_bend;
+    pbd_world *w = pbd_scene_find(scene)->build(&sp);
+    if (w) {
+        w->def.method = PBD_METHOD_NEWTON;
+        w->def.substeps = substeps;
+    }
+    return w;
+}
+
 int test_all_finite(const double *a, int n)
 {
     for (int i = 0; i < n; i++)

@@ -19,7 +19,8 @@
     X(bending_isometric) X(output) X(recompute) X(truth) X(faults) X(faults_files)        \
     X(hessian) X(newton_sparse) X(newton_run) X(materials) X(flags) X(log_truths)        \
     X(families) X(fluid) X(integrity) X(globalisation) X(references) X(rods)              \
-    X(newton_scale) X(headlines) X(rod_twist) X(headline_slips) X(newton_units)
+    X(newton_scale) X(headlines) X(rod_twist) X(headline_slips) X(newton_units)          \
+    X(newton_sheets)
 #define PBD_DECLARE_SUITE(area) void register_##area##_tests(void) __attribute__((weak));
 PBD_TEST_SUITES(PBD_DECLARE_SUITE)
 
@@ -27,6 +28,10 @@ PBD_TEST_SUITES(PBD_DECLARE_SUITE)
 pbd_world *test_two_particles(const double p1[3], const double p2[3], double m1, double m2);
 /* 1 when all n values are finite. */
 int test_all_finite(const double *a, int n);
+/* A cloth scene under --method=newton: --stretch, E, --compliance, --bend-compliance,
+ * --k-bend and --substeps as given, the rest at the defaults; NULL when it cannot build. */
+pbd_world *test_newton_sheet(const char *scene, const char *stretch, double E, double compliance,
+                             double bend_compliance, double k_bend, int substeps);
 /* Remove a temporary directory and everything in it (rm -rf); its exit status. */
 int test_remove_dir(const char *dir);
 /* Run a shell command, return its exit status (or -1). */
