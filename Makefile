@@ -295,7 +295,7 @@ test-new-constraint: $(BUILD)/pbd-gradcheck
 	sh scripts/test-new-constraint.sh $(BUILD)
 
 # "Solvers refuse up front or converge" (issue 24): --method=newton and --reference=newton on
-# every scene x material x E = 1e3..1e11 Pa, 2 steps each (scripts/newton-sweep.sh; ~40 s).
+# every scene x material x E = 1e3..1e11 Pa, 2 steps each (scripts/newton-sweep.sh; ~1 min).
 .PHONY: newton-sweep
 newton-sweep: $(BUILD)/pbd-run
 	sh scripts/newton-sweep.sh $(BUILD) 2

@@ -74,8 +74,10 @@ pbd_status newton_check_world(const pbd_world *w, int max_iter, double tol)
         return pbd_error(PBD_EINVAL, "newton: %s %d%s%s%s: expected a membrane whose "
                          "stiffness against the mass, kappa = k dt^2/m, is at most 1/sqrt(eps) "
                          "= %.2e where nothing but the mass holds it out of its plane and the "
-                         "step loads it normally, found kappa = %.3e (dt = %g s): beyond it "
-                         "Newton does not converge (solver/README.md \"Newton reference\"); "
+                         "step loads it normally, found kappa = %.3e (dt = %g s): beyond it the "
+                         "forces' rounding (kappa eps) outweighs what the mass resolves (1/kappa) "
+                         "and Newton is not assured to converge (it failed at E = 1e11; "
+                         "solver/README.md \"Newton reference\"); "
                          "give it bending (--bend-compliance), more compliance or smaller steps",
                          ms >= 0 ? "element" : "the springs' triangle at particle", me,
                          ms >= 0 ? " of set " : "", ms >= 0 ? w->sets[ms].type->name : "",

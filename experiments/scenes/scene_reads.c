@@ -90,7 +90,7 @@ const char *pbd_scene_unread(const pbd_scene_entry *e, const pbd_scene_params *s
         return "under --method=pbd the rod is projected with --stiffness and --k-bend; E and nu "
                "set the compliances that --method=xpbd uses";
     if (rod && method != PBD_METHOD_PBD && in_list(option, " stiffness k-bend "))
-        return "under --method=xpbd the rod's compliances come from --youngs-modulus, "
+        return "under --method=xpbd (and newton) the rod's compliances come from --youngs-modulus, "
                "--poisson-ratio and --rod-radius; --stiffness and --k-bend are PBD's";
     /* PBD Eq. 8–9 project with k alone (solver/project.c project_pbd); XPBD Eq. 18 with α̃
      * alone (k is read only by shape matching's goal fraction, in no scene of the table) */
