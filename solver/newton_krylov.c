@@ -41,9 +41,12 @@ int newton_block_psd(const double *G, int n, double scale, double *work)
 }
 
 /* y = A x on the full symmetric pattern: column col lists rows Ai[Ap[col] .. Ap[col+1]),
- * and A = Aᵀ, so that column is row col too — gathered, y[col] written once. */
+ * and A = Aᵀ, so that column is row col too — gathered, y[col] written once, by one thread
+ * in the same order on any number of them (newton_threads(): the same bits). */
 static void matvec(const newton_system *s, const double *x, double *y)
 {
+    const int threads = s->N > 4096 ? newton_threads() : 1;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
     for (int col = 0; col < s->N; col++) {
         double acc = 0.0;
         for (int q = s->Ap[col]; q < s->Ap[col + 1]; q++) acc += s->Ax[q] * x[s->Ai[q]];

@@ -516,6 +516,11 @@ const char *pbd_blas_name(void);
 int pbd_blas_threads(void);
 /* Set those threads (≥ 1; 0: automatic again; ignored for a single-threaded BLAS). */
 void pbd_blas_set_threads(int threads);
+/* The threads of the Newton step's own loops (the assembly of the Schur complement and
+ * MINRES' product with it; solver/newton_blas.c): ≥ 1, or 0 (the default) to follow the
+ * BLAS's setting above (PBD_BLAS_THREADS, default 1). The results are the same bit for bit
+ * on any count (every entry summed in the same order); only the BLAS's are not. */
+void pbd_newton_set_threads(int threads);
 
 /* Small symmetric matrices (solver/symeig.c, cyclic Jacobi; never aborts): the eigenvalues
  * of the n × n row-major A (n <= PBD_SYM_EIGEN_MAX) into evals and the eigenvectors into
