@@ -510,7 +510,7 @@ void pbd_newton_set_krylov(int on);
 /* The BLAS that serves the Newton reference's factorisations (solver/newton_blas.c): the
  * library that defines the process's dgemm_, e.g. "OpenBLAS 0.3.21 ... (path)" or
  * "netlib (path)", and the threads its next factorisation runs on (PBD_BLAS_THREADS, else
- * 2 when the load average leaves a core idle, else 1; 1 for a single-threaded BLAS).
+ * 1; 1 for a single-threaded BLAS).
  * Result files record both. */
 const char *pbd_blas_name(void);
 int pbd_blas_threads(void);
