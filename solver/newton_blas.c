@@ -87,12 +87,12 @@ void pbd_blas_set_threads(int threads)
 }
 
 /* The threads of the Newton step's own loops (the assembly, MINRES' product with A):
- * pbd_newton_set_threads', else the same setting as the BLAS's (PBD_BLAS_THREADS, default 1),
- * also where the BLAS itself is single-threaded; at most the cores. Not the world's thread count: those loops' results do
- * not depend on it (newton_system.c: every entry summed in the same order), but under load
- * a second OpenMP thread waits at every barrier for a core other processes hold (the BLAS
- * rows measured it: experiments/programs/README.md), so the step's threads are one choice,
- * made for the whole step. */
+ * pbd_newton_set_threads', else the same setting as the BLAS's (PBD_BLAS_THREADS, default
+ * 1), also where the BLAS itself is single-threaded; at most the cores. Not the world's
+ * thread count: those loops' results do not depend on it (newton_system.c: every entry
+ * summed in the same order), but under load a second OpenMP thread waits at every barrier
+ * for a core other processes hold (the BLAS rows measured it: experiments/programs/
+ * README.md), so the step's threads are one choice, made for the whole step. */
 static int newton_own_threads; /* pbd_newton_set_threads: 0 follows the BLAS's setting */
 
 void pbd_newton_set_threads(int threads) { newton_own_threads = threads >= 1 ? threads : 0; }
