@@ -31,6 +31,7 @@ typedef void (*set_fn)(int);
 
 static struct {
     int ready, openblas, threads, parallel;
+    int requested; /* PBD_BLAS_THREADS or the set count, whatever the BLAS (0: default) */
     set_fn set_threads;
     char name[512];
 } blas;
@@ -52,7 +53,8 @@ static void probe(void)
     blas.openblas = config != NULL;
     blas.parallel = parallel ? parallel() : 0; /* 0 serial, 1 pthreads, 2 OpenMP */
     const char *env = getenv("PBD_BLAS_THREADS");
-    blas.threads = !(blas.openblas && blas.parallel) ? 1 : env && atoi(env) > 0 ? atoi(env) : 0;
+    blas.requested = env && atoi(env) > 0 ? atoi(env) : 0;
+    blas.threads = !(blas.openblas && blas.parallel) ? 1 : blas.requested;
     if (blas.openblas)
         snprintf(blas.name, sizeof blas.name, "%s (%s)", config(), path);
     else
@@ -80,7 +82,27 @@ int pbd_blas_threads(void)
 void pbd_blas_set_threads(int threads)
 {
     probe();
-    if (blas.openblas && blas.parallel) blas.threads = threads >= 1 ? threads : 0;
+    blas.requested = threads >= 1 ? threads : 0;
+    if (blas.openblas && blas.parallel) blas.threads = blas.requested;
+}
+
+/* The threads of the Newton step's own loops (the assembly, MINRES' product with A):
+ * pbd_newton_set_threads', else the same setting as the BLAS's (PBD_BLAS_THREADS, default
+ * 1), also where the BLAS itself is single-threaded; at most the cores. Not the world's
+ * thread count: those loops' results do not depend on it (newton_system.c: every entry
+ * summed in the same order), but under load a second OpenMP thread waits at every barrier
+ * for a core other processes hold (the BLAS rows measured it: experiments/programs/
+ * README.md), so the step's threads are one choice, made for the whole step. */
+static int newton_own_threads; /* pbd_newton_set_threads: 0 follows the BLAS's setting */
+
+void pbd_newton_set_threads(int threads) { newton_own_threads = threads >= 1 ? threads : 0; }
+
+int newton_threads(void)
+{
+    probe();
+    int t = newton_own_threads > 0 ? newton_own_threads : blas.requested > 0 ? blas.requested : 1;
+    int cores = omp_get_num_procs();
+    return t < cores ? t : cores > 0 ? cores : 1;
 }
 
 int newton_blas_begin(void)

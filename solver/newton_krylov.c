@@ -41,14 +41,28 @@ int newton_block_psd(const double *G, int n, double scale, double *work)
 }
 
 /* y = A x on the full symmetric pattern: column col lists rows Ai[Ap[col] .. Ap[col+1]),
- * and A = Aᵀ, so that column is row col too — gathered, y[col] written once. */
-static void matvec(const newton_system *s, const double *x, double *y)
+ * and A = Aᵀ, so that column is row col too — gathered, y[col] written once, by one thread
+ * in the same order on any number of them (newton_threads(): the same bits). */
+static void matvec_columns(const newton_system *s, const double *x, double *y, int c0, int c1)
 {
-    for (int col = 0; col < s->N; col++) {
+    for (int col = c0; col < c1; col++) {
         double acc = 0.0;
         for (int q = s->Ap[col]; q < s->Ap[col + 1]; q++) acc += s->Ax[q] * x[s->Ai[q]];
         y[col] = acc;
     }
+}
+
+static void matvec(const newton_system *s, const double *x, double *y)
+{
+    const int threads = s->N > 4096 ? newton_threads() : 1;
+    if (threads <= 1) { /* no parallel region at all on 1 thread (nothing of libgomp's) */
+        matvec_columns(s, x, y, 0, s->N);
+        return;
+    }
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int t = 0; t < threads; t++)
+        matvec_columns(s, x, y, (int)((long)s->N * t / threads),
+                       (int)((long)s->N * (t + 1) / threads));
 }
 
 static void swap(double **a, double **b)

@@ -58,6 +58,10 @@ typedef struct newton_system {
      * more than `budget` iterations with it. */
     double *Px;
     double *psd_work;      /* one constraint's block: the semi-definiteness test */
+    /* the assembly's threads beyond the first (newton_system.c): per thread a constraint's
+     * positions, ±gradients, Hessian and semi-definiteness test (3a, 3a, 3a, 9a², 9a²) */
+    double *tscratch;
+    int n_tscratch;
     double *kv;            /* MINRES' vectors: NEWTON_KRYLOV_VECTORS × N */
     void *chol_X, *chol_Y, *chol_E; /* cholmod_solve2's kept vectors */
     void *pre[2];          /* cholmod_factor *: the slots' factors */
@@ -223,6 +227,7 @@ void newton_pool_destroy(newton_pool **pool);
 
 /* solver/newton_blas.c: the BLAS threads for a factorisation; returns what to restore. */
 int newton_blas_begin(void);
+int newton_threads(void); /* the step's own loops' threads (newton_blas.c) */
 void newton_blas_end(int saved);
 
 #endif

@@ -10,20 +10,25 @@
  * Δλ_c = -(h_c + ∇C_c·Δx)/D_c, which turns -∇C_cᵀ Δλ_c into ∇C_c ∇C_cᵀ/D_c on the particle
  * blocks and ∇C_c h_c/D_c into the right-hand side: the same step as the KKT form's.
  *
- * D_c = α̃_c + δ_c, δ_c = μ Σ_j w_j |∇_j C_c|², μ = max(1e-10, 1e-4 min(1, ||r_k||/||r_0||)²):
+ * D_c = α̃_c + δ_c, δ_c = μ Σ_j w_j |∇_j C_c|², μ = max(1e-10, 1e-4 min(1, ||r_k||/||r_0||)³):
  * δ perturbs the Jacobian only, never the residual (h = C + α̃λ exactly), so the solution
  * is exact; it is stabilised SQP (S. Wright 1998). Redundant stiff constraints — the cloth's
  * structural, shear and bend springs are 3× the in-plane degrees of freedom; α = 0 or a
  * compliance of 1e-7 m/N at 60 Hz, α̃/Σw|∇C|² ≈ 4e-8 — make the KKT matrix (nearly)
  * singular and the linearised constraints inconsistent: without δ, Δλ grows like h/α̃ in
  * the null space of ∇Cᵀ and swamps Δx in rounding, and Newton stalls (64² cloth: 30+
- * iterations; a rigid cloth: no progress). δ keeps the step bounded; it shrinks
- * quadratically with the residual, so convergence stays quadratic (64² cloth: 5 iterations
- * to 1e-13), and its floor bounds the Schur complement's condition number. (A fixed
- * μ ≤ 1e-8 stalls on the rigid cloth; μ = 1e-2 converges only linearly.) */
+ * iterations; a rigid cloth: no progress). δ keeps the step bounded; it shrinks with the
+ * cube of the residual, faster than the quadratic phase needs (δ's change of the step is
+ * O(δ) = o(||r||²)), so convergence stays quadratic (64² cloth: 5 iterations to 1e-11),
+ * and its floor bounds the Schur complement's condition number. (A fixed μ ≤ 1e-8 stalls
+ * on the rigid cloth; μ = 1e-2 converges only linearly. The cube, not the square as
+ * before: the 100² bending cloth 22/6/6 iterations in steps 1–3 instead of 25/8/8, every
+ * case of `make newton-sweep` still converging; a smaller 1e-5 instead cost the 64² cloth
+ * a sixth, not quadratic, iteration: solver/README.md "Newton reference", Stabilisation.) */
 #include "newton_private.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +38,7 @@
 
 #define NEWTON_REGULARISATION 1e-4
 #define NEWTON_REGULARISATION_MIN 1e-10
+#define ASSEMBLY_THREADS_MAX 16
 
 void newton_system_free(newton_system *s)
 {
@@ -51,6 +57,7 @@ void newton_system_free(newton_system *s)
     free(s->sol);
     free(s->Px);
     free(s->psd_work);
+    free(s->tscratch);
     free(s->kv);
     memset(s, 0, sizeof *s);
 }
@@ -315,7 +322,13 @@ pbd_status newton_system_prepare(pbd_world *w, struct pbd_newton_workspace *nw, 
             s->Px = malloc((size_t)(s->nnz > 0 ? s->nnz : 1) * sizeof *s->Px);
             s->psd_work = malloc(9 * (size_t)a * a * sizeof *s->psd_work);
             s->kv = malloc(NEWTON_KRYLOV_VECTORS * (size_t)(s->N > 0 ? s->N : 1) * sizeof *s->kv);
-            if (!s->Px || !s->psd_work || !s->kv) return out_of_memory(s, s->N);
+            /* the assembly's other threads' scratch, for as many as the cores (newton_threads
+             * may change between steps; nothing is allocated inside one) */
+            s->n_tscratch = omp_get_num_procs() > 1 ? omp_get_num_procs() - 1 : 0;
+            if (s->n_tscratch > ASSEMBLY_THREADS_MAX - 1) s->n_tscratch = ASSEMBLY_THREADS_MAX - 1;
+            s->tscratch = malloc((size_t)(s->n_tscratch > 0 ? s->n_tscratch : 1) *
+                                 (9 * (size_t)a + 18 * (size_t)a * a) * sizeof *s->tscratch);
+            if (!s->Px || !s->psd_work || !s->kv || !s->tscratch) return out_of_memory(s, s->N);
         }
     }
     /* the symbolic analysis now, and the memory it says the solve needs checked up front */
@@ -357,122 +370,200 @@ static inline double *block_entry(newton_system *s, int fl, int32_t b, int p, in
     return &s->Ax[s->Ap[3 * fl + q] + 3 * (long)(b - s->bptr[fl]) + p];
 }
 
-pbd_status newton_system_assemble(pbd_world *w, struct pbd_newton_workspace *nw)
+/* One constraint's terms (c of set st): its part of the rows and columns of the free
+ * particles in [lo, hi) — the whole constraint for lo = 0, hi = nf. `own`: it is this part's
+ * to count (D_c, an undefined Hessian): its first free particle is in [lo, hi) (a constraint
+ * without one: the part at 0). nw is the part's view of the workspace (its own scratch). */
+static void add_constraint(const pbd_world *w, struct pbd_newton_workspace *nw, double *psd_work,
+                           int st, int c, double mu, int lo, int hi, int *skipped)
 {
     newton_system *s = &nw->sys;
     const int nf3 = 3 * s->nf;
     double *Px = s->Px; /* the Schur form: P beside A (see newton_private.h) */
+    const pbd_constraint_set *set = &w->sets[st];
+    const int a = set->arity, n3 = 3 * a;
+    const int gc = nw->set_c[st] + c, kc = s->kept_of[gc];
+    const double *grad = nw->grad + nw->set_g[st] + (size_t)n3 * c;
+    const int32_t *idx = set->idx + (size_t)c * a;
+    int first = -1, mine = 0;
+    for (int j = 0; j < a; j++) {
+        const int fj = nw->free_of[idx[j]];
+        if (fj < 0) continue;
+        if (first < 0) first = fj;
+        mine |= fj >= lo && fj < hi;
+    }
+    const int own = first >= 0 ? first >= lo && first < hi : lo == 0;
+    if (!mine && !own) return;
+    const int32_t *blocks = s->dense ? NULL : s->coff + s->c_off[gc];
+    const double lam = nw->lambda[gc], at = nw->alpha_tilde[gc], h = nw->r[nf3 + gc];
+    const int pot = newton_row_potential(nw, set, c); /* the potential form: newton_merit.c */
+    int have_h = 0; /* -λ∇²C, the geometric stiffness; potential form: ∇²(½C²/α̃)⁺ */
+    if (pot) {
+        int hs = newton_potential_hessian(nw, set, c, nw->alpha_tilde + gc);
+        if (hs == 0) have_h = 1;
+        else if (hs == 1) *skipped += own;
+    } else if (lam != 0.0) {
+        if (hessian(nw, set, c) == 0) have_h = 1;
+        else *skipped += own;
+    }
+    double wsum = 0.0;
+    for (int j = 0; j < a; j++) {
+        const double *gj = grad + 3 * j;
+        if (nw->free_of[idx[j]] >= 0)
+            wsum += w->w[idx[j]] * (gj[0] * gj[0] + gj[1] * gj[1] + gj[2] * gj[2]);
+    }
+    const double D = pot ? 1.0 : at + mu * (wsum > 0.0 ? wsum : 1.0);
+    if (own) nw->denom[gc] = D;
+    const double elim = kc < 0 && !pot ? 1.0 / D : 0.0; /* eliminated: ∇C∇Cᵀ/(α̃ + δ) */
+    const double hscale = pot ? 1.0 : -lam;
+    /* P keeps the geometric stiffness -λ∇²C only where it is positive semi-definite
+     * (a stretched spring's; a compressed one's is negative: λ/ℓ (I - n nᵀ) per
+     * particle pair with λ > 0); the potential form's is projected already */
+    const int in_p = Px && have_h && (pot || newton_block_psd(nw->H, n3, hscale, psd_work));
+    for (int j = 0; j < a; j++) {
+        int fj = nw->free_of[idx[j]];
+        if (fj < 0) continue;
+        const double *gj = grad + 3 * j;
+        if (kc < 0 && fj >= lo && fj < hi)
+            for (int p = 0; p < 3; p++) s->rhs[3 * fj + p] -= gj[p] * h * elim;
+        for (int l = 0; l < a; l++) {
+            int fl = nw->free_of[idx[l]];
+            if (fl < lo || fl >= hi) continue; /* a fixed particle, or another part's column */
+            const double *gl = grad + 3 * l;
+            /* block (fj, fl): entry (p, q) at e0 + q · stride + p (block_entry) */
+            long e0 = 0, stride = 0;
+            if (!s->dense) {
+                const int32_t b = blocks[j * a + l];
+                e0 = s->Ap[3 * fl] + 3 * (long)(b - s->bptr[fl]);
+                stride = s->Ap[3 * fl + 1] - s->Ap[3 * fl];
+            }
+            for (int p = 0; p < 3; p++) {
+                const double *Hrow = nw->H + (size_t)(3 * j + p) * n3 + 3 * l;
+                for (int q = 0; q < 3; q++) {
+                    const double v0 = elim * gj[p] * gl[q];
+                    const double v = have_h ? v0 + hscale * Hrow[q] : v0;
+                    if (s->dense) {
+                        if (v != 0.0) dense_add(s, 3 * fj + p, 3 * fl + q, v);
+                        continue;
+                    }
+                    const long e = e0 + q * stride + p;
+                    s->Ax[e] += v;
+                    if (Px) Px[e] += in_p ? v : v0;
+                }
+            }
+        }
+    }
+    if (kc < 0) return;
+    /* kept (one part only: the KKT form is assembled on one thread): ∂g/∂λ = -∇Cᵀ,
+     * ∂h/∂x = ∇C, ∂h/∂λ = α̃ (δ when α̃ = 0) */
+    const int32_t *slots = s->dense ? NULL : s->coff + s->c_off[gc] + (long)a * a;
+    const int row = nf3 + kc;
+    for (int j = 0; j < a && !pot; j++) { /* potential form: the row is Δλ = 0 */
+        int fj = nw->free_of[idx[j]];
+        if (fj < 0) continue;
+        for (int p = 0; p < 3; p++) {
+            double g = grad[3 * j + p];
+            if (s->dense) {
+                dense_add(s, 3 * fj + p, row, -g);
+                dense_add(s, row, 3 * fj + p, g);
+            } else {
+                s->Ax[s->Ap[3 * fj + p] + 3 * (long)(s->bptr[fj + 1] - s->bptr[fj]) +
+                      slots[2 * j]] += g;
+                s->Ax[s->Ap[row] + 3 * (long)slots[2 * j + 1] + p] -= g;
+            }
+        }
+    }
+    if (s->dense) dense_add(s, row, row, D);
+    else s->Ax[s->Ap[row + 1] - 1] += D;
+    s->rhs[row] = pot ? 0.0 : -h;
+}
+
+/* The part of the assembly that writes the columns (and right-hand side rows) of the free
+ * particles [lo, hi): zeroed, the masses, then every constraint in the serial order. Each
+ * entry belongs to one part and receives its terms in the same order whatever the parts,
+ * so A, P and the right-hand side are the same bit for bit on any number of threads
+ * (test newton_scale/assembly_threads_bitwise). */
+static void assemble_part(const pbd_world *w, struct pbd_newton_workspace *nw, double *psd_work,
+                          double mu, int lo, int hi, int *skipped)
+{
+    newton_system *s = &nw->sys;
+    const int whole = lo == 0 && hi == s->nf;
     if (s->dense) gsl_matrix_set_zero((gsl_matrix *)s->gsl_J);
-    else memset(s->Ax, 0, (size_t)s->nnz * sizeof *s->Ax);
-    if (Px) memset(Px, 0, (size_t)s->nnz * sizeof *Px);
-    s->norm = nw->norm;
-    s->norm0 = nw->norm0;
-    for (int f = 0; f < nf3; f++) s->rhs[f] = -nw->r[f];
+    else if (whole) memset(s->Ax, 0, (size_t)s->nnz * sizeof *s->Ax);
+    else memset(s->Ax + s->Ap[3 * lo], 0, (size_t)(s->Ap[3 * hi] - s->Ap[3 * lo]) * sizeof *s->Ax);
+    if (s->Px) {
+        long e0 = whole ? 0 : s->Ap[3 * lo], e1 = whole ? s->nnz : s->Ap[3 * hi];
+        memset(s->Px + e0, 0, (size_t)(e1 - e0) * sizeof *s->Px);
+    }
+    for (int f = 3 * lo; f < 3 * hi; f++) s->rhs[f] = -nw->r[f];
     for (int i = 0; i < w->n; i++) {
         int f = nw->free_of[i];
-        if (f < 0) continue;
+        if (f < lo || f >= hi) continue;
         double m = 1.0 / w->w[i];
         int32_t b = s->dense ? 0 : (int32_t)find(s->brow, s->bptr[f], s->bptr[f + 1], f);
         for (int k = 0; k < 3; k++) {
             if (s->dense) dense_add(s, 3 * f + k, 3 * f + k, m);
             else *block_entry(s, f, b, k, k) += m;
-            if (Px) Px[block_entry(s, f, b, k, k) - s->Ax] += m;
+            if (s->Px) s->Px[block_entry(s, f, b, k, k) - s->Ax] += m;
+        }
+    }
+    for (int st = 0; st < w->n_sets; st++)
+        for (int c = 0; c < w->sets[st].count; c++)
+            add_constraint(w, nw, psd_work, st, c, mu, lo, hi, skipped);
+}
+
+pbd_status newton_system_assemble(pbd_world *w, struct pbd_newton_workspace *nw)
+{
+    newton_system *s = &nw->sys;
+    s->norm = nw->norm;
+    s->norm0 = nw->norm0;
+    /* δ = μ Σ w|∇C|², μ = max(1e-10, 1e-4 min(1, ||r|| / ||r_0||)³) (see the top) */
+    double ratio = nw->norm0 > 0.0 ? fmin(1.0, nw->norm / nw->norm0) : 1.0;
+    const double mu = fmax(NEWTON_REGULARISATION * ratio * ratio * ratio,
+                           NEWTON_REGULARISATION_MIN);
+    /* threads: the Schur form only (the KKT form's kept rows cross the parts), as many as
+     * newton_threads() says and there is scratch for; parts of about equal nonzeros */
+    int T = s->dense || s->mk > 0 || !s->Px ? 1 : newton_threads();
+    if (T > s->n_tscratch + 1) T = s->n_tscratch + 1;
+    if (T > s->nf) T = s->nf > 0 ? s->nf : 1;
+    int skipped[ASSEMBLY_THREADS_MAX] = {0};
+    if (T <= 1) {
+        assemble_part(w, nw, s->psd_work, mu, 0, s->nf, &skipped[0]);
+        nw->hessians_skipped = skipped[0];
+        return PBD_OK;
+    }
+    const int a = w->max_arity > 0 ? w->max_arity : 1;
+    const size_t per = 9 * (size_t)a + 18 * (size_t)a * a;
+#pragma omp parallel num_threads(T)
+    {
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        /* the part: the free particles whose columns start in [t, t+1) · nnz / nt */
+        int lo = 0, hi = s->nf;
+        for (int k = 0; k < 2; k++) {
+            const long target = (long)((double)s->nnz * (t + k) / nt);
+            int f0 = 0, f1 = s->nf;
+            while (f0 < f1) {
+                int mid = f0 + (f1 - f0) / 2;
+                if (s->Ap[3 * mid] < target) f0 = mid + 1;
+                else f1 = mid;
+            }
+            if (k == 0) lo = t == 0 ? 0 : f0;
+            else hi = t == nt - 1 ? s->nf : f0;
+        }
+        if (t == 0) {
+            assemble_part(w, nw, s->psd_work, mu, lo, hi, &skipped[0]);
+        } else {
+            struct pbd_newton_workspace view = *nw; /* the same arrays, its own scratch */
+            double *sc = s->tscratch + (size_t)(t - 1) * per;
+            view.xl = sc;
+            view.gp = sc + 3 * a;
+            view.gm = sc + 6 * a;
+            view.H = sc + 9 * a;
+            assemble_part(w, &view, sc + 9 * a + 9 * (size_t)a * a, mu, lo, hi, &skipped[t]);
         }
     }
     nw->hessians_skipped = 0;
-    /* δ = μ Σ w|∇C|², μ = max(1e-10, 1e-4 min(1, ||r|| / ||r_0||)²) (see the top) */
-    double ratio = nw->norm0 > 0.0 ? fmin(1.0, nw->norm / nw->norm0) : 1.0;
-    const double mu = fmax(NEWTON_REGULARISATION * ratio * ratio, NEWTON_REGULARISATION_MIN);
-    for (int st = 0; st < w->n_sets; st++) {
-        const pbd_constraint_set *set = &w->sets[st];
-        const int a = set->arity, n3 = 3 * a;
-        for (int c = 0; c < set->count; c++) {
-            const int gc = nw->set_c[st] + c, kc = s->kept_of[gc];
-            const double *grad = nw->grad + nw->set_g[st] + (size_t)n3 * c;
-            const int32_t *idx = set->idx + (size_t)c * a;
-            const int32_t *blocks = s->dense ? NULL : s->coff + s->c_off[gc];
-            const double lam = nw->lambda[gc], at = nw->alpha_tilde[gc], h = nw->r[nf3 + gc];
-            const int pot = newton_row_potential(nw, set, c); /* the potential form */
-            int have_h = 0; /* -λ∇²C, the geometric stiffness; potential form: ∇²(½C²/α̃)⁺ */
-            if (pot) {
-                int hs = newton_potential_hessian(nw, set, c, nw->alpha_tilde + gc);
-                if (hs == 0) have_h = 1;
-                else if (hs == 1) nw->hessians_skipped++;
-            } else if (lam != 0.0) {
-                if (hessian(nw, set, c) == 0) have_h = 1;
-                else nw->hessians_skipped++;
-            }
-            double wsum = 0.0;
-            for (int j = 0; j < a; j++) {
-                const double *gj = grad + 3 * j;
-                if (nw->free_of[idx[j]] >= 0)
-                    wsum += w->w[idx[j]] * (gj[0] * gj[0] + gj[1] * gj[1] + gj[2] * gj[2]);
-            }
-            const double D = nw->denom[gc] = pot ? 1.0 : at + mu * (wsum > 0.0 ? wsum : 1.0);
-            const double elim = kc < 0 && !pot ? 1.0 / D : 0.0; /* eliminated: ∇C∇Cᵀ/(α̃ + δ) */
-            const double hscale = pot ? 1.0 : -lam;
-            /* P keeps the geometric stiffness -λ∇²C only where it is positive semi-definite
-             * (a stretched spring's; a compressed one's is negative: λ/ℓ (I - n nᵀ) per
-             * particle pair with λ > 0); the potential form's is projected already */
-            const int in_p = Px && have_h && (pot || newton_block_psd(nw->H, n3, hscale,
-                                                                      s->psd_work));
-            for (int j = 0; j < a; j++) {
-                int fj = nw->free_of[idx[j]];
-                if (fj < 0) continue;
-                const double *gj = grad + 3 * j;
-                if (kc < 0)
-                    for (int p = 0; p < 3; p++) s->rhs[3 * fj + p] -= gj[p] * h * elim;
-                for (int l = 0; l < a; l++) {
-                    int fl = nw->free_of[idx[l]];
-                    if (fl < 0) continue;
-                    const double *gl = grad + 3 * l;
-                    /* block (fj, fl): entry (p, q) at e0 + q · stride + p (block_entry) */
-                    long e0 = 0, stride = 0;
-                    if (!s->dense) {
-                        const int32_t b = blocks[j * a + l];
-                        e0 = s->Ap[3 * fl] + 3 * (long)(b - s->bptr[fl]);
-                        stride = s->Ap[3 * fl + 1] - s->Ap[3 * fl];
-                    }
-                    for (int p = 0; p < 3; p++) {
-                        const double *Hrow = nw->H + (size_t)(3 * j + p) * n3 + 3 * l;
-                        for (int q = 0; q < 3; q++) {
-                            const double v0 = elim * gj[p] * gl[q];
-                            const double v = have_h ? v0 + hscale * Hrow[q] : v0;
-                            if (s->dense) {
-                                if (v != 0.0) dense_add(s, 3 * fj + p, 3 * fl + q, v);
-                                continue;
-                            }
-                            const long e = e0 + q * stride + p;
-                            s->Ax[e] += v;
-                            if (Px) Px[e] += in_p ? v : v0;
-                        }
-                    }
-                }
-            }
-            if (kc < 0) continue;
-            /* kept: ∂g/∂λ = -∇Cᵀ, ∂h/∂x = ∇C, ∂h/∂λ = α̃ (δ when α̃ = 0) */
-            const int32_t *slots = s->dense ? NULL : s->coff + s->c_off[gc] + (long)a * a;
-            const int row = nf3 + kc;
-            for (int j = 0; j < a && !pot; j++) { /* potential form: the row is Δλ = 0 */
-                int fj = nw->free_of[idx[j]];
-                if (fj < 0) continue;
-                for (int p = 0; p < 3; p++) {
-                    double g = grad[3 * j + p];
-                    if (s->dense) {
-                        dense_add(s, 3 * fj + p, row, -g);
-                        dense_add(s, row, 3 * fj + p, g);
-                    } else {
-                        s->Ax[s->Ap[3 * fj + p] + 3 * (long)(s->bptr[fj + 1] - s->bptr[fj]) +
-                              slots[2 * j]] += g;
-                        s->Ax[s->Ap[row] + 3 * (long)slots[2 * j + 1] + p] -= g;
-                    }
-                }
-            }
-            if (s->dense) dense_add(s, row, row, D);
-            else s->Ax[s->Ap[row + 1] - 1] += D;
-            s->rhs[row] = pot ? 0.0 : -h;
-        }
-    }
+    for (int t = 0; t < T; t++) nw->hessians_skipped += skipped[t];
     return PBD_OK;
 }
 

@@ -510,12 +510,17 @@ void pbd_newton_set_krylov(int on);
 /* The BLAS that serves the Newton reference's factorisations (solver/newton_blas.c): the
  * library that defines the process's dgemm_, e.g. "OpenBLAS 0.3.21 ... (path)" or
  * "netlib (path)", and the threads its next factorisation runs on (PBD_BLAS_THREADS, else
- * 2 when the load average leaves a core idle, else 1; 1 for a single-threaded BLAS).
+ * 1; 1 for a single-threaded BLAS).
  * Result files record both. */
 const char *pbd_blas_name(void);
 int pbd_blas_threads(void);
 /* Set those threads (≥ 1; 0: automatic again; ignored for a single-threaded BLAS). */
 void pbd_blas_set_threads(int threads);
+/* The threads of the Newton step's own loops (the assembly of the Schur complement and
+ * MINRES' product with it; solver/newton_blas.c): ≥ 1, or 0 (the default) to follow the
+ * BLAS's setting above (PBD_BLAS_THREADS, default 1). The results are the same bit for bit
+ * on any count (every entry summed in the same order); only the BLAS's are not. */
+void pbd_newton_set_threads(int threads);
 
 /* Small symmetric matrices (solver/symeig.c, cyclic Jacobi; never aborts): the eigenvalues
  * of the n × n row-major A (n <= PBD_SYM_EIGEN_MAX) into evals and the eigenvectors into

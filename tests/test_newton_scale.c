@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A 16² cloth of XPBD Table 1 (structural, shear, bend springs, α = 1e-7 m/N: the Schur
  * complement turns indefinite after the first iteration, so LLᵀ, LDLᵀ and their switch
@@ -197,6 +198,56 @@ static void test_krylov_matches_direct(void)
     }
 }
 
+/* The Newton step's own loops on 2 threads (newton_system.c's assembly by parts, MINRES'
+ * product with A) give the same bits as on 1: the 40² bending cloth (N = 4800 unknowns, so
+ * the product runs on 2 threads too) and the tet beam in StVK (the potential form's
+ * Hessians in each thread's scratch), 3 steps each, the BLAS on 1 thread in both. */
+static pbd_world *beam_stvk(void)
+{
+    pbd_scene_params sp = pbd_scene_params_default();
+    for (int i = 0; pbd_material_names[i]; i++)
+        if (strcmp(pbd_material_names[i], "stvk") == 0) sp.material = i;
+    return pbd_scene_find("tet_beam")->build(&sp);
+}
+
+static void test_assembly_threads_bitwise(void)
+{
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+        printf("\n    assembly_threads_bitwise: one core, nothing to compare\n");
+        return;
+    }
+    pbd_blas_set_threads(1);
+    for (int kind = 0; kind < 2; kind++) {
+        pbd_world *w[2];
+        int its[2] = {0, 0};
+        for (int t = 0; t < 2; t++) {
+            pbd_newton_set_threads(t + 1);
+            w[t] = kind == 0 ? scene_sized(1, 40) : beam_stvk();
+            CU_ASSERT_PTR_NOT_NULL_FATAL(w[t]);
+            w[t]->def.method = PBD_METHOD_NEWTON;
+            for (int s = 1; s <= 3; s++) {
+                CU_ASSERT_EQUAL_FATAL(pbd_step(w[t]), PBD_OK);
+                pbd_newton_info info;
+                pbd_newton_last_info(w[t], &info);
+                its[t] += info.iterations;
+            }
+        }
+        pbd_newton_set_threads(0);
+        long differ = 0;
+        for (int i = 0; i < 3 * w[0]->n; i++)
+            differ += memcmp(&w[0]->x[i], &w[1]->x[i], sizeof(double)) != 0;
+        printf("\n    assembly_threads_bitwise: %s, 1 and 2 threads: %d and %d Newton iterations, "
+               "%ld of %d coordinates differ\n", kind ? "tet beam (stvk)" : "40² bending cloth",
+               its[0], its[1], differ, 3 * w[0]->n);
+        CU_ASSERT_EQUAL(differ, 0);
+        CU_ASSERT_EQUAL(its[0], its[1]);
+        CU_ASSERT(its[0] > 3);
+        pbd_world_free(w[0]);
+        pbd_world_free(w[1]);
+    }
+    pbd_blas_set_threads(0);
+}
+
 /* The estimate made up front against what the run then holds: pbd-run's last line for a
  * Newton run compares them — the growth of its resident memory from before the reference's
  * set-up to its peak (VmHWM of the process, which a fresh exec'd process counts from zero) —
@@ -242,5 +293,6 @@ void register_newton_scale_tests(void)
     CU_add_test(s, "run_refused_up_front", test_run_refused_up_front);
     CU_add_test(s, "blas_in_provenance", test_blas_in_provenance);
     CU_add_test(s, "krylov_matches_direct", test_krylov_matches_direct);
+    CU_add_test(s, "assembly_threads_bitwise", test_assembly_threads_bitwise);
     CU_add_test(s, "estimate_against_resident", test_estimate_against_resident);
 }

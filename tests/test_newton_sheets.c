@@ -37,7 +37,9 @@ static void test_spring_sheets_converge(void)
     pbd_world *w = test_newton_sheet("cloth_bend", "distance", 1e5, 1e-8, 0.0, 0.0, 1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(w);
     CU_ASSERT_EQUAL(pbd_step(w), PBD_OK);
-    CU_ASSERT_EQUAL(w->stats.newton_iterations, 24); /* the KKT form, as before */
+    /* the KKT form, as before (24 iterations with μ ∝ (r/r₀)², 28 with the cube): the
+     * fallback would add its failed KKT attempts to the potential form's ~94 */
+    CU_ASSERT(w->stats.newton_iterations > 0 && w->stats.newton_iterations <= 40);
     pbd_world_free(w);
 }
 

@@ -52,10 +52,11 @@ static pbd_world *build(const newton_scene *sc)
  * analysis, pattern, pool), the BLAS on `threads` threads, the Schur form's solves by
  * MINRES with a kept factor (`krylov`) or by a factorisation every iteration (the path
  * before it). *seconds gets the min wall time per step. Returns 0 or -1. */
-static int run_row(const newton_scene *sc, int threads, int krylov, int quick, bench_row *rows,
-                   int *n_rows, char out[][256], int *n_targets, double *seconds)
+static int run_row(const newton_scene *sc, int threads, int own, int krylov, int quick,
+                   bench_row *rows, int *n_rows, char out[][256], int *n_targets, double *seconds)
 {
     pbd_blas_set_threads(threads);
+    pbd_newton_set_threads(own); /* the assembly's and MINRES' product's threads */
     pbd_newton_set_krylov(krylov);
     threads = pbd_blas_threads();
     double load0 = bench_load_average();
@@ -66,7 +67,7 @@ static int run_row(const newton_scene *sc, int threads, int krylov, int quick, b
     }
     size_t estimate = 0;
     const long rss0 = bench_resident_kb("VmRSS:"), hwm0 = bench_resident_kb("VmHWM:");
-    double t[8], per_it = 0.0, cpu = 0.0;
+    double t[8], per_it = 0.0, cpu = 0.0, assemble = 0.0;
     int its = 0, facts = 0, kits = 0;
     pbd_newton_info info = {0};
     pbd_status st = pbd_newton_prepare(w, &estimate);
@@ -81,8 +82,10 @@ static int run_row(const newton_scene *sc, int threads, int krylov, int quick, b
         facts += info.factorisations;
         kits += info.krylov_iterations;
         per_it += info.seconds_assemble + info.seconds_solve;
+        assemble += info.seconds_assemble;
     }
     pbd_newton_set_krylov(1);
+    pbd_newton_set_threads(0);
     if (st != PBD_OK) {
         fprintf(stderr, "pbd-bench: %s: %s\n", sc->name, pbd_last_error());
         pbd_world_free(w);
@@ -99,9 +102,9 @@ static int run_row(const newton_scene *sc, int threads, int krylov, int quick, b
     bench_row *r = &rows[(*n_rows)++];
     memset(r, 0, sizeof *r);
     snprintf(r->scene, sizeof r->scene, "%s", sc->name);
-    snprintf(r->solver, sizeof r->solver, "newton-%s-blas%dt",
+    snprintf(r->solver, sizeof r->solver, "newton-%s-blas%dt%s",
              info.solver != PBD_NEWTON_CHOLMOD ? "umfpack" : krylov ? "krylov" : "direct",
-             threads);
+             threads, own != threads ? "-own2t" : "");
     r->particles = w->n;
     for (int s = 0; s < w->n_sets; s++) r->constraints += w->sets[s].count;
     r->iterations = (int)lround((double)its / sc->timed);
@@ -117,17 +120,19 @@ static int run_row(const newton_scene *sc, int threads, int krylov, int quick, b
     printf("%-24s %-22s %7d %7d  %2d its (%.1f factorisations, %.0f MINRES its)  %8.1f ms/step "
            "(median %8.1f)  %7.1f ms/iteration  %d unknowns, %ld nonzeros, %.0f MB (estimated "
            "%.0f MB, resident grew %s), load %.1f -> %.1f, CPU %.0f ms/step (mean, all "
-           "threads)\n",
+           "threads), assembly %.0f ms/step on %d thread%s\n",
            r->scene, r->solver, r->particles, r->constraints, r->iterations,
            (double)facts / sc->timed, (double)kits / sc->timed, r->ms_min, r->ms_median,
            1e3 * per_it / its, info.unknowns, info.nonzeros, info.bytes / 1e6, estimate / 1e6,
-           grown, r->load_before, r->load_after, 1e3 * cpu / sc->timed);
+           grown, r->load_before, r->load_after, 1e3 * cpu / sc->timed,
+           1e3 * assemble / sc->timed, own, own > 1 ? "s" : "");
     fflush(stdout);
     if (!krylov) { /* the baseline: its time is the ratio's denominator, no target */
     } else if (sc->target_seconds > 0.0)
-        snprintf(out[(*n_targets)++], 256, "Newton step (to 1e-10), %s, BLAS on %d thread%s: "
-                 "%.2f s (%d iterations, %.3f s each), memory %.0f MB, load %.1f (target <= %g "
-                 "s%s): %s", sc->name, threads, threads > 1 ? "s" : "", t[0], r->iterations,
+        snprintf(out[(*n_targets)++], 256, "Newton step (to 1e-10), %s, BLAS on %d thread%s, "
+                 "assembly on %d: %.2f s (%d iterations, %.3f s each), memory %.0f MB, load %.1f "
+                 "(target <= %g s%s): %s", sc->name, threads, threads > 1 ? "s" : "", own, t[0],
+                 r->iterations,
                  per_it / its, info.bytes / 1e6, r->load_after, sc->target_seconds,
                  quick ? ", full size only" : "", t[0] <= sc->target_seconds ? "met" : "NOT met");
     else
@@ -164,21 +169,28 @@ int bench_newton(int quick, const char *only, bench_row *rows, int *n_rows, char
          * 316² cloth: MINRES on 1 thread only (the old path's first step had not finished
          * after 37 minutes: experiments/programs/README.md) */
         if (sc->target_seconds > 0.0 &&
-            run_row(sc, 1, 0, quick, rows, n_rows, out, n_targets, &direct) < 0)
+            run_row(sc, 1, 1, 0, quick, rows, n_rows, out, n_targets, &direct) < 0)
             return -1;
-        if (run_row(sc, 1, 1, quick, rows, n_rows, out, n_targets, &one) < 0) return -1;
+        if (run_row(sc, 1, 1, 1, quick, rows, n_rows, out, n_targets, &one) < 0) return -1;
         /* 2 BLAS threads only where a core is idle: under load OpenMP's barriers wait for
          * threads other processes keep off the cores (the 64² cloth at load 5: 1.48 s per
          * step against 0.11 s on 1 thread; the 100² bending cloth's row took minutes) */
-        double load = bench_load_average();
-        int two_ok = sc->target_seconds > 0.0 && load >= 0.0 && load < cores - 0.5;
-        if (two_ok && run_row(sc, 2, 1, quick, rows, n_rows, out, n_targets, &two) < 0)
+        /* two rows on 2 threads: the step's own loops only (assembly and MINRES' product:
+         * the same bits as 1 thread), then the BLAS too (PBD_BENCH_TWO_THREADS=1 runs them
+         * whatever the load) */
+        double load = bench_load_average(), own2 = 0.0;
+        const char *force = getenv("PBD_BENCH_TWO_THREADS");
+        int two_ok = sc->target_seconds > 0.0 &&
+                     ((force && atoi(force) == 1) || (load >= 0.0 && load < cores - 0.5));
+        if (two_ok && (run_row(sc, 1, 2, 1, quick, rows, n_rows, out, n_targets, &own2) < 0 ||
+                       run_row(sc, 2, 2, 1, quick, rows, n_rows, out, n_targets, &two) < 0))
             return -1;
         if (sc->target_seconds > 0.0 && two_ok)
-            snprintf(out[(*n_targets)++], 256, "Newton step, %s: the kept factor with MINRES "
-                     "%.2fx faster than a factorisation every iteration on 1 BLAS thread "
-                     "(%.3f s vs %.3f s), 2 threads %.2fx of 1 (same run)", sc->name,
-                     direct / one, one, direct, one / two);
+            snprintf(out[(*n_targets)++], 256, "Newton step, %s: MINRES %.2fx a factorisation "
+                     "every iteration (%.3f s vs %.3f s); 1 thread %.3f s, own loops on 2 %.3f s "
+                     "(%.2fx), BLAS too %.3f s (%.2fx), load %.1f -> %.1f (same run)", sc->name,
+                     direct / one, one, direct, one, own2, one / own2, two, one / two, load,
+                     bench_load_average());
         else if (sc->target_seconds > 0.0)
             snprintf(out[(*n_targets)++], 256, "Newton step, %s: the kept factor with MINRES "
                      "%.2fx faster than a factorisation every iteration on 1 BLAS thread "
@@ -186,5 +198,6 @@ int bench_newton(int quick, const char *only, bench_row *rows, int *n_rows, char
                      sc->name, direct / one, one, direct, load, cores);
     }
     pbd_blas_set_threads(0);
+    pbd_newton_set_threads(0);
     return 0;
 }
