@@ -71,7 +71,7 @@ pbd_status newton_check_world(const pbd_world *w, int max_iter, double tol)
                          "sheet, and Newton does not converge (solver/README.md \"Newton "
                          "reference\"); give the springs a compliance (--compliance)", me);
     if (kappa > 1.0 / sqrt(DBL_EPSILON))
-        return pbd_error(PBD_EINVAL, "newton: %s %d%s%s%s: expected a membrane whose "
+        return pbd_error(PBD_EINVAL, "newton: %s %d%s%s: expected a membrane whose "
                          "stiffness against the mass, kappa = k dt^2/m, is at most 1/sqrt(eps) "
                          "= %.2e where nothing but the mass holds it out of its plane and the "
                          "step loads it normally, found kappa = %.3e (dt = %g s): beyond it the "
@@ -81,7 +81,7 @@ pbd_status newton_check_world(const pbd_world *w, int max_iter, double tol)
                          "give it bending (--bend-compliance), more compliance or smaller steps",
                          ms >= 0 ? "element" : "the springs' triangle at particle", me,
                          ms >= 0 ? " of set " : "", ms >= 0 ? w->sets[ms].type->name : "",
-                         ms >= 0 ? "" : "", 1.0 / sqrt(DBL_EPSILON), kappa, h);
+                         1.0 / sqrt(DBL_EPSILON), kappa, h);
     return PBD_OK;
 }
 
