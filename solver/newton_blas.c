@@ -120,3 +120,24 @@ void newton_blas_end(int saved)
 {
     if (omp_get_max_threads() != saved) omp_set_num_threads(saved);
 }
+
+/* CHOLMOD 3.0 (Debian's SuiteSparse 5.12) runs the scatter and clear loops of its supernodal
+ * factorisation in OpenMP teams of CHOLMOD_OMP_NUM_THREADS = 4 threads, a constant of its
+ * build that omp_set_num_threads does not reach: ~3000 parallel regions per factorisation of
+ * the 100² bending cloth, each waking 3 threads on this 2-core machine. With the BLAS on 1
+ * thread they run on 1 (max-active-levels 0 makes every region inactive; measured:
+ * experiments/programs/README.md, the bending cloth's direct step 2.46 s -> 0.86 s). On more
+ * BLAS threads they stay as CHOLMOD sets them: OpenBLAS's own regions inside the
+ * factorisation must get every thread they ask for. Returns what newton_cholmod_end
+ * restores. */
+int newton_cholmod_begin(void)
+{
+    int saved = omp_get_max_active_levels();
+    if (pbd_blas_threads() == 1) omp_set_max_active_levels(0);
+    return saved;
+}
+
+void newton_cholmod_end(int saved)
+{
+    if (omp_get_max_active_levels() != saved) omp_set_max_active_levels(saved);
+}

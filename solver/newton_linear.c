@@ -179,13 +179,21 @@ static pbd_status analyze_cholmod(newton_system *s, int ldl, cholmod_factor **L)
     return PBD_OK;
 }
 
+/* cholmod_factorize with CHOLMOD's own OpenMP loops on the BLAS's threads (newton_blas.c) */
+static void factorize(cholmod_sparse *A, cholmod_factor *L, cholmod_common *cc)
+{
+    int levels = newton_cholmod_begin();
+    cholmod_factorize(A, L, cc);
+    newton_cholmod_end(levels);
+}
+
 static int solve_cholmod(newton_system *s, int ldl, int iteration, pbd_status *st)
 {
     cholmod_factor *L;
     if ((*st = analyze_cholmod(s, ldl, &L)) != PBD_OK) return 0;
     cholmod_common *cc = s->chol_common;
     cholmod_sparse A = cholmod_matrix(s);
-    cholmod_factorize(&A, L, cc);
+    factorize(&A, L, cc);
     s->factorisations++;
     if (cc->status == CHOLMOD_NOT_POSDEF) return 1;
     if (cc->status != CHOLMOD_OK) {
@@ -267,7 +275,7 @@ static int factorise_slot(newton_system *s, int k, int iteration, pbd_status *st
     cholmod_sparse A = cholmod_matrix(s);
     for (int use_p = s->pre_of_p[k]; use_p < 2; use_p++) {
         if (use_p) A.x = s->Px;
-        cholmod_factorize(&A, s->pre[k], cc);
+        factorize(&A, s->pre[k], cc);
         s->factorisations++;
         if (cc->memory_usage > s->factor_bytes) s->factor_bytes = cc->memory_usage;
         if (cc->status == CHOLMOD_OK) {
