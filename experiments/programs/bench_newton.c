@@ -6,7 +6,9 @@
  *   - a 100² cloth with dihedral bending (the cloth_bend scene, α = 1e-7 m/N stretch, 1e-3
  *     bending): target ≤ 0.75 s per step;
  *   - the 316² cloth (10⁵ particles) like the 64² one: measured, with its memory;
- * each with the BLAS on 1 thread and on pbd_blas_threads() (the first two scenes);
+ * each with the BLAS on 1 thread and on pbd_blas_threads() (the first two scenes), and on 1
+ * thread with MINRES' preconditioner reading L in double (CHOLMOD's solve: the `krylov-f64`
+ * row) beside the default, L in float (solver/newton_precond.c), in the same process;
  * wall clock per time step (min and median over the timed steps, after one untimed step),
  * with the Newton iterations, the time per iteration and the memory the reference holds
  * (workspace, pattern, matrix and the factorisation's peak as SuiteSparse counts it). */
