@@ -4,7 +4,8 @@
  *   - CHOLMOD (SuiteSparse): the Schur complement — symmetric, and positive definite unless
  *     the geometric stiffness -λ∇²C of compressed or bent constraints outweighs the mass
  *     (the cloth's buckling). MINRES on it, preconditioned by a kept supernodal LLᵀ of it or
- *     of its positive definite modification P (solve_modified below, newton_krylov.c);
+ *     of its positive definite modification P (solve_modified below, newton_krylov.c; the
+ *     factor's values read in float by newton_precond.c);
  *     when that does not converge: supernodal LLᵀ; when it finds the matrix not positive
  *     definite, simplicial LDLᵀ (no pivoting) for the rest of that Newton solve, which
  *     factorises the mildly indefinite ones too; when that meets a zero pivot or its solve
@@ -286,6 +287,10 @@ static int factorise_slot(newton_system *s, int k, int iteration, pbd_status *st
         s->pre_f[0] = malloc(fb);
         s->pre_work = malloc(wb);
         if (!s->pre_f[0] || !s->pre_work) {
+            free(s->pre_f[0]);
+            free(s->pre_work);
+            s->pre_f[0] = NULL;
+            s->pre_work = NULL;
             *st = pbd_error(PBD_ENOMEM, "newton: out of memory for the preconditioner's float "
                             "copy of L (%zu bytes)", fb);
             return -1;
@@ -305,7 +310,8 @@ static int factorise_slot(newton_system *s, int k, int iteration, pbd_status *st
             s->pre_ok[k] = 1;
             /* L's values rounded to float for MINRES' preconditioner (newton_precond.c;
              * ~1 % of the factorisation's time, made whatever the setting) */
-            s->pre_f_ok[k] = s->pre_work && newton_precond_fits(s->pre[k]);
+            s->pre_f_ok[k] = s->pre_work &&
+                             newton_precond_fits(s->pre[k], (size_t)(s->pre_f[1] - s->pre_f[0]));
             if (s->pre_f_ok[k]) newton_precond_round(s->pre[k], s->pre_f[k]);
             return 0;
         }
@@ -496,8 +502,9 @@ pbd_status newton_linear_analyze(newton_system *s, int solver, size_t other)
             if (st == PBD_OK) {
                 /* the two kept supernodal factors (values, row indices: solve_modified's
                  * slots) and their values rounded to float (MINRES' preconditioner,
-                 * newton_precond.c, with its two vectors), the factorisation's temporaries (A permuted and transposed: 12
-                 * bytes per entry, the supernodal update matrix) and CHOLMOD's workspace;
+                 * newton_precond.c, with its two vectors), the factorisation's temporaries
+                 * (A permuted and transposed: 12 bytes per entry, the supernodal update
+                 * matrix) and CHOLMOD's workspace;
                  * not the fallback's (LDLᵀ's simplicial factor, UMFPACK: only when MINRES
                  * fails with a fresh factor, solver/README.md) */
                 factor = 2 * (sizeof(double) * L->xsize + sizeof(int) * L->ssize) +

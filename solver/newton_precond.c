@@ -13,8 +13,9 @@
  * reading L's values from a float copy (made after each factorisation) and summing in
  * double: each solve streams L twice, so half the bytes. The rounded factor L̃ = L + E
  * (|E| ≤ 2⁻²⁴|L|) still gives a symmetric positive definite preconditioner L̃L̃ᵀ, all that
- * preconditioned MINRES asks of one (Elman, Silvester & Wathen 2005, §6.1); its directions
- * and stop are MINRES' own on the exact matrix, so the answer is the same to the tolerance.
+ * preconditioned MINRES asks of one (newton_krylov.c: Elman, Silvester & Wathen); its
+ * directions and stop are MINRES' own on the exact matrix, so the answer is the same to the
+ * tolerance.
  * The same code over a double copy serves the test that checks the traversal against
  * CHOLMOD (pbd_newton_precond_check). */
 #include "newton_private.h"
@@ -146,11 +147,11 @@ static inline double hsum(v4d a) { return (a[0] + a[1]) + (a[2] + a[3]); }
 NEWTON_SUBSTITUTE(substitute_float, float, load_float)
 NEWTON_SUBSTITUTE(substitute_double, double, load_double)
 
-int newton_precond_fits(const void *factor)
+int newton_precond_fits(const void *factor, size_t capacity)
 {
     const cholmod_factor *L = factor;
     return L && L->is_super && L->is_ll && L->xtype == CHOLMOD_REAL &&
-           L->dtype == CHOLMOD_DOUBLE && L->itype == CHOLMOD_INT;
+           L->dtype == CHOLMOD_DOUBLE && L->itype == CHOLMOD_INT && L->xsize <= capacity;
 }
 
 void newton_precond_round(const void *factor, float *lx)

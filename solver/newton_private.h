@@ -157,7 +157,8 @@ int newton_block_psd(const double *G, int n, double scale, double *work);
  * rounded to float (lx, made by newton_precond_round after each factorisation; L's pattern
  * and permutation from `factor`, a cholmod_factor *), summed in double; work: 2 N doubles. */
 int newton_precond_float(void); /* 1 unless pbd_newton_set_precond_float(0) */
-int newton_precond_fits(const void *factor); /* 1: a supernodal LLᵀ of doubles, int indices */
+/* 1: a supernodal LLᵀ of doubles with int indices and at most `capacity` stored values */
+int newton_precond_fits(const void *factor, size_t capacity);
 void newton_precond_round(const void *factor, float *lx);
 void newton_precond_apply(const void *factor, const float *lx, const double *v, double *z,
                           double *work);
