@@ -4,7 +4,8 @@
  *   - CHOLMOD (SuiteSparse): the Schur complement — symmetric, and positive definite unless
  *     the geometric stiffness -λ∇²C of compressed or bent constraints outweighs the mass
  *     (the cloth's buckling). MINRES on it, preconditioned by a kept supernodal LLᵀ of it or
- *     of its positive definite modification P (solve_modified below, newton_krylov.c);
+ *     of its positive definite modification P (solve_modified below, newton_krylov.c; the
+ *     factor's values read in float by newton_precond.c);
  *     when that does not converge: supernodal LLᵀ; when it finds the matrix not positive
  *     definite, simplicial LDLᵀ (no pivoting) for the rest of that Newton solve, which
  *     factorises the mildly indefinite ones too; when that meets a zero pivot or its solve
@@ -38,7 +39,7 @@ void newton_linear_free(newton_system *s)
             cholmod_factor *F = s->pre[k];
             if (F) cholmod_free_factor(&F, cc);
             s->pre[k] = NULL;
-            s->pre_ok[k] = 0;
+            s->pre_ok[k] = s->pre_f_ok[k] = 0;
         }
         cholmod_dense *X = s->chol_X, *Y = s->chol_Y, *E = s->chol_E;
         if (X) cholmod_free_dense(&X, cc);
@@ -49,6 +50,11 @@ void newton_linear_free(newton_system *s)
     }
     newton_pool_leave();
     newton_pool_destroy(&s->pool);
+    free(s->pre_f[0]); /* pre_f[1] lies in the same block */
+    free(s->pre_work);
+    s->pre_f[0] = s->pre_f[1] = NULL;
+    s->pre_work = NULL;
+    s->pre_f_bytes = 0;
     if (s->gsl_J) gsl_matrix_free(s->gsl_J);
     if (s->gsl_perm) gsl_permutation_free(s->gsl_perm);
     if (s->gsl_rhs) gsl_vector_free(s->gsl_rhs);
@@ -240,6 +246,10 @@ static int solve_cholmod(newton_system *s, int ldl, int iteration, pbd_status *s
 
 static int precondition(newton_system *s, const double *v, double *z)
 {
+    if (s->pre_f_ok[s->pre_cur] && newton_precond_float()) { /* newton_precond.c */
+        newton_precond_apply(s->pre[s->pre_cur], s->pre_f[s->pre_cur], v, z, s->pre_work);
+        return 0;
+    }
     cholmod_common *cc = s->chol_common;
     cholmod_dense b = {.nrow = (size_t)s->N, .ncol = 1, .nzmax = (size_t)s->N,
                        .d = (size_t)s->N, .x = (double *)v, .xtype = CHOLMOD_REAL,
@@ -270,7 +280,25 @@ static int factorise_slot(newton_system *s, int k, int iteration, pbd_status *st
             return -1;
         }
     }
-    s->pre_ok[k] = 0;
+    if (!s->pre_work && L->is_super) {
+        /* both slots' float copies of L's values and the substitution's vectors, once with
+         * the first slot (no allocation inside a later step) */
+        const size_t fb = 2 * sizeof(float) * L->xsize, wb = 2 * sizeof(double) * (size_t)s->N;
+        s->pre_f[0] = malloc(fb);
+        s->pre_work = malloc(wb);
+        if (!s->pre_f[0] || !s->pre_work) {
+            free(s->pre_f[0]);
+            free(s->pre_work);
+            s->pre_f[0] = NULL;
+            s->pre_work = NULL;
+            *st = pbd_error(PBD_ENOMEM, "newton: out of memory for the preconditioner's float "
+                            "copy of L (%zu bytes)", fb);
+            return -1;
+        }
+        s->pre_f[1] = s->pre_f[0] + L->xsize;
+        s->pre_f_bytes = fb + wb;
+    }
+    s->pre_ok[k] = s->pre_f_ok[k] = 0;
     s->refactor[k] = 0;
     cholmod_sparse A = cholmod_matrix(s);
     for (int use_p = s->pre_of_p[k]; use_p < 2; use_p++) {
@@ -280,6 +308,11 @@ static int factorise_slot(newton_system *s, int k, int iteration, pbd_status *st
         if (cc->memory_usage > s->factor_bytes) s->factor_bytes = cc->memory_usage;
         if (cc->status == CHOLMOD_OK) {
             s->pre_ok[k] = 1;
+            /* L's values rounded to float for MINRES' preconditioner (newton_precond.c;
+             * ~1 % of the factorisation's time, made whatever the setting) */
+            s->pre_f_ok[k] = s->pre_work &&
+                             newton_precond_fits(s->pre[k], (size_t)(s->pre_f[1] - s->pre_f[0]));
+            if (s->pre_f_ok[k]) newton_precond_round(s->pre[k], s->pre_f[k]);
             return 0;
         }
         if (cc->status != CHOLMOD_NOT_POSDEF) {
@@ -468,11 +501,15 @@ pbd_status newton_linear_analyze(newton_system *s, int solver, size_t other)
             st = analyze_cholmod(s, 0, &L);
             if (st == PBD_OK) {
                 /* the two kept supernodal factors (values, row indices: solve_modified's
-                 * slots), the factorisation's temporaries (A permuted and transposed: 12
-                 * bytes per entry, the supernodal update matrix) and CHOLMOD's workspace;
+                 * slots) and their values rounded to float (MINRES' preconditioner,
+                 * newton_precond.c, with its two vectors), the factorisation's temporaries
+                 * (A permuted and transposed: 12 bytes per entry, the supernodal update
+                 * matrix) and CHOLMOD's workspace;
                  * not the fallback's (LDLᵀ's simplicial factor, UMFPACK: only when MINRES
                  * fails with a fresh factor, solver/README.md) */
                 factor = 2 * (sizeof(double) * L->xsize + sizeof(int) * L->ssize) +
+                         2 * sizeof(float) * L->xsize + /* their values in float */
+                         2 * sizeof(double) * (size_t)s->N + /* newton_precond.c's vectors */
                          sizeof(int) * L->ssize + /* the analysis itself, kept */
                          (sizeof(double) + sizeof(int)) * (size_t)s->nnz +
                          sizeof(double) * L->maxcsize + 64 * (size_t)s->N;

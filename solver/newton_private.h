@@ -69,6 +69,10 @@ typedef struct newton_system {
     int pre_of_p[2];       /* A was not positive definite in that slot: factorise P */
     int refactor[2];       /* the last MINRES solve with it was slow: factorise anew */
     int pre_cur;           /* the slot MINRES uses now */
+    float *pre_f[2];       /* the slots' L values rounded to float (newton_precond.c), L->xsize */
+    int pre_f_ok[2];       /* pre_f[k] holds slot k's factor */
+    double *pre_work;      /* its substitution's vectors: 2 N */
+    size_t pre_f_bytes;    /* those three */
     int budget;            /* MINRES iterations worth one factorisation (from the analysis) */
     int krylov_failed;     /* in this solve: MINRES did not converge, the direct path on A */
     int krylov_used;       /* this step used MINRES' (inexact) directions */
@@ -148,6 +152,20 @@ int newton_minres(newton_system *s, newton_precond apply, const double *b, doubl
 /* 1 when the n × n row-major `scale` · G is positive semi-definite (to 1e-10 of its largest
  * diagonal); work holds n² doubles. */
 int newton_block_psd(const double *G, int n, double scale, double *work);
+
+/* solver/newton_precond.c: z = Pᵀ L⁻ᵀ L⁻¹ P v with the kept supernodal factor's values
+ * rounded to float (lx, made by newton_precond_round after each factorisation; L's pattern
+ * and permutation from `factor`, a cholmod_factor *), summed in double; work: 2 N doubles. */
+int newton_precond_float(void); /* 1 unless pbd_newton_set_precond_float(0) */
+/* 1: a supernodal LLᵀ of doubles with int indices and at most `capacity` stored values */
+int newton_precond_fits(const void *factor, size_t capacity);
+void newton_precond_round(const void *factor, float *lx);
+void newton_precond_apply(const void *factor, const float *lx, const double *v, double *z,
+                          double *work);
+/* Slot `slot`'s substitution on a double copy and on the float one against cholmod_solve:
+ * their relative 2-norm differences (pbd_newton_precond_check). */
+pbd_status newton_precond_check(newton_system *s, int slot, double *rel_double,
+                                double *rel_float);
 
 /* solver/newton_merit.c: the potential form of energy constraints (see there). */
 /* The rows one element contributes together: a block (Stable Neo-Hookean's hydrostatic and

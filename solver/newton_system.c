@@ -72,7 +72,7 @@ size_t newton_system_bytes(const newton_system *s)
     b += 2 * sizeof(double) * (size_t)s->N;
     if (s->Px) b += sizeof(double) * ((size_t)s->nnz + NEWTON_KRYLOV_VECTORS * (size_t)s->N);
     if (s->dense) b += sizeof(double) * (size_t)s->N * (size_t)s->N;
-    return b;
+    return b + s->pre_f_bytes;
 }
 
 static uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * 1099511628211ULL; }

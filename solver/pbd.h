@@ -507,6 +507,16 @@ void pbd_newton_last_info(pbd_world *w, pbd_newton_info *info);
  * "The modified factorisation"); 0 a factorisation of the exact matrix in every iteration,
  * LLᵀ then LDLᵀ (the path before it; the bench's baseline). Both stop at the same tolerance. */
 void pbd_newton_set_krylov(int on);
+/* MINRES' preconditioner, process-wide: 1 (the default) the kept factor's values rounded to
+ * float, applied by pbdlab's own supernodal substitution summed in double (half the bytes a
+ * solve streams; solver/newton_precond.c); 0 CHOLMOD's solve with the factor in double. */
+void pbd_newton_set_precond_float(int on);
+/* Check of that substitution on the kept factor of slot 0 (first Newton iteration of a step)
+ * or 1 (the later ones) of w's last Newton step: for a fixed v, the relative 2-norm
+ * differences from cholmod_solve's (LLᵀ)⁻¹v of the substitution over a double copy of L's
+ * values and over the float copy. PBD_EINVAL when that slot holds no factor. */
+pbd_status pbd_newton_precond_check(pbd_world *w, int slot, double *rel_double,
+                                    double *rel_float);
 /* The BLAS that serves the Newton reference's factorisations (solver/newton_blas.c): the
  * library that defines the process's dgemm_, e.g. "OpenBLAS 0.3.21 ... (path)" or
  * "netlib (path)", and the threads its next factorisation runs on (PBD_BLAS_THREADS, else

@@ -169,7 +169,11 @@ static void check_quadratic(pbd_world *w, const char *what)
     CU_ASSERT(res[0] > 1e-3); /* a real problem to start with */
     int checked = 0;
     for (int k = 1; k <= it; k++) {
-        if (!(res[k - 1] < 1e-2) || res[k] < 1e-15) continue;
+        /* below 1e-14 the last MINRES solve decides: it stops at a tenth of the stop's bound
+         * on ||g|| (solver/README.md "The modified factorisation"), not at the rounding — with
+         * L in float (newton_precond.c) the tet beam's last residual is 1.9e-15 where a solve
+         * with L in double, an exact one with A's fresh factor, reached 5e-16 */
+        if (!(res[k - 1] < 1e-2) || res[k] < 1e-14) continue;
         CU_ASSERT(res[k] <= 1e3 * res[k - 1] * res[k - 1]);
         checked++;
     }

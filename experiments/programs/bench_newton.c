@@ -6,7 +6,9 @@
  *   - a 100² cloth with dihedral bending (the cloth_bend scene, α = 1e-7 m/N stretch, 1e-3
  *     bending): target ≤ 0.75 s per step;
  *   - the 316² cloth (10⁵ particles) like the 64² one: measured, with its memory;
- * each with the BLAS on 1 thread and on pbd_blas_threads() (the first two scenes);
+ * each with the BLAS on 1 thread and on pbd_blas_threads() (the first two scenes), and on 1
+ * thread with MINRES' preconditioner reading L in double (CHOLMOD's solve: the `krylov-f64`
+ * row) beside the default, L in float (solver/newton_precond.c), in the same process;
  * wall clock per time step (min and median over the timed steps, after one untimed step),
  * with the Newton iterations, the time per iteration and the memory the reference holds
  * (workspace, pattern, matrix and the factorisation's peak as SuiteSparse counts it). */
@@ -26,6 +28,9 @@ static double cpu_seconds(void)
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+/* 1 while a row runs MINRES' preconditioner in double (pbd_newton_set_precond_float(0)) */
+static int precond_f64;
 
 typedef struct newton_scene {
     const char *name;
@@ -103,7 +108,10 @@ static int run_row(const newton_scene *sc, int threads, int own, int krylov, int
     memset(r, 0, sizeof *r);
     snprintf(r->scene, sizeof r->scene, "%s", sc->name);
     snprintf(r->solver, sizeof r->solver, "newton-%s-blas%dt%s",
-             info.solver != PBD_NEWTON_CHOLMOD ? "umfpack" : krylov ? "krylov" : "direct",
+             info.solver != PBD_NEWTON_CHOLMOD ? "umfpack"
+             : !krylov                         ? "direct"
+             : precond_f64                     ? "krylov-f64"
+                                               : "krylov",
              threads, own != threads ? "-own2t" : "");
     r->particles = w->n;
     for (int s = 0; s < w->n_sets; s++) r->constraints += w->sets[s].count;
@@ -127,7 +135,7 @@ static int run_row(const newton_scene *sc, int threads, int own, int krylov, int
            grown, r->load_before, r->load_after, 1e3 * cpu / sc->timed,
            1e3 * assemble / sc->timed, own, own > 1 ? "s" : "");
     fflush(stdout);
-    if (!krylov) { /* the baseline: its time is the ratio's denominator, no target */
+    if (!krylov || precond_f64) { /* baselines: ratios' denominators, no target */
     } else if (sc->target_seconds > 0.0)
         snprintf(out[(*n_targets)++], 256, "Newton step (to 1e-10), %s, BLAS on %d thread%s, "
                  "assembly on %d: %.2f s (%d iterations, %.3f s each), memory %.0f MB, load %.1f "
@@ -163,7 +171,7 @@ int bench_newton(int quick, const char *only, bench_row *rows, int *n_rows, char
     for (int k = 0; k < n_scenes; k++) {
         const newton_scene *sc = &scenes[k];
         if (!bench_selected(sc->name, only)) continue;
-        double direct = 0.0, one = 0.0, two = 0.0;
+        double direct = 0.0, one = 0.0, two = 0.0, f64 = 0.0;
         /* the targeted scenes: the path before (a factorisation every iteration) as the
          * ratio's baseline, then MINRES with a kept factor on 1 and on 2 BLAS threads; the
          * 316² cloth: MINRES on 1 thread only (the old path's first step had not finished
@@ -171,7 +179,21 @@ int bench_newton(int quick, const char *only, bench_row *rows, int *n_rows, char
         if (sc->target_seconds > 0.0 &&
             run_row(sc, 1, 1, 0, quick, rows, n_rows, out, n_targets, &direct) < 0)
             return -1;
+        /* ... and MINRES' preconditioner in double (CHOLMOD's solve) beside the float copy
+         * of L (solver/newton_precond.c, the default) */
+        if (sc->target_seconds > 0.0) {
+            pbd_newton_set_precond_float(0);
+            precond_f64 = 1;
+            int rc = run_row(sc, 1, 1, 1, quick, rows, n_rows, out, n_targets, &f64);
+            pbd_newton_set_precond_float(1);
+            precond_f64 = 0;
+            if (rc < 0) return -1;
+        }
         if (run_row(sc, 1, 1, 1, quick, rows, n_rows, out, n_targets, &one) < 0) return -1;
+        if (sc->target_seconds > 0.0)
+            snprintf(out[(*n_targets)++], 256, "Newton step, %s, 1 thread: MINRES' preconditioner "
+                     "on L in float %.3f s vs in double %.3f s (%.2fx, same run), load %.1f",
+                     sc->name, one, f64, f64 / one, bench_load_average());
         /* 2 BLAS threads only where a core is idle: under load OpenMP's barriers wait for
          * threads other processes keep off the cores (the 64² cloth at load 5: 1.48 s per
          * step against 0.11 s on 1 thread; the 100² bending cloth's row took minutes) */
