@@ -352,6 +352,20 @@ static void test_watchdog(void)
     pbd_world_free(w);
 }
 
+/* Projective Dynamics on one thread is one thread: its prefactorisation by CHOLMOD runs
+ * CHOLMOD's own OpenMP loops on 1 (solver/pd/pd.c; they open teams of 4 whatever the
+ * setting, solver/README.md "The BLAS"). Before: pbd-run's 64² cloth with --threads=1 held 4
+ * threads. */
+static void test_pd_one_thread(void)
+{
+    const char *args[] = {"cloth", "--resolution=64", "--method=pd", "--compliance=1e-7",
+                          "--steps=2", "--threads=1", "--quiet", NULL};
+    int status = -1, most = test_run_threads("pbd-run", args, &status);
+    CU_ASSERT_EQUAL(status, 0);
+    CU_ASSERT_EQUAL(most, 1);
+    if (most != 1) fprintf(stderr, "pd_one_thread: %d threads\n", most);
+}
+
 void register_families_tests(void)
 {
     CU_pSuite s = CU_add_suite("families", NULL, NULL);
@@ -367,4 +381,5 @@ void register_families_tests(void)
     CU_add_test(s, "inequality", test_inequality);
     CU_add_test(s, "init_and_damping", test_init_and_damping);
     CU_add_test(s, "watchdog", test_watchdog);
+    CU_add_test(s, "pd_one_thread", test_pd_one_thread);
 }

@@ -3,6 +3,7 @@
 #include "tests.h"
 
 #include <CUnit/Basic.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
@@ -177,4 +178,56 @@ int main(int argc, char **argv)
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
     CU_cleanup_registry();
     return failed ? 1 : 0;
+}
+
+/* The threads of a process, or -1 (/proc/PID/task's entries). */
+static int task_count(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    if (!d) return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+int test_run_threads(const char *prog, const char *const *args, int *status)
+{
+    char dir[] = "/tmp/pbd-test-threads-XXXXXX", out[64], err[96], text[4096];
+    *status = -1;
+    if (!mkdtemp(dir)) return -1;
+    snprintf(out, sizeof out, "--out=%s", dir);
+    snprintf(err, sizeof err, "%s/stderr.txt", dir);
+    const char *all[32];
+    int n = 0;
+    for (; args[n] && n < 30; n++) all[n] = args[n];
+    all[n++] = out;
+    all[n] = NULL;
+    pid_t pid = test_spawn(prog, all, err, 0);
+    int most = -1, st = 0;
+    for (int i = 0; pid > 0 && i < 60000; i++) { /* at most a minute */
+        int k = task_count(pid);
+        if (k > most) most = k;
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            *status = WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + WTERMSIG(st);
+            break;
+        }
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    if (pid > 0 && *status < 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &st, 0);
+    }
+    if (*status != 0) {
+        FILE *f = fopen(err, "r");
+        size_t k = f ? fread(text, 1, sizeof text - 1, f) : 0;
+        text[k] = '\0';
+        if (f) fclose(f);
+        fprintf(stderr, "%s: exit %d: %s\n", prog, *status, text);
+    }
+    test_remove_dir(dir);
+    return most;
 }

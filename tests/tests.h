@@ -52,5 +52,10 @@ pid_t test_spawn(const char *prog, const char *const *args, const char *err_path
  * -1 (then it is killed: it hung). The child's stderr (err_path) goes to err_text. */
 int test_wait_within(pid_t pid, double seconds, const char *err_path, char *err_text,
                      size_t size);
+/* Run test_bin_dir()/<prog> with args and an --out= of its own (a temporary directory,
+ * removed after), sampling its threads (/proc/PID/task) every millisecond until it exits:
+ * the most seen (libgomp keeps a team's threads until the process ends, so none is missed),
+ * or -1; *status its exit status (stderr printed when not 0). */
+int test_run_threads(const char *prog, const char *const *args, int *status);
 
 #endif

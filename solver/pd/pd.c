@@ -17,6 +17,7 @@
 #include <cholmod.h>
 #include <gsl/gsl_linalg.h>
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,7 +178,12 @@ static pbd_status factor(pbd_world *w, pbd_family_ws *fw, pd_state *pd, double h
     if (!A) return pbd_error(PBD_ENOMEM, "pd: out of memory for the system matrix");
     if (pd->L) cholmod_free_factor(&pd->L, &pd->cc);
     pd->L = cholmod_analyze(A, &pd->cc);
+    /* CHOLMOD's own OpenMP loops run in teams of 4 whatever the setting (solver/README.md
+     * "The BLAS"): on one thread here when the step is (max-active-levels 0) */
+    const int levels = omp_get_max_active_levels();
+    if (pbd_variants_threads(w) <= 1 || w->n < PBD_FAMILY_PARALLEL_MIN) omp_set_max_active_levels(0);
     int ok = pd->L && cholmod_factorize(A, pd->L, &pd->cc) && pd->cc.status == CHOLMOD_OK;
+    omp_set_max_active_levels(levels);
     cholmod_free_sparse(&A, &pd->cc);
     if (!ok)
         return pbd_error(PBD_ENUMERIC, "pd: the system matrix M/h^2 + sum w S^T A^T A S of %d "
