@@ -126,7 +126,7 @@ void newton_blas_end(int saved)
  * build that omp_set_num_threads does not reach: ~3000 parallel regions per factorisation of
  * the 100² bending cloth, each waking 3 threads on this 2-core machine. With the BLAS on 1
  * thread they run on 1 (max-active-levels 0 makes every region inactive; measured:
- * experiments/programs/README.md, the bending cloth's direct step 2.46 s -> 0.86 s). On more
+ * experiments/programs/README.md, the bending cloth's direct step 2.43 s -> 0.82 s). On more
  * BLAS threads they stay as CHOLMOD sets them: OpenBLAS's own regions inside the
  * factorisation must get every thread they ask for. Returns what newton_cholmod_end
  * restores. */
