@@ -12,9 +12,9 @@
  * Threads: OpenBLAS's OpenMP build takes its thread count from the caller's
  * omp_get_max_threads() at every call and runs single-threaded inside a parallel region, so
  * it shares libgomp's threads with pbdlab's own parallel loops and never adds to them. The
- * Newton step runs outside them: newton_blas_begin() sets the count for the factorisation
- * (PBD_BLAS_THREADS, or automatic: pbd_blas_threads below) and newton_blas_end() restores
- * the caller's OpenMP setting. */
+ * Newton step and Projective Dynamics' prefactorisation run outside them: pbd_blas_begin()
+ * sets the count for a factorisation or solve explicitly (below) and pbd_blas_end()
+ * restores the caller's OpenMP and BLAS settings. */
 #define _GNU_SOURCE
 #include "newton_private.h"
 
@@ -33,6 +33,7 @@ static struct {
     int ready, openblas, threads, parallel;
     int requested; /* PBD_BLAS_THREADS or the set count, whatever the BLAS (0: default) */
     set_fn set_threads;
+    int_fn get_threads;
     char name[512];
 } blas;
 
@@ -50,6 +51,7 @@ static void probe(void)
     config_fn config = (config_fn)symbol(lib, "openblas_get_config");
     int_fn parallel = (int_fn)symbol(lib, "openblas_get_parallel");
     blas.set_threads = (set_fn)symbol(lib, "openblas_set_num_threads");
+    blas.get_threads = (int_fn)symbol(lib, "openblas_get_num_threads");
     blas.openblas = config != NULL;
     blas.parallel = parallel ? parallel() : 0; /* 0 serial, 1 pthreads, 2 OpenMP */
     const char *env = getenv("PBD_BLAS_THREADS");
@@ -105,39 +107,46 @@ int newton_threads(void)
     return t < cores ? t : cores > 0 ? cores : 1;
 }
 
-int newton_blas_begin(void)
+/* How many threads an OpenMP region opened here gets when it asks for `want`: not more
+ * than OMP_THREAD_LIMIT, and 1 where nested regions are inactive (the caller is at the
+ * deepest active level max-active-levels allows). */
+static int region_threads(int want)
+{
+    int t = want >= 1 ? want : 1, limit = omp_get_thread_limit();
+    if (limit >= 1 && t > limit) t = limit;
+    if (omp_get_active_level() >= omp_get_max_active_levels()) t = 1;
+    return t;
+}
+
+/* The BLAS's threads set explicitly for a factorisation or solve. OpenBLAS's OpenMP build
+ * asks for omp_get_max_threads() threads in every call, and its threaded level-3 kernels
+ * (dsyrk under dpotrf, dgemm) hand out parts to that many and wait in sched_yield for
+ * each part to be done: a region that opens with fewer threads than it asked for (inactive
+ * regions, a thread limit, dynamic adjustment) waits forever. So the count OpenBLAS reads,
+ * its own count (the pthreads build) and what a region delivers are made the same here:
+ * t = region_threads(threads), dynamic adjustment off. With `serial_regions` and t = 1,
+ * every region is made inactive too (max-active-levels 0): CHOLMOD 3.0 (Debian's SuiteSparse
+ * 5.12) runs the scatter and clear loops of its supernodal factorisation in OpenMP teams of
+ * CHOLMOD_OMP_NUM_THREADS = 4 threads, a constant of its build that omp_set_num_threads does
+ * not reach (~3000 regions per factorisation of the 100² bending cloth, each waking 3
+ * threads); that is safe because OpenBLAS then reads 1 thread and runs serially. */
+pbd_blas_saved pbd_blas_begin(int threads, int serial_regions)
 {
     probe();
-    int saved = omp_get_max_threads();
-    if (!blas.openblas) return saved;
-    int threads = pbd_blas_threads();
-    if (blas.parallel == 2) omp_set_num_threads(threads);
-    if (blas.set_threads) blas.set_threads(threads);
+    pbd_blas_saved saved = {omp_get_max_threads(), omp_get_max_active_levels(),
+                            omp_get_dynamic(), blas.get_threads ? blas.get_threads() : 0};
+    int t = region_threads(threads);
+    omp_set_dynamic(0);
+    omp_set_num_threads(t);
+    if (blas.set_threads) blas.set_threads(t);
+    if (serial_regions && t == 1) omp_set_max_active_levels(0);
     return saved;
 }
 
-void newton_blas_end(int saved)
+void pbd_blas_end(pbd_blas_saved saved)
 {
-    if (omp_get_max_threads() != saved) omp_set_num_threads(saved);
-}
-
-/* CHOLMOD 3.0 (Debian's SuiteSparse 5.12) runs the scatter and clear loops of its supernodal
- * factorisation in OpenMP teams of CHOLMOD_OMP_NUM_THREADS = 4 threads, a constant of its
- * build that omp_set_num_threads does not reach: ~3000 parallel regions per factorisation of
- * the 100² bending cloth, each waking 3 threads on this 2-core machine. With the BLAS on 1
- * thread they run on 1 (max-active-levels 0 makes every region inactive; measured:
- * experiments/programs/README.md, the bending cloth's direct step 2.43 s -> 0.82 s). On more
- * BLAS threads they stay as CHOLMOD sets them: OpenBLAS's own regions inside the
- * factorisation must get every thread they ask for. Returns what newton_cholmod_end
- * restores. */
-int newton_cholmod_begin(void)
-{
-    int saved = omp_get_max_active_levels();
-    if (pbd_blas_threads() == 1) omp_set_max_active_levels(0);
-    return saved;
-}
-
-void newton_cholmod_end(int saved)
-{
-    if (omp_get_max_active_levels() != saved) omp_set_max_active_levels(saved);
+    omp_set_max_active_levels(saved.levels);
+    omp_set_num_threads(saved.max_threads);
+    omp_set_dynamic(saved.dynamic);
+    if (blas.set_threads && saved.blas_threads >= 1) blas.set_threads(saved.blas_threads);
 }

@@ -188,9 +188,9 @@ static pbd_status analyze_cholmod(newton_system *s, int ldl, cholmod_factor **L)
 /* cholmod_factorize with CHOLMOD's own OpenMP loops on the BLAS's threads (newton_blas.c) */
 static void factorize(cholmod_sparse *A, cholmod_factor *L, cholmod_common *cc)
 {
-    int levels = newton_cholmod_begin();
+    pbd_blas_saved saved = pbd_blas_begin(pbd_blas_threads(), 1);
     cholmod_factorize(A, L, cc);
-    newton_cholmod_end(levels);
+    pbd_blas_end(saved);
 }
 
 static int solve_cholmod(newton_system *s, int ldl, int iteration, pbd_status *st)
@@ -439,9 +439,9 @@ pbd_status newton_linear_solve(newton_system *s, int solver, int fallback, int i
     if (s->dense) return solve_dense(s, iteration);
     if (newton_pool_enter(&s->pool) != 0)
         return pbd_error(PBD_ENOMEM, "newton: out of memory for the solver's pool");
-    int omp = newton_blas_begin();
+    pbd_blas_saved saved = pbd_blas_begin(pbd_blas_threads(), 0);
     pbd_status st = solve_sparse(s, solver, fallback, iteration);
-    newton_blas_end(omp);
+    pbd_blas_end(saved);
     newton_pool_leave();
     return st;
 }

@@ -243,12 +243,6 @@ long newton_pool_misses(const newton_pool *pool);
 size_t newton_pool_bytes(const newton_pool *pool);
 void newton_pool_destroy(newton_pool **pool);
 
-/* solver/newton_blas.c: the BLAS threads for a factorisation; returns what to restore. */
-int newton_blas_begin(void);
 int newton_threads(void); /* the step's own loops' threads (newton_blas.c) */
-void newton_blas_end(int saved);
-/* solver/newton_blas.c: CHOLMOD's own OpenMP loops on the BLAS's threads (1: none) */
-int newton_cholmod_begin(void);
-void newton_cholmod_end(int saved);
 
 #endif

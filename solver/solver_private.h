@@ -18,6 +18,14 @@ int pbd_project_one(pbd_world *w, pbd_constraint_set *s, int c, double alpha_sca
 int pbd_constraint_hessian(const pbd_constraint_type *type, pbd_eval_input *in, double *xl,
                            double *gp, double *gm, double *H);
 
+/* The BLAS and OpenMP threads of a sparse factorisation or solve, set explicitly so that no
+ * threaded BLAS kernel waits for a thread its region did not get (solver/newton_blas.c). */
+typedef struct {
+    int max_threads, levels, dynamic, blas_threads;
+} pbd_blas_saved;
+pbd_blas_saved pbd_blas_begin(int threads, int serial_regions);
+void pbd_blas_end(pbd_blas_saved saved);
+
 /* Stages of Algorithm 1 that live in their own files. */
 void pbd_damp_velocities(pbd_world *w);
 /* One projection sweep over all constraint sets with the scheme of w->def. Returns the

@@ -13,6 +13,7 @@
  * For each of these PD's energy equals C²/(2α) exactly, so its fixed point is the implicit
  * step the Newton reference solves. Fixed particles (w = 0) are eliminated to the right side. */
 #include "solver/families.h"
+#include "solver/solver_private.h"
 
 #include <cholmod.h>
 #include <gsl/gsl_linalg.h>
@@ -178,12 +179,12 @@ static pbd_status factor(pbd_world *w, pbd_family_ws *fw, pd_state *pd, double h
     if (!A) return pbd_error(PBD_ENOMEM, "pd: out of memory for the system matrix");
     if (pd->L) cholmod_free_factor(&pd->L, &pd->cc);
     pd->L = cholmod_analyze(A, &pd->cc);
-    /* CHOLMOD's own OpenMP loops run in teams of 4 whatever the setting (solver/README.md
-     * "The BLAS"): on one thread here when the step is (max-active-levels 0) */
-    const int levels = omp_get_max_active_levels();
-    if (pbd_variants_threads(w) <= 1 || w->n < PBD_FAMILY_PARALLEL_MIN) omp_set_max_active_levels(0);
+    /* the factorisation on the step's threads, the BLAS's and CHOLMOD's own loops included
+     * (solver/newton_blas.c, pbd_blas_begin; solver/README.md "The BLAS") */
+    const int threads = w->n < PBD_FAMILY_PARALLEL_MIN ? 1 : pbd_variants_threads(w);
+    pbd_blas_saved saved = pbd_blas_begin(threads, 1);
     int ok = pd->L && cholmod_factorize(A, pd->L, &pd->cc) && pd->cc.status == CHOLMOD_OK;
-    omp_set_max_active_levels(levels);
+    pbd_blas_end(saved);
     cholmod_free_sparse(&A, &pd->cc);
     if (!ok)
         return pbd_error(PBD_ENUMERIC, "pd: the system matrix M/h^2 + sum w S^T A^T A S of %d "
