@@ -78,8 +78,10 @@ static pbd_status analyze_umfpack(newton_system *s, size_t *bytes)
     double control[UMFPACK_CONTROL], info[UMFPACK_INFO];
     umfpack_di_defaults(control);
     if (s->umf_symbolic) return PBD_OK;
+    const char *was = pbd_running_set("an UMFPACK analysis, which has no interrupt callback");
     int status = umfpack_di_symbolic(s->N, s->N, s->Ap, s->Ai, s->Ax, &s->umf_symbolic, control,
                                      info);
+    pbd_running_set(was);
     if (status != UMFPACK_OK)
         return pbd_error(status == UMFPACK_ERROR_out_of_memory ? PBD_ENOMEM : PBD_ENUMERIC,
                          "newton: UMFPACK symbolic analysis failed (status %d) on %d "
@@ -97,8 +99,10 @@ static pbd_status solve_umfpack(newton_system *s, int iteration)
     pbd_status st = analyze_umfpack(s, NULL);
     if (st != PBD_OK) return st;
     if (s->umf_numeric) umfpack_di_free_numeric(&s->umf_numeric);
+    const char *was = pbd_running_set("an UMFPACK factorisation, which has no interrupt callback");
     status = umfpack_di_numeric(s->Ap, s->Ai, s->Ax, s->umf_symbolic, &s->umf_numeric, control,
                                 info);
+    pbd_running_set(was);
     if (status == UMFPACK_WARNING_singular_matrix) return singular(s, "UMFPACK", iteration);
     if (status != UMFPACK_OK)
         return pbd_error(status == UMFPACK_ERROR_out_of_memory ? PBD_ENOMEM : PBD_ENUMERIC,
@@ -165,7 +169,11 @@ static pbd_status analyze_cholmod(newton_system *s, int ldl, cholmod_factor **L)
         cholmod_start(cc);
         cc->print = 0; /* failures reach the user as one pbd_error line */
         cc->error_handler = NULL;
-        cc->nmethods = 3; /* the least fill of AMD, METIS and nested dissection */
+        /* the less fill of AMD and CHOLMOD's nested dissection (NESDIS, on METIS's
+         * bisector); not METIS_NodeND, which traps SIGTERM with a handler of its own that
+         * longjmps out of wherever it lands (malloc included) and loses the signal */
+        cc->nmethods = 3; /* method[0] is the given ordering: none */
+        cc->method[2].ordering = CHOLMOD_NESDIS;
     }
     /* supernodal LLᵀ is the fast one (100² cloth with bending: ~35 % less time than LDLᵀ);
      * LDLᵀ without pivoting also takes the mildly indefinite Schur complements (the 64²
@@ -175,7 +183,9 @@ static pbd_status analyze_cholmod(newton_system *s, int ldl, cholmod_factor **L)
     void **slot = ldl ? &s->chol_ldl : &s->chol_llt;
     if (!*slot) {
         cholmod_sparse A = cholmod_matrix(s);
+        const char *was = pbd_running_set("a CHOLMOD ordering, which has no interrupt callback");
         *slot = cholmod_analyze(&A, cc);
+        pbd_running_set(was);
         if (!*slot)
             return pbd_error(cc->status == CHOLMOD_OUT_OF_MEMORY ? PBD_ENOMEM : PBD_ENUMERIC,
                              "newton: CHOLMOD analysis failed (status %d) on %d unknowns",
@@ -189,7 +199,9 @@ static pbd_status analyze_cholmod(newton_system *s, int ldl, cholmod_factor **L)
 static void factorize(cholmod_sparse *A, cholmod_factor *L, cholmod_common *cc)
 {
     pbd_blas_saved saved = pbd_blas_begin(pbd_blas_threads(), 1);
+    const char *was = pbd_running_set("a CHOLMOD factorisation, which has no interrupt callback");
     cholmod_factorize(A, L, cc);
+    pbd_running_set(was);
     pbd_blas_end(saved);
 }
 

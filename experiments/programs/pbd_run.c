@@ -121,7 +121,9 @@ int main(int argc, char **argv)
     }
     pbd_error(PBD_EINPUT, "no reason given");
     pbd_scene_cells cells;
+    pbd_running_set("the scene's set-up, which does not look at the stop flag");
     pbd_world *w = pbd_scene_build(scene, &sp, &cells);
+    pbd_running_set(NULL);
     if (!w) { /* bad input (1), a parameter out of range (2) or out of memory (4) */
         pbd_status why = pbd_last_status();
         fprintf(stderr, "pbd-run: cannot build scene %s: %s\n", scene->name, pbd_last_error());

@@ -1,0 +1,128 @@
+/* Defects found from outside, each with the check that found it: a SIGTERM during a CHOLMOD
+ * ordering (METIS traps SIGTERM), the VBD/AVBD sweep on a whole-mesh constraint, SIGKILL at any
+ * moment, flags without effect, masses whose inverse is not finite, messages that named
+ * internals, runs too large for memory. The programs run as child processes (PBD_BIN). */
+#include "tests.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char tmpdir[256], err_path[300], err_text[8192];
+
+static int suite_init(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/pbd-test-defects-XXXXXX");
+    if (!mkdtemp(tmpdir)) return 1;
+    snprintf(err_path, sizeof err_path, "%s/stderr.txt", tmpdir);
+    return 0;
+}
+
+static int suite_clean(void) { return test_remove_dir(tmpdir) == 0 ? 0 : 1; }
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* pbd-run with args, at most `seconds`: its exit status (test_wait_within), stderr in err_text */
+__attribute__((unused)) static int run_within(const char *const *args, double seconds)
+{
+    pid_t pid = test_spawn("pbd-run", args, err_path, 0);
+    return pid < 0 ? -1 : test_wait_within(pid, seconds, err_path, err_text, sizeof err_text);
+}
+
+/* 1 when pid's process catches signal sig (/proc/PID/status SigCgt); -1 when it is gone */
+static int catches(pid_t pid, int sig)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    int r = -1;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "SigCgt:", 7) == 0) {
+            unsigned long long mask = strtoull(line + 7, NULL, 16);
+            r = (int)((mask >> (sig - 1)) & 1);
+        }
+    fclose(f);
+    return r;
+}
+
+/* ---- a SIGTERM while the set-up orders the matrix ------------------------------------------ */
+
+/* CPU seconds pid has used (/proc/PID/stat), -1 when it is gone */
+static double cpu_seconds(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    unsigned long long ut = 0, st = 0;
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+        return -1;
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* METIS_NodeND traps SIGABRT and SIGTERM while it orders (pbd-run itself catches no SIGABRT)
+ * and swallows a SIGTERM, longjmping out of wherever it lands. The run must never order with
+ * it; SIGTERM when it would (or `cpu` seconds into the set-up, inside the ordering) must end it
+ * within the grace time with 143, keeping nothing. */
+static void term_in_ordering(const char *const *args, double cpu)
+{
+    pid_t pid = test_spawn("pbd-run", args, err_path, 0);
+    CU_ASSERT_FATAL(pid > 0);
+    double t0 = now();
+    int trapped = 0;
+    for (;;) {
+        int c = catches(pid, SIGABRT);
+        double used = cpu_seconds(pid);
+        if (c < 0 || used < 0 || now() - t0 > 60) break;
+        if ((trapped = c == 1) || used >= cpu) break;
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    CU_ASSERT_FALSE(trapped);
+    kill(pid, SIGTERM);
+    double t1 = now();
+    int rc = test_wait_within(pid, 6.0, err_path, err_text, sizeof err_text);
+    if (rc != 143) fprintf(stderr, "\n  exit %d after %.1f s: %s", rc, now() - t1, err_text);
+    CU_ASSERT_EQUAL(rc, 143);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "SIGTERM"));
+}
+
+static void test_sigterm_in_newton_ordering(void)
+{
+    char out[300];
+    snprintf(out, sizeof out, "--out=%s/ordering", tmpdir);
+    const char *args[] = {"cloth", "--resolution=250", "--method=newton", "--compliance=1e-7",
+                          "--steps=100000", "--quiet", out, NULL};
+    term_in_ordering(args, 1.0);
+    char final[400];
+    snprintf(final, sizeof final, "%s/ordering/cloth/run.h5", tmpdir);
+    CU_ASSERT_FALSE(test_exists(final)); /* nothing under the final name */
+}
+
+static void test_sigterm_in_reference_ordering(void)
+{
+    const char *args[] = {"cloth", "--resolution=250", "--method=xpbd", "--compliance=1e-7",
+                          "--reference=newton", "--steps=100000", "--quiet", NULL};
+    term_in_ordering(args, 1.0);
+}
+
+void register_defects_tests(void)
+{
+    CU_pSuite s = CU_add_suite("defects", suite_init, suite_clean);
+    CU_add_test(s, "sigterm_in_newton_ordering", test_sigterm_in_newton_ordering);
+    CU_add_test(s, "sigterm_in_reference_ordering", test_sigterm_in_reference_ordering);
+}
