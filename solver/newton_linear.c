@@ -25,6 +25,33 @@
 #include <string.h>
 #include <umfpack.h>
 
+const char *pbd_cholmod_status_name(int status)
+{
+    switch (status) {
+    case CHOLMOD_OK: return "CHOLMOD_OK";
+    case CHOLMOD_NOT_INSTALLED: return "CHOLMOD_NOT_INSTALLED: a method not installed";
+    case CHOLMOD_OUT_OF_MEMORY: return "CHOLMOD_OUT_OF_MEMORY: out of memory";
+    case CHOLMOD_TOO_LARGE: return "CHOLMOD_TOO_LARGE: the factor's size overflows an integer";
+    case CHOLMOD_INVALID: return "CHOLMOD_INVALID: invalid input";
+    case CHOLMOD_NOT_POSDEF: return "CHOLMOD_NOT_POSDEF: not positive definite";
+    case CHOLMOD_DSMALL: return "CHOLMOD_DSMALL: a tiny diagonal entry";
+    }
+    return "an unknown CHOLMOD status";
+}
+
+const char *pbd_umfpack_status_name(int status)
+{
+    switch (status) {
+    case UMFPACK_OK: return "UMFPACK_OK";
+    case UMFPACK_WARNING_singular_matrix: return "UMFPACK_WARNING_singular_matrix";
+    case UMFPACK_ERROR_out_of_memory: return "UMFPACK_ERROR_out_of_memory: out of memory";
+    case UMFPACK_ERROR_invalid_matrix: return "UMFPACK_ERROR_invalid_matrix";
+    case UMFPACK_ERROR_internal_error: return "UMFPACK_ERROR_internal_error";
+    case UMFPACK_ERROR_ordering_failed: return "UMFPACK_ERROR_ordering_failed";
+    }
+    return "an UMFPACK error";
+}
+
 void newton_linear_free(newton_system *s)
 {
     newton_pool_enter(&s->pool); /* SuiteSparse's blocks go back to the pool, then all of it */
@@ -84,8 +111,9 @@ static pbd_status analyze_umfpack(newton_system *s, size_t *bytes)
     pbd_running_set(was);
     if (status != UMFPACK_OK)
         return pbd_error(status == UMFPACK_ERROR_out_of_memory ? PBD_ENOMEM : PBD_ENUMERIC,
-                         "newton: UMFPACK symbolic analysis failed (status %d) on %d "
-                         "unknowns, %ld nonzeros", status, s->N, s->nnz);
+                         "newton: UMFPACK symbolic analysis failed (status %d, %s) on %d "
+                         "unknowns, %ld nonzeros", status, pbd_umfpack_status_name(status), s->N,
+                         s->nnz);
     if (bytes)
         *bytes = (size_t)(info[UMFPACK_PEAK_MEMORY_ESTIMATE] * info[UMFPACK_SIZE_OF_UNIT]);
     return PBD_OK;
@@ -106,8 +134,8 @@ static pbd_status solve_umfpack(newton_system *s, int iteration)
     if (status == UMFPACK_WARNING_singular_matrix) return singular(s, "UMFPACK", iteration);
     if (status != UMFPACK_OK)
         return pbd_error(status == UMFPACK_ERROR_out_of_memory ? PBD_ENOMEM : PBD_ENUMERIC,
-                         "newton: iteration %d: UMFPACK factorisation failed (status %d)",
-                         iteration, status);
+                         "newton: iteration %d: UMFPACK factorisation failed (status %d, %s)",
+                         iteration, status, pbd_umfpack_status_name(status));
     size_t bytes = (size_t)(info[UMFPACK_PEAK_MEMORY] * info[UMFPACK_SIZE_OF_UNIT]);
     status = umfpack_di_solve(UMFPACK_A, s->Ap, s->Ai, s->Ax, s->sol, s->rhs, s->umf_numeric,
                               control, info);
@@ -188,8 +216,8 @@ static pbd_status analyze_cholmod(newton_system *s, int ldl, cholmod_factor **L)
         pbd_running_set(was);
         if (!*slot)
             return pbd_error(cc->status == CHOLMOD_OUT_OF_MEMORY ? PBD_ENOMEM : PBD_ENUMERIC,
-                             "newton: CHOLMOD analysis failed (status %d) on %d unknowns",
-                             cc->status, s->N);
+                             "newton: CHOLMOD analysis failed (status %d, %s) on %d unknowns",
+                             cc->status, pbd_cholmod_status_name(cc->status), s->N);
     }
     *L = *slot;
     return PBD_OK;
@@ -216,9 +244,8 @@ static int solve_cholmod(newton_system *s, int ldl, int iteration, pbd_status *s
     if (cc->status == CHOLMOD_NOT_POSDEF) return 1;
     if (cc->status != CHOLMOD_OK) {
         *st = pbd_error(cc->status == CHOLMOD_OUT_OF_MEMORY ? PBD_ENOMEM : PBD_ENUMERIC,
-                        "newton: iteration %d: CHOLMOD factorisation failed (status %d%s)",
-                        iteration, cc->status,
-                        cc->status == CHOLMOD_OUT_OF_MEMORY ? ": out of memory" : "");
+                        "newton: iteration %d: CHOLMOD factorisation failed (status %d, %s)",
+                        iteration, cc->status, pbd_cholmod_status_name(cc->status));
         return 0;
     }
     cholmod_dense b = {.nrow = (size_t)s->N, .ncol = 1, .nzmax = (size_t)s->N,
@@ -329,8 +356,8 @@ static int factorise_slot(newton_system *s, int k, int iteration, pbd_status *st
         }
         if (cc->status != CHOLMOD_NOT_POSDEF) {
             *st = pbd_error(cc->status == CHOLMOD_OUT_OF_MEMORY ? PBD_ENOMEM : PBD_ENUMERIC,
-                            "newton: iteration %d: CHOLMOD factorisation failed (status %d)",
-                            iteration, cc->status);
+                            "newton: iteration %d: CHOLMOD factorisation failed (status %d, %s)",
+                            iteration, cc->status, pbd_cholmod_status_name(cc->status));
             return -1;
         }
         s->pre_of_p[k] = 1;

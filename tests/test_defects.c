@@ -33,7 +33,7 @@ static double now(void)
 }
 
 /* pbd-run with args, at most `seconds`: its exit status (test_wait_within), stderr in err_text */
-__attribute__((unused)) static int run_within(const char *const *args, double seconds)
+static int run_within(const char *const *args, double seconds)
 {
     pid_t pid = test_spawn("pbd-run", args, err_path, 0);
     return pid < 0 ? -1 : test_wait_within(pid, seconds, err_path, err_text, sizeof err_text);
@@ -120,9 +120,110 @@ static void test_sigterm_in_reference_ordering(void)
     term_in_ordering(args, 1.0);
 }
 
+/* ---- refused up front: exit 2, one line naming the flag -------------------------------------- */
+
+/* pbd-run WORDS (space separated) --quiet, at most 30 s: its exit status; stderr in err_text */
+static int run_words(const char *words)
+{
+    char buf[1024];
+    const char *args[40];
+    int n = 0;
+    snprintf(buf, sizeof buf, "%s", words);
+    for (char *t = strtok(buf, " "); t && n < 37; t = strtok(NULL, " ")) args[n++] = t;
+    args[n++] = "--quiet";
+    args[n] = NULL;
+    return run_within(args, 30);
+}
+
+/* refused with 2, one line holding each of the NULL-terminated words */
+static void refused(const char *words, const char *const *want)
+{
+    int rc = run_words(words);
+    int ok = rc == 2 && test_count_lines(err_text) == 1;
+    for (int k = 0; want[k]; k++) ok = ok && strstr(err_text, want[k]) != NULL;
+    if (!ok) fprintf(stderr, "\n  pbd-run %s: exit %d: %s", words, rc, err_text);
+    CU_ASSERT(ok);
+}
+
+static void accepted(const char *words)
+{
+    int rc = run_words(words);
+    if (rc != 0) fprintf(stderr, "\n  pbd-run %s: exit %d: %s", words, rc, err_text);
+    CU_ASSERT_EQUAL(rc, 0);
+}
+
+#define WANT(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* a constraint on the whole mesh (the balloon's volume) under VBD/AVBD: each vertex visit
+ * differentiated all of it (120 s without a line); refused with the reason */
+static void test_family_whole_mesh_constraint(void)
+{
+    refused("balloon --resolution=3 --method=avbd --bend-compliance=1e-3 --steps=1",
+            WANT("avbd", "O(n^2)", "balloon_volume"));
+    refused("balloon --resolution=3 --method=vbd --compliance=1e-6 --bend-compliance=1e-3 "
+            "--steps=1", WANT("vbd", "O(n^2)"));
+}
+
+/* flags that changed nothing (bit-identical output, exit 0) */
+static void test_flags_without_effect(void)
+{
+    refused("cloth --method=vbd --compliance=1e-6 --stiffness=0.5 --resolution=4 --steps=1",
+            WANT("--stiffness", "vbd"));
+    refused("cloth --method=pd --compliance=1e-6 --stiffness=0.5 --resolution=4 --steps=1",
+            WANT("--stiffness", "pd"));
+    refused("cloth_bend --method=vbd --compliance=1e-6 --bend-compliance=1e-3 --k-bend=0.3 "
+            "--resolution=4 --steps=1", WANT("--k-bend", "bend-compliance"));
+    refused("cloth --watch-residual=10 --measure-every=0 --resolution=4 --steps=1",
+            WANT("--watch-residual", "measure-every"));
+    refused("dam_break --resolution=1 --steps=1", WANT("--resolution", "found 1"));
+    refused("cloth --test-fault=oom --resolution=4 --steps=1",
+            WANT("--test-fault", "--test-fault-step"));
+    /* where they act */
+    accepted("cloth --method=pbd --stiffness=0.5 --resolution=4 --steps=1");
+    accepted("cloth_bend --method=vbd --compliance=1e-6 --k-bend=0 --resolution=4 --steps=1");
+    accepted("cloth --watch-residual=10 --measure-every=2 --resolution=4 --steps=1");
+}
+
+/* a mass whose inverse overflows: VBD/AVBD wrote inf inverse masses with exit 0, PBD/XPBD
+ * stopped at step 1 with 5; every method refuses it up front */
+static void test_mass_inverse_not_finite(void)
+{
+    static const char *const methods[] = {"pbd", "xpbd", "vbd", "avbd", "pd", "newton"};
+    for (int m = 0; m < 6; m++) {
+        char words[256];
+        snprintf(words, sizeof words, "cloth --method=%s%s --mass=1e-320 --resolution=4 "
+                 "--steps=2", methods[m], m == 0 ? "" : " --compliance=1e-6");
+        refused(words, WANT("--mass", "inverse"));
+    }
+    refused("tet_beam --mass=1e-320 --steps=1", WANT("--mass"));
+}
+
+/* messages that named internals: the builder's field, internal functions and a NaN */
+static void test_messages_name_flags(void)
+{
+    refused("dam_break --resolution=4 --fluid-s-corr=1 --fluid-s-corr-dq=1 --steps=1",
+            WANT("--fluid-s-corr-dq", "(0, 1)"));
+    accepted("dam_break --resolution=4 --fluid-s-corr=1 --fluid-s-corr-dq=0.99 --steps=1");
+    refused("rod --size=1e-300 --steps=1", WANT("--size", "[1e-50, 1e50]"));
+    refused("helix --size=1e-300 --steps=1", WANT("--size", "[1e-50, 1e50]"));
+    refused("rod --mass=1e-320 --steps=1", WANT("--mass", "[1e-100, 1e100]"));
+    refused("rod --rod-radius=1e-300 --steps=1", WANT("--rod-radius"));
+    int bad = strstr(err_text, "nan") || strstr(err_text, "pbd_world_");
+    CU_ASSERT_FALSE(bad);
+    /* --help prints the range the check uses */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s/pbd-run --help | grep -q -- '--fluid-s-corr-dq=X.*in (0, 1)'",
+             test_bin_dir());
+    CU_ASSERT_EQUAL(test_run(cmd), 0);
+}
+
 void register_defects_tests(void)
 {
     CU_pSuite s = CU_add_suite("defects", suite_init, suite_clean);
     CU_add_test(s, "sigterm_in_newton_ordering", test_sigterm_in_newton_ordering);
     CU_add_test(s, "sigterm_in_reference_ordering", test_sigterm_in_reference_ordering);
+    CU_add_test(s, "family_whole_mesh_constraint", test_family_whole_mesh_constraint);
+    CU_add_test(s, "flags_without_effect", test_flags_without_effect);
+    CU_add_test(s, "mass_inverse_not_finite", test_mass_inverse_not_finite);
+    CU_add_test(s, "messages_name_flags", test_messages_name_flags);
 }

@@ -107,6 +107,9 @@ int main(int argc, char **argv)
         unread = "frame-velocities", unread_why = "velocities go into the frames: give --frames=N";
     else if (cli_given(&run) && !out_dir)
         unread = "run", unread_why = "it names the file --out writes: give --out";
+    else if (cli_given(&fault_kind) && fault_step == 0)
+        unread = "test-fault", unread_why = "it says what --test-fault-step does: give "
+                                            "--test-fault-step=N";
     else if (cli_given(&every) && quiet)
         unread = "every", unread_why = "--quiet prints only the final line";
     cli_option rows[PBD_MAX_OPTIONS];

@@ -189,6 +189,10 @@ static pbd_status factor(pbd_world *w, pbd_family_ws *fw, pd_state *pd, double h
     pbd_blas_end(saved);
     pbd_running_set(was);
     cholmod_free_sparse(&A, &pd->cc);
+    if (!ok && pd->cc.status == CHOLMOD_OUT_OF_MEMORY)
+        return pbd_error(PBD_ENOMEM, "pd: the system matrix of %d free particles: CHOLMOD's "
+                         "analysis or factorisation ran out of memory (status %d, %s)", pd->nf,
+                         pd->cc.status, pbd_cholmod_status_name(pd->cc.status));
     if (!ok)
         return pbd_error(PBD_ENUMERIC, "pd: the system matrix M/h^2 + sum w S^T A^T A S of %d "
                          "free particles: expected positive definite, CHOLMOD found it is not "
@@ -313,7 +317,9 @@ pbd_status pbd_pd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int threa
     cholmod_dense B = {.nrow = (size_t)nf, .ncol = 3, .nzmax = 3 * (size_t)nf, .d = (size_t)nf,
                        .x = pd->rhs, .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE};
     cholmod_dense *X = cholmod_solve(CHOLMOD_A, pd->L, &B, &pd->cc);
-    if (!X) return pbd_error(PBD_ENOMEM, "pd: CHOLMOD's solve failed (status %d)", pd->cc.status);
+    if (!X)
+        return pbd_error(PBD_ENOMEM, "pd: CHOLMOD's solve failed (status %d, %s)", pd->cc.status,
+                         pbd_cholmod_status_name(pd->cc.status));
     const double *x = X->x;
     for (int i = 0; i < w->n; i++) {
         int f = pd->free_of[i];
