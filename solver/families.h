@@ -23,6 +23,8 @@ struct pd_state; /* solver/pd/ */
  * too few vertices to pay for OpenMP's barrier between colours (on this shared 2-core machine
  * at load 14 two threads made the 12² cloth 100× slower). The result is the same either way. */
 #define PBD_FAMILY_PARALLEL_MIN 2048
+/* VBD/AVBD: the most particles of one constraint (a sweep visits each; families.c) */
+#define PBD_FAMILY_MAX_ARITY 64
 
 typedef struct pbd_family_ws {
     uint64_t key;         /* topology fingerprint the adjacency and colouring were built for */

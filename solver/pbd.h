@@ -44,6 +44,12 @@ pbd_status pbd_last_status(void);
 void pbd_set_stop_flag(const volatile sig_atomic_t *flag);
 /* 1 when the registered flag is set. */
 int pbd_stop_requested(void);
+/* What is running that looks at the flag seldom or never (NULL: nothing such), for a signal
+ * handler's message when the grace time ends it: a text with static storage, e.g. "a CHOLMOD
+ * ordering or factorisation (no interrupt callback)". pbd_running_set returns the previous one
+ * (to be given back). */
+const char *pbd_running_set(const char *what);
+const char *pbd_running(void);
 
 /* ---- solver definition ------------------------------------------------------------- */
 

@@ -142,13 +142,13 @@ int pbd_scene_options(pbd_scene_params *sp, cli_option *out)
          NULL},
         {"fluid-s-corr-n", CLI_DOUBLE, &sp->fluid.s_corr_n, 0, 16, 1, "s_corr's n (paper: 4)",
          NULL},
-        {"fluid-s-corr-dq", CLI_DOUBLE, &sp->fluid.s_corr_dq, 0, 1, 1,
+        {"fluid-s-corr-dq", CLI_DOUBLE, &sp->fluid.s_corr_dq, 0, 1, 3, /* W(h) = 0 */
          "s_corr's |dq| as a fraction of h (paper: 0.1-0.3)", NULL},
         {"fluid-vorticity", CLI_DOUBLE, &sp->fluid.vorticity, 0, 1e6, 0,
          "fluid scenes: vorticity confinement epsilon in m/s (PBF Eq. 16; 0: off)", NULL},
         {"fluid-xsph", CLI_DOUBLE, &sp->fluid.xsph, 0, 1, 0,
          "fluid scenes: XSPH viscosity c (PBF Eq. 17; 0: off)", NULL},
-        {"rod-radius", CLI_DOUBLE, &sp->rod_radius, 0, INFINITY, 1,
+        {"rod-radius", CLI_DOUBLE, &sp->rod_radius, 1e-50, 1e50, 0,
          "rod, helix: radius of the circular cross section in m", NULL},
     };
     int n = (int)(sizeof rows / sizeof rows[0]);

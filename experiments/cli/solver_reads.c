@@ -58,6 +58,8 @@ const char *pbd_solver_unread(const pbd_solver_def *d, const pbd_solver_context 
         return "it sets VBD's solve: give --method=vbd or avbd";
     if (family(option, "avbd-") && m != PBD_METHOD_AVBD)
         return "it sets AVBD's augmented Lagrangian: give --method=avbd";
+    if (is(option, "watch-residual") && d->measure_every == 0)
+        return "it bounds the measured residuals, and --measure-every=0 measures none";
     if (is(option, "record-iterations") && !ctx->out)
         return "the iterations' residuals go to the run file: give --out";
     return NULL;

@@ -107,6 +107,9 @@ int main(int argc, char **argv)
         unread = "frame-velocities", unread_why = "velocities go into the frames: give --frames=N";
     else if (cli_given(&run) && !out_dir)
         unread = "run", unread_why = "it names the file --out writes: give --out";
+    else if (cli_given(&fault_kind) && fault_step == 0)
+        unread = "test-fault", unread_why = "it says what --test-fault-step does: give "
+                                            "--test-fault-step=N";
     else if (cli_given(&every) && quiet)
         unread = "every", unread_why = "--quiet prints only the final line";
     cli_option rows[PBD_MAX_OPTIONS];
@@ -121,7 +124,9 @@ int main(int argc, char **argv)
     }
     pbd_error(PBD_EINPUT, "no reason given");
     pbd_scene_cells cells;
+    pbd_running_set("the scene's set-up, which does not look at the stop flag");
     pbd_world *w = pbd_scene_build(scene, &sp, &cells);
+    pbd_running_set(NULL);
     if (!w) { /* bad input (1), a parameter out of range (2) or out of memory (4) */
         pbd_status why = pbd_last_status();
         fprintf(stderr, "pbd-run: cannot build scene %s: %s\n", scene->name, pbd_last_error());
