@@ -211,6 +211,33 @@ static void test_vorticity_ring(void)
     pbd_world_free(w);
 }
 
+/* Three particles on the x axis at 0, a, 2a, the middle one moving along y at u, the others
+ * at rest (vorticity only). By hand, with g = |W'(a)| (spiky) and ∇W(±a x̂) = ∓g x̂:
+ *   ω_0 = V u g ẑ, ω_1 = 0, ω_2 = −V u g ẑ (the shear on either side of the middle one);
+ *   η_0 = V (|ω_1| − |ω_0|) ∇W(−a x̂) = −V |ω_0| g x̂: N_0 = −x̂, and N_2 = +x̂;
+ *   Δv_0 = Δt ε N_0 × ω_0 = Δt ε V u g ŷ = Δv_2 (along u: the confinement feeds the shear),
+ *   Δv_1 = 0. a = 0.03 m: g = 70187 1/m⁴, |ω_0| = 7.0187 1/s, Δv = 3.5093e-3 m/s for
+ * ε = 0.05 m/s, Δt = 0.01 s, u = 1 m/s. */
+static void test_vorticity_shear_hand(void)
+{
+    const double a = 0.03, u = 1.0, eps = 0.05;
+    const double x[9] = {0, 0, 0, a, 0, 0, 2 * a, 0, 0}, v[9] = {0, 0, 0, 0, u, 0, 0, 0, 0};
+    pbd_world *w = cluster(3, x, v, 100.0, eps, 0.0, 0, 0, 4, 0.2);
+    w->fluid_stages->velocity_update(w, w->def.dt);
+    const double g = fabs(dWs(a)), om = VOL * u * g, dv = w->def.dt * eps * om;
+    CU_ASSERT(fabs(dv - 3.5093e-3) < 1e-7);
+    printf("\n    shear: dv0 (%.3g, %.10g, %.3g), dv2 y %.10g, dv1 y %.3g; by hand %.10g",
+           w->v[0], w->v[1], w->v[2], w->v[7], w->v[4] - u, dv);
+    const double tol = 64.0 * DBL_EPSILON * dv; /* a few terms, a few ε each */
+    const double *o = w->fluid->omega;
+    CU_ASSERT(fabs(o[2] - om) <= 64.0 * DBL_EPSILON * om && fabs(o[8] + om) <= 64.0 * DBL_EPSILON * om);
+    CU_ASSERT(fabs(o[5]) <= 64.0 * DBL_EPSILON * om);
+    CU_ASSERT(fabs(w->v[1] - dv) <= tol && fabs(w->v[7] - dv) <= tol);
+    CU_ASSERT(fabs(w->v[4] - u) <= tol);
+    for (int i = 0; i < 3; i++) CU_ASSERT(w->v[3 * i] == 0.0 && w->v[3 * i + 2] == 0.0);
+    pbd_world_free(w);
+}
+
 /* The whole velocity pass on a random cluster against Eq. 15–17 written out here:
  *   ω_i = Σ_j V (v_j − v_i) × (−∇W(x_i − x_j)),  η_i = Σ_j V (|ω_j| − |ω_i|) ∇W(x_i − x_j),
  *   v_i' = v_i + c Σ_j V W_ij (v_j − v_i) + Δt ε (η_i/|η_i|) × ω_i,
@@ -306,15 +333,13 @@ static void test_velocity_pass_reference(void)
  * 6.1859e-4. Rounding: C is a sum of m + 1 positive terms less 1 (its error (m + 2) ε ρ/ρ0
  * absolute), the denominator of positive terms (relative 4(m + 2) ε): 16 (m + 4) ε of
  * (|C| + ρ/ρ0)/denominator bounds λ's. */
-static void check_density_update(int n, const double *x, double eps, double *worst_l,
-                                 double *worst_p)
+/* Eq. 11 at positions x: the multipliers dl (PBD: λ_i = −C_i/(w Σ|∇C|² + w reg), reg = ε;
+ * XPBD: Δλ_i = (−C_i − reg λ_i)/(w Σ|∇C|² + reg), reg = α̃, λ_i = prev) and their rounding
+ * bounds; then Eq. 14's Δp from them, with the bound on each component. */
+static void expected_update(int n, const double *x, double reg, int xpbd, const double *prev,
+                            double *dl, double *dl_tol, double *dp, double *dp_tol)
 {
-    pbd_world *w = cluster(n, x, NULL, eps, 0.0, 0.0, 0, 0, 4, 0.2);
-    const int rc = w->fluid_stages->project(w, w->def.dt);
-    CU_ASSERT_EQUAL(rc, 0);
     const double wi = 1.0 / MASS;
-    double lam[MAXN], lam_tol[MAXN];
-    *worst_l = *worst_p = 0.0;
     for (int i = 0; i < n; i++) {
         double rho = MASS * W6(0.0), gi[3] = {0, 0, 0}, sum2 = 0.0;
         for (int j = 0; j < n; j++) {
@@ -325,27 +350,75 @@ static void check_density_update(int n, const double *x, double eps, double *wor
             for (int k = 0; k < 3; k++) gi[k] += VOL * g[k];
             sum2 += VOL * VOL * (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
         }
-        double C = rho / RHO0 - 1.0, den = wi * (norm3(gi) * norm3(gi) + sum2) + wi * eps;
-        lam[i] = -C / den;
-        lam_tol[i] = 16.0 * (n + 4) * DBL_EPSILON * (fabs(C) + rho / RHO0) / den;
-        *worst_l = fmax(*worst_l, fabs(w->sets[0].lambda[i] - lam[i]) / lam_tol[i]);
+        double C = rho / RHO0 - 1.0, den = wi * (norm3(gi) * norm3(gi) + sum2);
+        double lp = xpbd ? prev[i] : 0.0;
+        den += xpbd ? reg : wi * reg;
+        dl[i] = (-C - (xpbd ? reg * lp : 0.0)) / den;
+        dl_tol[i] = 16.0 * (n + 4) * DBL_EPSILON * (fabs(C) + rho / RHO0 + fabs(reg * lp)) / den;
     }
     for (int i = 0; i < n; i++) {
-        double dp[3] = {0, 0, 0}, mag = 0.0;
+        double mag = 0.0;
+        for (int k = 0; k < 3; k++) dp[3 * i + k] = 0.0;
         for (int j = 0; j < n; j++) {
             if (j == i) continue;
             double g[3];
             gradW(x + 3 * i, x + 3 * j, g);
             for (int k = 0; k < 3; k++) {
-                dp[k] += VOL * wi * (lam[i] + lam[j]) * g[k];
-                mag += VOL * wi * (fabs(lam[i]) + fabs(lam[j]) + lam_tol[i] + lam_tol[j]) *
-                       fabs(g[k]);
+                dp[3 * i + k] += VOL * wi * (dl[i] + dl[j]) * g[k];
+                mag += VOL * wi * (fabs(dl[i]) + fabs(dl[j]) + dl_tol[i] + dl_tol[j]) * fabs(g[k]);
             }
         }
-        for (int k = 0; k < 3; k++)
-            *worst_p = fmax(*worst_p, fabs(w->p[3 * i + k] - x[3 * i + k] - dp[k]) /
-                                          (16.0 * (n + 4) * DBL_EPSILON * mag + 4 * DBL_EPSILON * fabs(x[3 * i + k])));
+        dp_tol[i] = 16.0 * (n + 4) * DBL_EPSILON * mag + 4.0 * DBL_EPSILON * norm3(x + 3 * i);
     }
+}
+
+/* One Jacobi iteration of PBD (ε) against Eq. 11 and 14: the worst |λ − Eq. 11| and
+ * |Δp − Eq. 14| over their bounds. */
+static void check_density_update(int n, const double *x, double eps, double *worst_l,
+                                 double *worst_p)
+{
+    pbd_world *w = cluster(n, x, NULL, eps, 0.0, 0.0, 0, 0, 4, 0.2);
+    CU_ASSERT_EQUAL(w->fluid_stages->project(w, w->def.dt), 0);
+    double dl[MAXN], dlt[MAXN], dp[3 * MAXN], dpt[MAXN];
+    expected_update(n, x, eps, 0, NULL, dl, dlt, dp, dpt);
+    *worst_l = *worst_p = 0.0;
+    for (int i = 0; i < n; i++) {
+        *worst_l = fmax(*worst_l, fabs(w->sets[0].lambda[i] - dl[i]) / dlt[i]);
+        for (int k = 0; k < 3; k++)
+            *worst_p = fmax(*worst_p, fabs(w->p[3 * i + k] - x[3 * i + k] - dp[3 * i + k]) / dpt[i]);
+    }
+    pbd_world_free(w);
+}
+
+/* XPBD's form (Eq. 18 with α̃ = α/Δt² = w ε: PBF's ε as a compliance): the first iteration's Δλ
+ * equals PBD's λ, the second carries −α̃λ: Δλ_2 = (−C(p_1) − α̃ λ_1)/(w Σ|∇C(p_1)|² + α̃), and
+ * each iteration moves by Eq. 14 with its Δλ; λ accumulates. */
+static void test_density_update_xpbd(void)
+{
+    enum { N = 4 };
+    const double x[3 * N] = {0, 0, 0, 0.04, 0, 0, 0.01, 0.05, 0, 0.02, 0.01, 0.045};
+    const double eps = 100.0, at = eps / MASS;
+    pbd_world *w = cluster(N, x, NULL, eps, 0.0, 0.0, 0, 0, 4, 0.2);
+    w->def.method = PBD_METHOD_XPBD;
+    for (int k = 0; k < N; k++) w->sets[0].compliance[k] = at * w->def.dt * w->def.dt;
+    double dl[N], dlt[N], dp[3 * N], dpt[N], pos[3 * N], lam[N], worst = 0.0;
+    memcpy(pos, x, sizeof pos);
+    for (int k = 0; k < N; k++) lam[k] = 0.0;
+    for (int it = 0; it < 2; it++) {
+        expected_update(N, pos, at, 1, lam, dl, dlt, dp, dpt);
+        CU_ASSERT_EQUAL(w->fluid_stages->project(w, w->def.dt), 0);
+        for (int i = 0; i < N; i++) {
+            lam[i] += dl[i];
+            worst = fmax(worst, fabs(w->sets[0].lambda[i] - lam[i]) / (2.0 * dlt[i]));
+            for (int k = 0; k < 3; k++) {
+                pos[3 * i + k] += dp[3 * i + k];
+                worst = fmax(worst, fabs(w->p[3 * i + k] - pos[3 * i + k]) / (2.0 * dpt[i]));
+            }
+        }
+        memcpy(pos, w->p, sizeof pos); /* the next iteration from the code's positions */
+    }
+    printf("\n    XPBD, two iterations: worst |λ, p − Eq. 11, 14| / bound %.3g", worst);
+    CU_ASSERT(worst <= 1.0);
     pbd_world_free(w);
 }
 
@@ -399,6 +472,34 @@ static void test_s_corr(void)
     }
 }
 
+/* s_corr's shape, independent of a hand value: at r = |Δq| = dq h the ratio W(r)/W(Δq) is 1,
+ * so Δp = V k |W'(Δq)| whatever n is (a slip in Δq's scale moves it); between two distances
+ * the displacements scale as (W(r1)/W(r2))ⁿ W'(r1)/W'(r2), whatever k and Δq are (a slip in
+ * n changes the power). Rounding: 32 ε relative each. */
+static double s_corr_push(double r, double k, double n, double dq)
+{
+    const double x[6] = {0, 0, 0, r, 0, 0};
+    pbd_world *w = cluster(2, x, NULL, 1e30, 0.0, 0.0, 1, k, n, dq);
+    w->fluid_stages->project(w, w->def.dt);
+    double d = w->p[3] - r;
+    pbd_world_free(w);
+    return d;
+}
+
+static void test_s_corr_scaling(void)
+{
+    const double k = 0.001, dq = 0.3;
+    for (double n = 2.0; n <= 4.0; n += 2.0) {
+        double at = s_corr_push(dq * H, k, n, dq), want = VOL * k * fabs(dWs(dq * H));
+        CU_ASSERT(fabs(at - want) <= 32.0 * DBL_EPSILON * want + 4.0 * DBL_EPSILON * dq * H);
+        double r1 = 0.02, r2 = 0.05, d1 = s_corr_push(r1, k, n, dq), d2 = s_corr_push(r2, k, n, dq);
+        double ratio = pow(W6(r1) / W6(r2), n) * dWs(r1) / dWs(r2);
+        printf("\n    s_corr n %g: at |dq| %.10g (V k |W'| %.10g); ratio %.10g (Eq. 13: %.10g)", n,
+               at, want, d1 / d2, ratio);
+        CU_ASSERT(fabs(d1 / d2 - ratio) <= 64.0 * DBL_EPSILON * ratio);
+    }
+}
+
 void register_fluid_passes_tests(void)
 {
     CU_pSuite s = CU_add_suite("fluid_passes", NULL, NULL);
@@ -408,4 +509,7 @@ void register_fluid_passes_tests(void)
     CU_add_test(s, "velocity_pass_reference", test_velocity_pass_reference);
     CU_add_test(s, "density_update_hand", test_density_update_hand);
     CU_add_test(s, "s_corr", test_s_corr);
+    CU_add_test(s, "s_corr_scaling", test_s_corr_scaling);
+    CU_add_test(s, "vorticity_shear_hand", test_vorticity_shear_hand);
+    CU_add_test(s, "density_update_xpbd", test_density_update_xpbd);
 }
