@@ -452,6 +452,13 @@ void pbd_momentum(const pbd_world *w, const double *pos, const double *vel, doub
 /* XPBD residual ||C + α̃λ||_2 at positions pos with α̃ = α · alpha_scale (alpha_scale =
  * 1/h², h the (sub)step). Inequalities count while violated or while λ != 0. */
 double pbd_world_xpbd_residual(pbd_world *w, const double *pos, double alpha_scale);
+/* The largest particle move of XPBD's first projection from λ = 0 (XPBD Eq. 18:
+ * |Δλ| w_j |∇_jC|, Δλ = −C/(Σ w|∇C|² + α̃), α̃ = α/h²) over the soft equalities (α > 0) at
+ * w->x, in m; *set_out gets its set (−1: none). Where the state is at rest, a move far above
+ * the free fall h²|g| means the rest state holds multipliers λ = −C/α̃ that XPBD rebuilds from
+ * 0 every (sub)step (a constraint with C ≠ 0 at rest: the Stable Neo-Hookean ‖F‖_F), and its
+ * step is then not the implicit step (solver/README.md "Solver variants"). Rods skipped. */
+double pbd_xpbd_restart_move(pbd_world *w, double h, int *set_out);
 
 /* Graph colouring for coloured Gauss–Seidel (solver/colouring.c): greedy, per set, in
  * constraint order, so that no two constraints of one colour share a particle (fixed ones

@@ -205,6 +205,22 @@ static void test_fluid_xpbd_without_compliance(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "compliance > 0"));
 }
 
+/* XPBD against the Newton reference on the Stable Neo-Hookean beam (‖F‖_F = √3 at rest: the rest
+ * state holds multipliers λ = −C/α̃ that XPBD rebuilds from 0 every step) is warned about, one
+ * line, exit 0; the StVK beam (C = 0 at rest) is not. */
+static void test_xpbd_restart_warning(void)
+{
+    char err[4096];
+    CU_ASSERT_EQUAL(run("tet_beam --material=neo-hookean --method=xpbd --reference=newton "
+                        "--iterations=5", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(test_count_lines(err), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "warning: --reference=newton: XPBD's first projection"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "(snh_tet)"));
+    CU_ASSERT_EQUAL(run("tet_beam --material=stvk --method=xpbd --reference=newton --iterations=5",
+                        err, sizeof err), 0);
+    CU_ASSERT_EQUAL(test_count_lines(err), 0);
+}
+
 /* pbd-soak ARGS --steps=1 */
 static int soak(const char *args, char *err, size_t size)
 {
@@ -253,4 +269,5 @@ void register_flags_tests(void)
     CU_add_test(s, "fluid_and_rod_options", test_fluid_and_rod_options);
     CU_add_test(s, "fluid_xpbd_without_compliance", test_fluid_xpbd_without_compliance);
     CU_add_test(s, "soak_refusals", test_soak_refusals);
+    CU_add_test(s, "xpbd_restart_warning", test_xpbd_restart_warning);
 }
