@@ -413,6 +413,33 @@ static void test_vbd_index_order(void)
     }
 }
 
+/* AVBD on a stiff soft chain (α = 1e-8 m/N, k* = 1e8 N/m, from rest, one step of 1000
+ * iterations): the default ramp starts at the particles' m/h² and adds β|C| ≈ 1e5 · 1e-4 per
+ * iteration, so k stays orders below k* and the step ends > 1e-3 m from the implicit one;
+ * started at k* (--avbd-k-start=1e8) it ends < 1e-5 m from it (solver/README.md). */
+static void test_avbd_stiff_soft_chain(void)
+{
+    const double k_start[2] = {0.0, 1e8};
+    double d[2];
+    for (int k = 0; k < 2; k++) {
+        pbd_scene_params sp = pbd_scene_params_default();
+        sp.compliance = 1e-8;
+        pbd_world *w = pbd_scene_chain(&sp);
+        w->def.method = PBD_METHOD_AVBD;
+        w->def.iterations = 1000;
+        w->def.avbd_k_start = k_start[k];
+        double *xs = malloc(3 * (size_t)w->n * sizeof *xs);
+        CU_ASSERT_EQUAL_FATAL(pbd_newton_solve(w, 40, 1e-12, xs, NULL, NULL, NULL), PBD_OK);
+        CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
+        d[k] = max_dist(w->x, xs, 3 * w->n);
+        free(xs);
+        pbd_world_free(w);
+    }
+    if (!(d[0] > 1e-3 && d[1] < 1e-5)) printf("\n    default %.3g m, k_start = k* %.3g m", d[0], d[1]);
+    CU_ASSERT(d[0] > 1e-3);
+    CU_ASSERT(d[1] < 1e-5);
+}
+
 void register_families_tests(void)
 {
     CU_pSuite s = CU_add_suite("families", NULL, NULL);
@@ -430,4 +457,5 @@ void register_families_tests(void)
     CU_add_test(s, "watchdog", test_watchdog);
     CU_add_test(s, "pd_one_thread", test_pd_one_thread);
     CU_add_test(s, "vbd_index_order", test_vbd_index_order);
+    CU_add_test(s, "avbd_stiff_soft_chain", test_avbd_stiff_soft_chain);
 }
