@@ -76,6 +76,12 @@ int pbd_avbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, do
 int pbd_family_eval(const pbd_world *w, const pbd_constraint_set *set, int c, const double *pos,
                     family_scratch *sc, pbd_eval_input *in_out, double *C);
 pbd_status pbd_vbd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int it, int threads);
+/* VBD's local Newton step of free particle i on w->p with the scratch sc (VBD Sec. 3, the
+ * local system): the one per-vertex solve that every sweep order calls. */
+void pbd_vbd_vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int i, double h);
+/* TEST HOOK, NULL in every run: when set, pbd_vbd_iteration calls it instead of its sweep
+ * over the vertices (Chebyshev and AVBD's updates still follow). */
+extern void (*pbd_test_vbd_sweep)(pbd_world *w, pbd_family_ws *fw, double h);
 /* The force multiplier λ⁺ (the force on particle j is −λ⁺ ∇_jC) and stiffness k of
  * constraint c of set s at C for VBD (k = 1/α, λ⁺ = kC; an inequality only while C < 0) or
  * AVBD (pbd_avbd_force); 0 when it exerts no force (solver/vbd/vbd.c). PD's energies are

@@ -34,6 +34,11 @@ const char *pbd_solver_unread(const pbd_solver_def *d, const pbd_solver_context 
                  "--method=%s has its own solve (solver/README.md)", method);
         return why;
     }
+    if (is(option, "rod-projection") && !projections) {
+        snprintf(why, sizeof why, "it chooses how PBD/XPBD project the rods' constraints; "
+                 "--method=%s has its own solve (solver/README.md)", method);
+        return why;
+    }
     if (is(option, "sor-omega") && !(projections && d->scheme == PBD_SCHEME_JACOBI))
         return "it over-relaxes the Jacobi sweep: give --scheme=jacobi (PBD or XPBD)";
     if (is(option, "sort-by-colour") && !(projections && d->scheme == PBD_SCHEME_COLORED_GS))

@@ -144,6 +144,18 @@ int main(int argc, char **argv)
         pbd_world_free(w);
         return 2;
     }
+    if (reference && def.method == PBD_METHOD_XPBD) { /* a comparison known meaningless */
+        int ws = -1;
+        const double h = def.dt / def.substeps, g = fabs(def.gravity[1]) * h * h;
+        const double move = pbd_xpbd_restart_move(w, h, &ws);
+        if (ws >= 0 && move > 10.0 * g && move > 1e-9)
+            fprintf(stderr, "pbd-run: warning: --reference=newton: XPBD's first projection "
+                    "from lambda = 0 moves set %d (%s) by up to %.3g m (free fall per substep "
+                    "%.3g m): a state that rests on multipliers lambda = -C/alpha~ is rebuilt "
+                    "from 0 every substep and XPBD's step is then not the implicit one "
+                    "(solver/README.md \"Solver variants\"); more substeps shrink it\n",
+                    ws, w->sets[ws].type->name, move, g);
+    }
     /* the Newton reference's pattern and symbolic analysis now: a run that would not fit in
      * memory is refused with the estimate before any step (exit status 4) */
     const long rss0 = bench_resident_kb("VmRSS:"); /* the estimate against what the run holds */
