@@ -10,6 +10,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define EPS DBL_EPSILON
@@ -271,26 +272,36 @@ static void test_vbd_local_newton(void)
 
 /* The converged damped step of an on-axis spring (VBD "Damping"): f = 0 at
  *   (m/h²)(x − y) + (x − d)/α + (k_d/(hα))(x − x_t) = 0,
- * so x = (m y/h² + d/α + k_d x_t/(hα)) / (m/h² + (1 + k_d/h)/α), and v = (x − x_t)/h: the
- * damping's integral effect. Bound: a few ε of the terms' magnitudes over the denominator. */
+ * so x = (m y/h² + d/α + k_d x_t/(hα)) / (m/h² + (1 + k_d/h)/α), and v = (x − x_t)/h, in one
+ * step and in two substeps of dt/2 (each from the last's x and v; the time ends at dt): the
+ * damping's integral effect. Bound: a few ε of the terms' magnitudes over the denominator,
+ * per substep. */
 static void test_vbd_damping_converged(void)
 {
-    const double h = 0.02, m = 0.3, d = 1.0, alpha = 2e-3, x0 = 1.2, v0 = -0.7;
-    for (int k = 0; k < 3; k++) {
-        const double kd = (double[]){0.0, 1e-2, 0.3}[k];
-        double p[3] = {x0, 0, 0}, v[3] = {v0, 0, 0}, g[3] = {0, 0, 0};
-        hand_spring sp = {{0, 0, 0}, d, alpha};
-        pbd_world *w = one_vertex(p, v, m, g, &sp, 1, PBD_METHOD_VBD, h);
-        w->def.iterations = 40;
-        w->def.vbd_damping = kd;
-        double y = x0 + h * v0, den = m / (h * h) + (1 + kd / h) / alpha;
-        double x = (m * y / (h * h) + d / alpha + kd * x0 / (h * alpha)) / den;
-        double tol = 8.0 * EPS * (m * fabs(y) / (h * h) + d / alpha + kd * x0 / (h * alpha)) / den;
-        CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
-        CU_ASSERT(fabs(w->x[3] - x) <= tol);
-        CU_ASSERT(fabs(w->v[3] - (x - x0) / h) <= (tol + 2 * EPS * x0) / h);
-        pbd_world_free(w);
-    }
+    const double dt = 0.02, m = 0.3, d = 1.0, alpha = 2e-3, x0 = 1.2, v0 = -0.7;
+    for (int k = 0; k < 3; k++)
+        for (int sub = 1; sub <= 2; sub++) {
+            const double kd = (double[]){0.0, 1e-2, 0.3}[k], h = dt / sub;
+            double p[3] = {x0, 0, 0}, v[3] = {v0, 0, 0}, g[3] = {0, 0, 0};
+            hand_spring sp = {{0, 0, 0}, d, alpha};
+            pbd_world *w = one_vertex(p, v, m, g, &sp, 1, PBD_METHOD_VBD, dt);
+            w->def.iterations = 40;
+            w->def.substeps = sub;
+            w->def.vbd_damping = kd;
+            double x = x0, vx = v0, tol = 0.0;
+            for (int s = 0; s < sub; s++) {
+                double y = x + h * vx, den = m / (h * h) + (1 + kd / h) / alpha;
+                double xn = (m * y / (h * h) + d / alpha + kd * x / (h * alpha)) / den;
+                tol += 8.0 * EPS * (m * fabs(y) / (h * h) + d / alpha + kd * x / (h * alpha)) / den;
+                vx = (xn - x) / h;
+                x = xn;
+            }
+            CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
+            CU_ASSERT(fabs(w->x[3] - x) <= tol);
+            CU_ASSERT(fabs(w->v[3] - vx) <= (2 * tol + 2 * EPS * x0) / h);
+            CU_ASSERT(fabs(w->time - dt) <= 2 * EPS * dt);
+            pbd_world_free(w);
+        }
 }
 
 /* Chebyshev acceleration (VBD Sec. 3.8): K iterations equal the hand recurrence
@@ -794,18 +805,268 @@ static void test_newton_line_search_default(void)
     pbd_world_free(w);
 }
 
+/* A free-falling cloth (nothing fixed, springs at rest): the implicit step is the rigid
+ * x ← x + h v + h² g, which VBD and AVBD reach in one iteration from the guess y (acceleration;
+ * adaptive: the first step takes g, later ones the measured (v_t − v_{t−1})/h = g) and PD from
+ * its guess y; over ten steps x_N = x_0 + N h v_0 + h² g N(N+1)/2. Integral check of the
+ * inertial target, the initial guesses and the velocity update. Bound: 8 ε N (|x| + N h|v|)
+ * per coordinate (each step rounds x, v and y at a few ε), for PD times its global matrix's
+ * condition bound 1 + 16 h²/(α m) (M/h² plus a spring Laplacian of degree <= 8). */
+static void test_shared_free_fall_cloth(void)
+{
+    const pbd_method methods[3] = {PBD_METHOD_VBD, PBD_METHOD_AVBD, PBD_METHOD_PD};
+    const int N = 10;
+    for (int k = 0; k < 4; k++) {
+        pbd_scene_params sp = pbd_scene_params_default();
+        sp.resolution = 6;
+        sp.compliance = 1e-4;
+        pbd_world *w = pbd_scene_cloth(&sp);
+        w->n_attach = 0;
+        for (int i = 0; i < w->n; i++) {
+            w->w[i] = 1.0 / 0.02;
+            w->v[3 * i] = 0.4;
+            w->v[3 * i + 2] = -0.3;
+        }
+        w->def.method = methods[k < 2 ? 0 : k - 1];
+        w->def.vbd_init = k == 1 ? PBD_VBD_INIT_ACCELERATION : PBD_VBD_INIT_ADAPTIVE;
+        w->def.iterations = 1;
+        double *x0 = malloc(6 * (size_t)w->n * sizeof *x0), *v0 = x0 + 3 * w->n;
+        memcpy(x0, w->x, 3 * (size_t)w->n * sizeof *x0);
+        memcpy(v0, w->v, 3 * (size_t)w->n * sizeof *v0);
+        for (int s = 0; s < N; s++) CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
+        const double h = w->def.dt, *g = w->def.gravity;
+        double err = 0.0, tol = 0.0;
+        const double kappa = k == 3 ? 1.0 + 16.0 * h * h / (sp.compliance * 0.02) : 1.0;
+        for (int i = 0; i < 3 * w->n; i++) {
+            double x = x0[i] + N * h * v0[i] + h * h * g[i % 3] * N * (N + 1) / 2.0;
+            err = fmax(err, fabs(w->x[i] - x));
+            tol = fmax(tol, 8.0 * EPS * N * kappa *
+                                (fabs(x0[i]) + N * h * (fabs(v0[i]) + N * h * norm3(g))));
+        }
+        CU_ASSERT(err <= tol);
+        if (!(err <= tol)) fprintf(stderr, "free_fall_cloth: case %d: %.3e > %.3e\n", k, err, tol);
+        free(x0);
+        pbd_world_free(w);
+    }
+}
+
+/* Chebyshev's integral effect (VBD Sec. 3.8): on the swinging 8² cloth (α = 1e-4 m/N) VBD with
+ * ρ = 0.9 takes 166 iterations to cut ‖M(x − y) + h²∇E‖ by 10³ (measured; plain VBD: > 300;
+ * a constant ω = 4/(4 − ρ²) instead of the recurrence: 231). Range: ±8 %. */
+static void test_vbd_chebyshev_count(void)
+{
+    pbd_scene_params sp = pbd_scene_params_default();
+    sp.resolution = 8;
+    sp.compliance = 1e-4;
+    pbd_world *w = pbd_scene_cloth(&sp);
+    w->def.iterations = 20;
+    for (int s = 0; s < 3; s++) CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
+    w->def.method = PBD_METHOD_VBD;
+    w->def.iterations = 300;
+    w->def.vbd_chebyshev_rho = 0.9;
+    w->def.record_iterations = 1;
+    CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
+    int k = 0;
+    while (k < 300 && !(w->iter_newton[k] < 1e-3 * w->iter_newton[0])) k++;
+    CU_ASSERT(k >= 153 && k <= 179);
+    if (!(k >= 153 && k <= 179)) fprintf(stderr, "vbd_chebyshev_count: %d iterations\n", k);
+    pbd_world_free(w);
+}
+
+/* AVBD's soft penalties on the swinging 8² cloth (α = 1e-4 m/N), 300 iterations a step: the
+ * ramp k ← k + β|C| from k_start = m/h² (AVBD Algorithm 1) sets how far the first step gets,
+ * ‖M(x − y) + h²∇E‖ cut to 0.1426 of its start (measured; 2β: 0.060; k_start m/h instead of
+ * m/h²: 0.068; range ±5 %), and the warm start k ← max(γk, k_start) carries the ramp into the
+ * next steps: the mean k grows from step to step (without it: falls back). */
+static void test_avbd_soft_ramp(void)
+{
+    pbd_scene_params sp = pbd_scene_params_default();
+    sp.resolution = 8;
+    sp.compliance = 1e-4;
+    pbd_world *w = pbd_scene_cloth(&sp);
+    w->def.iterations = 20;
+    for (int s = 0; s < 3; s++) CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
+    w->def.method = PBD_METHOD_AVBD;
+    w->def.iterations = 300;
+    w->def.record_iterations = 1;
+    double mean_k[3];
+    for (int s = 0; s < 3; s++) {
+        CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
+        pbd_family_ws *fw = NULL;
+        CU_ASSERT_EQUAL_FATAL(pbd_family_workspace(w, &fw), PBD_OK);
+        mean_k[s] = 0.0;
+        for (int c = 0; c < fw->m; c++) mean_k[s] += fw->k[c] / fw->m;
+        if (s == 0) {
+            double ratio = w->iter_newton[299] / w->iter_newton[0];
+            CU_ASSERT(ratio > 0.95 * 0.1426 && ratio < 1.05 * 0.1426);
+            if (!(ratio > 0.95 * 0.1426 && ratio < 1.05 * 0.1426))
+                fprintf(stderr, "avbd_soft_ramp: ratio %.4e\n", ratio);
+        }
+    }
+    CU_ASSERT(mean_k[1] > mean_k[0] && mean_k[2] > mean_k[1]);
+    if (!(mean_k[1] > mean_k[0] && mean_k[2] > mean_k[1]))
+        fprintf(stderr, "avbd_soft_ramp: mean k %.4e %.4e %.4e\n", mean_k[0], mean_k[1], mean_k[2]);
+    pbd_world_free(w);
+}
+
+/* AVBD on a soft spring whose k_start is above the material's 1/α: the warm start caps it to
+ * 1/α (AVBD "Stiffness ratios"), so AVBD is VBD from the first iteration and one iteration
+ * already gives the implicit-Euler step of the on-axis spring,
+ * x = (m y/h² + d/α)/(m/h² + 1/α), in each of three steps. Bound: 8 ε of the terms over the
+ * denominator per step. */
+static void test_avbd_soft_cap(void)
+{
+    const double h = 0.02, m = 0.3, d = 1.0, alpha = 2e-3;
+    double p[3] = {1.2, 0, 0}, v[3] = {-0.7, 0, 0}, g[3] = {0, 0, 0};
+    hand_spring sp = {{0, 0, 0}, d, alpha};
+    pbd_world *w = one_vertex(p, v, m, g, &sp, 1, PBD_METHOD_AVBD, h);
+    w->def.iterations = 1;
+    w->def.avbd_k_start = 1e12;
+    double x = p[0], vx = v[0], tol = 0.0;
+    for (int s = 0; s < 3; s++) {
+        double y = x + h * vx, den = m / (h * h) + 1 / alpha;
+        double xn = (m * y / (h * h) + d / alpha) / den;
+        tol += 8.0 * EPS * (m * fabs(y) / (h * h) + d / alpha) / den;
+        vx = (xn - x) / h;
+        x = xn;
+        CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
+        CU_ASSERT(fabs(w->x[3] - x) <= tol);
+    }
+    pbd_world_free(w);
+}
+
+/* R of F = R S (det F > 0) by the polar iteration R ← (R + R⁻ᵀ)/2 from F (Higham 1986), the
+ * test's own (PD's is by GSL's SVD). */
+static void polar_rotation(const double *F, double *R)
+{
+    memcpy(R, F, 9 * sizeof *R);
+    for (int it = 0; it < 60; it++) {
+        double inv[9], e[3], col[3], d = 0.0;
+        for (int c = 0; c < 3; c++) {
+            for (int i = 0; i < 3; i++) e[i] = i == c;
+            dense_solve(3, R, e, col);
+            for (int i = 0; i < 3; i++) inv[3 * i + c] = col[i];
+        }
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                double v = 0.5 * (R[3 * i + j] + inv[3 * j + i]);
+                d = fmax(d, fabs(v - R[3 * i + j]));
+                R[3 * i + j] = v;
+            }
+        if (d <= 4.0 * EPS) break;
+    }
+}
+
+/* One corotated tet (Lamé λ = 0), particle 0 fixed: K = 1, 2 PD iterations equal the hand
+ * local–global iterations. Local: R the rotation of F = D_s D_m⁻¹ (PD Sec. 5 "strain"); global,
+ * per coordinate a, the 3×3 solve of
+ *   m_k/h² x_k + w Σ_b G_k[b] Σ_l G_l[b] x_l = m_k/h² y_k + w Σ_b G_k[b] (R[a][b] − G_0[b] x_0)
+ * with F[a][b] = Σ_k x_k[a] G_k[b], G_k row k − 1 of D_m⁻¹, G_0 = −Σ G_k, w = 2μV/α.
+ * Bound: 16 ε κ(A) κ(F) (|x| + |y| + 1) per iteration (R's rounding carried by the solve). */
+static void test_pd_tet_local_global(void)
+{
+    const double h = 0.01, mu = 2e3, alpha = 0.5, m[3] = {0.1, 0.15, 0.12};
+    const double X[12] = {0, 0, 0, 0.3, 0, 0, 0, 0.25, 0.02, 0.01, 0.03, 0.35};
+    const double xs[12] = {0.01, -0.02, 0.0, 0.33, 0.04, -0.03, -0.05, 0.27, 0.06,
+                           0.04, -0.01, 0.31};
+    const double vs[12] = {0.2, 0.1, -0.1, 0.5, -0.4, 0.3, -0.2, 0.6, 0.1, 0.3, 0.2, -0.5};
+    double Dm[9], Dinv[9], e[3], col[3], G[4][3];
+    for (int a = 0; a < 3; a++)
+        for (int k = 0; k < 3; k++) Dm[3 * a + k] = X[3 * (k + 1) + a] - X[a];
+    for (int c = 0; c < 3; c++) {
+        for (int i = 0; i < 3; i++) e[i] = i == c;
+        dense_solve(3, Dm, e, col);
+        for (int i = 0; i < 3; i++) Dinv[3 * i + c] = col[i];
+    }
+    double V = fabs(Dm[0] * (Dm[4] * Dm[8] - Dm[5] * Dm[7]) - Dm[1] * (Dm[3] * Dm[8] - Dm[5] * Dm[6]) +
+                    Dm[2] * (Dm[3] * Dm[7] - Dm[4] * Dm[6])) / 6.0;
+    double rest[12];
+    memcpy(rest, Dinv, sizeof Dinv);
+    rest[9] = V;
+    rest[10] = mu;
+    rest[11] = 0.0;
+    for (int b = 0; b < 3; b++) {
+        G[0][b] = 0.0;
+        for (int k = 1; k <= 3; k++) {
+            G[k][b] = Dinv[3 * (k - 1) + b];
+            G[0][b] -= G[k][b];
+        }
+    }
+    const double wt = 2.0 * mu * V / alpha;
+    for (int K = 1; K <= 2; K++) {
+        pbd_world *w = pbd_world_create(4);
+        pbd_world_set_particle(w, 0, xs, vs, INFINITY);
+        for (int i = 1; i < 4; i++) pbd_world_set_particle(w, i, xs + 3 * i, vs + 3 * i, m[i - 1]);
+        for (int c = 0; c < 3; c++) w->def.gravity[c] = G_EARTH[c];
+        int s = pbd_world_add_set(w, &pbd_fem_tet_corotated_type, 0);
+        int32_t idx[4] = {0, 1, 2, 3};
+        pbd_set_add(w, s, idx, rest, 1.0, alpha);
+        w->def.method = PBD_METHOD_PD;
+        w->def.dt = h;
+        w->def.iterations = K;
+        double x[12], y[12], A[9], tol = 0.0;
+        for (int i = 0; i < 4; i++)
+            for (int c = 0; c < 3; c++) {
+                y[3 * i + c] = xs[3 * i + c] + h * vs[3 * i + c] + (i ? h * h * G_EARTH[c] : 0.0);
+                x[3 * i + c] = y[3 * i + c];
+            }
+        for (int k = 1; k <= 3; k++)
+            for (int l = 1; l <= 3; l++) {
+                A[3 * (k - 1) + l - 1] = (k == l) * m[k - 1] / (h * h);
+                for (int b = 0; b < 3; b++) A[3 * (k - 1) + l - 1] += wt * G[k][b] * G[l][b];
+            }
+        double kA = cond_inf(3, A);
+        for (int it = 0; it < K; it++) {
+            double F[9], R[9];
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++) {
+                    F[3 * a + b] = 0.0;
+                    for (int k = 0; k < 4; k++) F[3 * a + b] += x[3 * k + a] * G[k][b];
+                }
+            polar_rotation(F, R);
+            for (int a = 0; a < 3; a++) {
+                double rhs[3], sol[3];
+                for (int k = 1; k <= 3; k++) {
+                    rhs[k - 1] = m[k - 1] / (h * h) * y[3 * k + a];
+                    for (int b = 0; b < 3; b++)
+                        rhs[k - 1] += wt * G[k][b] * (R[3 * a + b] - G[0][b] * x[a]);
+                }
+                dense_solve(3, A, rhs, sol);
+                for (int k = 1; k <= 3; k++) x[3 * k + a] = sol[k - 1];
+            }
+            double xn = 0.0, yn = 0.0;
+            for (int q = 0; q < 12; q++) {
+                xn += fabs(x[q]);
+                yn += fabs(y[q]);
+            }
+            tol += 16.0 * EPS * kA * cond_inf(3, F) * (xn + yn + 1.0);
+        }
+        CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
+        double err = 0.0;
+        for (int q = 0; q < 12; q++) err = fmax(err, fabs(w->x[q] - x[q]));
+        CU_ASSERT(err <= tol);
+        if (!(err <= tol)) fprintf(stderr, "pd_tet_local_global: K %d: %.3e > %.3e\n", K, err, tol);
+        pbd_world_free(w);
+    }
+}
+
 void register_families_path_tests(void)
 {
     CU_pSuite s = CU_add_suite("families_path", NULL, NULL);
     CU_add_test(s, "shared_free_particle", test_shared_free_particle);
     CU_add_test(s, "shared_initial_guess", test_shared_initial_guess);
+    CU_add_test(s, "shared_free_fall_cloth", test_shared_free_fall_cloth);
     CU_add_test(s, "vbd_local_newton", test_vbd_local_newton);
     CU_add_test(s, "vbd_damping_converged", test_vbd_damping_converged);
     CU_add_test(s, "vbd_chebyshev_path", test_vbd_chebyshev_path);
+    CU_add_test(s, "vbd_chebyshev_count", test_vbd_chebyshev_count);
     CU_add_test(s, "avbd_path", test_avbd_path);
     CU_add_test(s, "avbd_error_reduction", test_avbd_error_reduction);
     CU_add_test(s, "avbd_warm_start_sag", test_avbd_warm_start_sag);
+    CU_add_test(s, "avbd_soft_ramp", test_avbd_soft_ramp);
+    CU_add_test(s, "avbd_soft_cap", test_avbd_soft_cap);
     CU_add_test(s, "pd_local_global", test_pd_local_global);
+    CU_add_test(s, "pd_tet_local_global", test_pd_tet_local_global);
     CU_add_test(s, "pd_objective_descent", test_pd_objective_descent);
     CU_add_test(s, "newton_line_search", test_newton_line_search);
     CU_add_test(s, "newton_line_search_default", test_newton_line_search_default);
