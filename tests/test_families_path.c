@@ -1050,6 +1050,29 @@ static void test_pd_tet_local_global(void)
     }
 }
 
+/* AVBD's k_start for a hard constraint (def.avbd_k_start = 0) is the world's largest m/h²
+ * (solver/vbd/avbd.c): a penalty in N/m that scales with the masses, also when every particle
+ * is lighter than 1 kg (it had a floor of 1/h², a 1 kg particle's). Checked at the warm start
+ * of the first step for masses 0.05, 0.5 and 2 kg. Bound: the quotient's rounding, 4 ε. */
+static void test_avbd_k_start_hard(void)
+{
+    const double h = 1.0 / 60.0, masses[3] = {0.05, 0.5, 2.0};
+    for (int k = 0; k < 3; k++) {
+        double x0[3] = {1.0, 0, 0}, v0[3] = {0, 0, 0}, g[3] = {0, 0, 0};
+        hand_spring sp = {{0, 0, 0}, 1.0, 0.0};
+        pbd_world *w = one_vertex(x0, v0, masses[k], g, &sp, 1, PBD_METHOD_AVBD, h);
+        pbd_family_ws *fw = NULL;
+        CU_ASSERT_EQUAL_FATAL(pbd_family_workspace(w, &fw), PBD_OK);
+        pbd_avbd_begin(w, fw, h);
+        double k0 = masses[k] / (h * h);
+        CU_ASSERT(fabs(fw->k[0] - k0) <= 4.0 * EPS * k0);
+        if (!(fabs(fw->k[0] - k0) <= 4.0 * EPS * k0))
+            fprintf(stderr, "avbd_k_start_hard: m %g: k %.6e, expected %.6e\n", masses[k],
+                    fw->k[0], k0);
+        pbd_world_free(w);
+    }
+}
+
 void register_families_path_tests(void)
 {
     CU_pSuite s = CU_add_suite("families_path", NULL, NULL);
@@ -1065,6 +1088,7 @@ void register_families_path_tests(void)
     CU_add_test(s, "avbd_warm_start_sag", test_avbd_warm_start_sag);
     CU_add_test(s, "avbd_soft_ramp", test_avbd_soft_ramp);
     CU_add_test(s, "avbd_soft_cap", test_avbd_soft_cap);
+    CU_add_test(s, "avbd_k_start_hard", test_avbd_k_start_hard);
     CU_add_test(s, "pd_local_global", test_pd_local_global);
     CU_add_test(s, "pd_tet_local_global", test_pd_tet_local_global);
     CU_add_test(s, "pd_objective_descent", test_pd_objective_descent);
