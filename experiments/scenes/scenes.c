@@ -35,7 +35,7 @@ pbd_scene_params pbd_scene_params_default(void)
         .mu_static = 0.5,
         .mu_kinetic = 0.4,
         .restitution = 0.0,
-        .contact_margin = 0.01,
+        .contact_margin = 0.03,
         .sphere_radius = 0.25,
         .self_collision = 1,
         .thickness = 0.0,
