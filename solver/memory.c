@@ -1,7 +1,8 @@
 /* What the world has allocated, in bytes (the bench's memory per particle). Counts the
  * capacities, not the counts: a set grown by doubling holds up to twice what it uses
  * until pbd_world_compact() or a sort by colour trims it. The collision state (solver/
- * collision*.c) is not counted. */
+ * collision*.c) is not counted. Also the memory available (pbd_memory_limit) and the
+ * estimate of a run's peak before its world is built (pbd_memory_estimate_run). */
 #include "pbd.h"
 #include "variants.h"
 

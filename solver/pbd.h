@@ -484,8 +484,8 @@ pbd_status pbd_family_check(const pbd_world *w);
  * steps (the workspace, the pattern and assembly maps, the factorisation's symbolic
  * analysis), and the memory the steps will need estimated from that analysis (*bytes, may
  * be NULL): PBD_ENOMEM with that number when it exceeds the memory available
- * (PBD_NEWTON_MEMORY_LIMIT in bytes, optionally with k/M/G, else MemAvailable of
- * /proc/meminfo); pbd-run calls it before the first step. The steps check the same. */
+ * (pbd_memory_limit: PBD_MEMORY_LIMIT or PBD_NEWTON_MEMORY_LIMIT in bytes, optionally with
+ * k/M/G, else MemAvailable of /proc/meminfo); pbd-run calls it before the first step. The steps check the same. */
 pbd_status pbd_newton_prepare(pbd_world *w, size_t *bytes);
 /* What the last solve of this world did (zeros before the first). */
 typedef struct pbd_newton_info {

@@ -11,14 +11,14 @@
 
 /* The methods' command lines; the last is XPBD with the Newton reference. */
 static const char *const methods[][3] = {
-    {"--method=pd", NULL, NULL},
-    {"--method=vbd", NULL, NULL},
+    {"--method=pd", "--compliance=1e-7", NULL},
+    {"--method=vbd", "--compliance=1e-7", NULL},
     {"--method=newton", "--compliance=1e-7", NULL},
     {"--reference=newton", "--compliance=1e-7", NULL},
 };
 #define N_METHODS 4
 
-/* pbd-run cloth --resolution=res with methods[m] and `steps` under the limit variable `var`
+/* pbd-run cloth `res` --steps=2 --quiet with methods[m] under the limit variable `var`
  * = `limit`: its exit status within `seconds` (-1: still running then, killed), stderr in
  * err. */
 static int run_limited(int m, const char *res, const char *var, const char *limit,
@@ -86,10 +86,10 @@ static void test_estimate_against_resident(void)
 {
     static const char *const runs[] = {
         "cloth --resolution=300 --method=xpbd",
-        "cloth --resolution=300 --method=vbd",
-        "cloth --resolution=200 --method=pd",
-        "cloth_bend --resolution=150 --method=pd",
-        "tet_beam --resolution=24 --method=pd",
+        "cloth --resolution=300 --method=vbd --compliance=1e-7",
+        "cloth_bend --resolution=200 --method=vbd --compliance=1e-7 --bend-compliance=1e-3",
+        "cloth --resolution=150 --method=pd --compliance=1e-7",
+        "tet_beam --resolution=24 --material=corotated --method=pd",
         "cloth --resolution=64 --method=newton --compliance=1e-7",
         "cloth --resolution=64 --reference=newton --compliance=1e-7",
         "cloth --resolution=300 --method=xpbd --out=DIR --frames=1",
