@@ -132,7 +132,7 @@ pbd_memory_estimate pbd_memory_estimate_run(const pbd_memory_shape *s, int metho
     if (out) /* a frame's positions (velocities), λ and the /scene cells, staged twice */
         e.output = 2 * ((frame_velocities ? 6 : 3) * n * d + s->scalars * d + s->cells * i4 +
                         n * 3 * d) + 8.0 * 1048576.0;
-    e.fixed = 24.0 * 1048576.0; /* threads' stacks, the libraries' first buffers */
+    e.fixed = 16.0 * 1048576.0; /* threads' stacks, the libraries' first buffers */
     e.total = e.world + e.build + e.method + e.reference + e.output + e.fixed;
     return e;
 }

@@ -62,7 +62,8 @@ static void test_refused_before_building(void)
             CU_ASSERT(strstr(err, want) != NULL);
             CU_ASSERT(strstr(err, "world ") != NULL);
             CU_ASSERT(strstr(err, "try a smaller --resolution") != NULL);
-            CU_ASSERT(strstr(err, "nested dissection") != NULL); /* the fill bound used */
+            if (m != 1) /* a factor: the fill bound used */
+                CU_ASSERT(strstr(err, "nested dissection") != NULL);
             if (m == 3) CU_ASSERT(strstr(err, "Newton reference ") != NULL);
         }
 }
@@ -80,8 +81,9 @@ static void test_fitting_runs_go_on(void)
 }
 
 /* The estimate against the growth of the resident memory from main to the peak (VmHWM),
- * pbd-run's "# memory:" line: never below it, at most K times it. */
-#define K_OVER 6.0
+ * pbd-run's "# memory:" line: never below it, at most K_OVER times it, on runs that grow by
+ * 25 MB or more (below, the estimate's fixed 16 MB dominates). */
+#define K_OVER 5.0
 static void test_estimate_against_resident(void)
 {
     static const char *const runs[] = {
@@ -89,7 +91,7 @@ static void test_estimate_against_resident(void)
         "cloth --resolution=300 --method=vbd --compliance=1e-7",
         "cloth_bend --resolution=200 --method=vbd --compliance=1e-7 --bend-compliance=1e-3",
         "cloth --resolution=150 --method=pd --compliance=1e-7",
-        "tet_beam --resolution=24 --material=corotated --method=pd",
+        "tet_beam --resolution=40 --material=corotated --poisson-ratio=0 --method=pd",
         "cloth --resolution=64 --method=newton --compliance=1e-7",
         "cloth --resolution=64 --reference=newton --compliance=1e-7",
         "cloth --resolution=300 --method=xpbd --out=DIR --frames=1",
@@ -119,7 +121,7 @@ static void test_estimate_against_resident(void)
 #ifdef __SANITIZE_ADDRESS__ /* make asan: shadow memory and quarantine, not the run's */
         CU_ASSERT(more > 0.0 && estimate > 0.0);
 #else
-        CU_ASSERT(more > 0.0 && estimate >= more && estimate <= K_OVER * more);
+        CU_ASSERT(more > 25.0 && estimate >= more && estimate <= K_OVER * more);
 #endif
         test_remove_dir(dir);
     }
