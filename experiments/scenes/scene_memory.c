@@ -32,12 +32,34 @@ static void surface(pbd_memory_shape *s, const pbd_scene_params *sp, double nv, 
     if (sp->long_range_attachments) add(s, attached * nv, &pbd_long_range_attachment_type, 1);
 }
 
+/* Whether the builder takes this resolution (the ranges of pbd_mesh_grid, the icosphere,
+ * the bag, the beam, the fluid's block, the rod): a size it refuses is not estimated, so
+ * that its exit status stays 2. */
+static int scene_size_in_range(const char *name, double r)
+{
+    if (r < 2 && strcmp(name, "balloon") && strcmp(name, "tet_beam") && strcmp(name, "cloth_bag")
+        && strcmp(name, "rod") && strcmp(name, "helix"))
+        return 0;
+    if (!strcmp(name, "cloth") || !strcmp(name, "cloth_bend") || !strcmp(name, "tear"))
+        return r * r <= 1e8;
+    if (!strcmp(name, "balloon")) return r >= 1 && r <= 6;
+    if (!strcmp(name, "cloth_bag")) return r >= 1 && r <= 1000;
+    if (!strcmp(name, "tet_beam")) {
+        double ns = floor(r / 4) > 0 ? floor(r / 4) : 1;
+        return r >= 1 && r * ns * ns <= 1e7;
+    }
+    if (!strcmp(name, "dam_break") || !strcmp(name, "fluid_rest")) return r <= 271;
+    if (!strcmp(name, "rod") || !strcmp(name, "helix")) return r >= 1 && r <= 1e6;
+    return 1;
+}
+
 int pbd_scene_shape(const pbd_scene_entry *e, const pbd_scene_params *sp, pbd_memory_shape *s)
 {
     memset(s, 0, sizeof *s);
     if (sp->mesh_path || sp->tet_path) return 0; /* known once the file is read */
     const char *name = e->name;
     double r = sp->resolution > 0 ? sp->resolution : e->default_resolution;
+    if (!scene_size_in_range(name, r)) return 0; /* the builder refuses it (exit 2) */
     if (!strcmp(name, "chain")) {
         s->n = r;
         s->dim = 2;
