@@ -28,9 +28,11 @@ static pbd_status memory_check(const pbd_scene_entry *scene, const pbd_scene_par
     if (!(mem->total > (double)limit)) return PBD_OK;
     const int family = method != PBD_METHOD_PBD && method != PBD_METHOD_XPBD;
     char parts[512];
-    int k = snprintf(parts, sizeof parts, "world %.0f MB, scene set-up %.0f MB, %s %.0f MB",
-                     mem->world / 1e6, mem->build / 1e6, pbd_method_name(method),
-                     mem->method / 1e6);
+    int k = snprintf(parts, sizeof parts, "world %.0f MB, scene set-up %.0f MB",
+                     mem->world / 1e6, mem->build / 1e6);
+    if (mem->method > 0.0) /* PBD and XPBD: the world's own workspaces */
+        k += snprintf(parts + k, sizeof parts - (size_t)k, ", %s %.0f MB",
+                      pbd_method_name(method), mem->method / 1e6);
     if (reference)
         k += snprintf(parts + k, sizeof parts - (size_t)k, ", Newton reference %.0f MB",
                       mem->reference / 1e6);
