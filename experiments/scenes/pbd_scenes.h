@@ -141,6 +141,11 @@ const pbd_scene_entry *pbd_scene_find(const char *name);
 const char *pbd_scene_unread(const pbd_scene_entry *e, const pbd_scene_params *sp, int method,
                              int reference, const char *option);
 
+/* The size of the world e would build with sp, before building it (its particles, rows,
+ * indices, cells; experiments/scenes/scene_memory.c): 1, or 0 when it is known only from
+ * the mesh file (--mesh, --tet) or for a scene it does not know. */
+int pbd_scene_shape(const pbd_scene_entry *e, const pbd_scene_params *sp, pbd_memory_shape *s);
+
 /* ---- Cosserat rods (experiments/scenes/scene_rod.c) --------------------------------- */
 
 /* One rod: segments + 1 particles on the centre line (masses ρ A ℓ, half at the ends), one
