@@ -127,9 +127,39 @@ static void test_estimate_against_resident(void)
     }
 }
 
+/* Every built-in scene is estimated before it is built (pbd_scene_shape answers 1 at its
+ * default size), and the estimate's particles are those the built world holds: a scene added
+ * to the table without a shape would run unrefused at any size. */
+static void test_every_scene_has_a_shape(void)
+{
+    int scenes = 0;
+    for (int i = 0; i < pbd_scene_count(); i++) {
+        const pbd_scene_entry *e = pbd_scene_at(i);
+        pbd_scene_params sp = pbd_scene_params_default();
+        pbd_memory_shape shape;
+        int known = pbd_scene_shape(e, &sp, &shape);
+        if (!known) fprintf(stderr, "\n  scene %s: no up-front shape", e->name);
+        CU_ASSERT_EQUAL(known, 1);
+        pbd_world *w = known ? pbd_scene_build(e, &sp, NULL) : NULL;
+        if (w) {
+            /* an upper estimate: tearing's counts twice the particles, the rods' their
+             * orientations as particles too (3 n) */
+            CU_ASSERT(shape.n >= w->n);
+            CU_ASSERT(shape.n <= 3.0 * w->n);
+            if (shape.n < w->n || shape.n > 3.0 * w->n)
+                fprintf(stderr, "\n  scene %s: shape %g particles, built %d", e->name, shape.n,
+                        w->n);
+            pbd_world_free(w);
+            scenes++;
+        }
+    }
+    CU_ASSERT(scenes >= 15);
+}
+
 void register_memory_refusal_tests(void)
 {
     CU_pSuite s = CU_add_suite("memory_refusal", NULL, NULL);
+    CU_add_test(s, "every_scene_has_a_shape", test_every_scene_has_a_shape);
     CU_add_test(s, "refused_before_building", test_refused_before_building);
     CU_add_test(s, "fitting_runs_go_on", test_fitting_runs_go_on);
     CU_add_test(s, "estimate_against_resident", test_estimate_against_resident);

@@ -32,6 +32,14 @@ static void surface(pbd_memory_shape *s, const pbd_scene_params *sp, double nv, 
     if (sp->long_range_attachments) add(s, attached * nv, &pbd_long_range_attachment_type, 1);
 }
 
+/* The cloths of the contact scenes (scene_contact.c): an r × r grid with a distance row on
+ * every edge, estimated as the plain cloth (their colliders and contacts are small beside it) */
+static int contact_cloth(const char *name)
+{
+    return !strcmp(name, "cloth_sphere") || !strcmp(name, "cloth_ground_slide") ||
+           !strcmp(name, "cloth_fold") || !strcmp(name, "rigid_coupling");
+}
+
 /* Whether the builder takes this resolution (the ranges of pbd_mesh_grid, the icosphere,
  * the bag, the beam, the fluid's block, the rod): a size it refuses is not estimated, so
  * that its exit status stays 2. */
@@ -40,7 +48,8 @@ static int scene_size_in_range(const char *name, double r)
     if (r < 2 && strcmp(name, "balloon") && strcmp(name, "tet_beam") && strcmp(name, "cloth_bag")
         && strcmp(name, "rod") && strcmp(name, "helix"))
         return 0;
-    if (!strcmp(name, "cloth") || !strcmp(name, "cloth_bend") || !strcmp(name, "tear"))
+    if (!strcmp(name, "cloth") || !strcmp(name, "cloth_bend") || !strcmp(name, "tear") ||
+        contact_cloth(name))
         return r * r <= 1e8;
     if (!strcmp(name, "balloon")) return r >= 1 && r <= 6;
     if (!strcmp(name, "cloth_bag")) return r >= 1 && r <= 1000;
@@ -64,12 +73,14 @@ int pbd_scene_shape(const pbd_scene_entry *e, const pbd_scene_params *sp, pbd_me
         s->n = r;
         s->dim = 2;
         add(s, r - 1, &pbd_distance_type, 1);
-    } else if (!strcmp(name, "cloth") || !strcmp(name, "cloth_bend") || !strcmp(name, "tear")) {
+    } else if (!strcmp(name, "cloth") || !strcmp(name, "cloth_bend") || !strcmp(name, "tear") ||
+               contact_cloth(name)) {
         /* r² vertices; per quad 3 edges (2 sides, a diagonal) and 2 triangles; every edge
          * not on the border a hinge */
         double ne = 3 * r * r - 4 * r + 1, nb = 4 * (r - 1);
-        surface(s, sp, r * r, ne, 2 * (r - 1) * (r - 1), ne - nb, strcmp(name, "cloth") != 0,
-                2);
+        int bending = strcmp(name, "cloth") != 0 && !contact_cloth(name);
+        surface(s, sp, r * r, ne, 2 * (r - 1) * (r - 1), ne - nb, bending, 2);
+        if (!strcmp(name, "rigid_coupling")) s->n += 8; /* the body's corner particles */
         if (!strcmp(name, "tear")) { /* torn edges add particles and rows: twice as much */
             s->n *= 2;
             s->rows *= 2, s->scalars *= 2, s->indices *= 2, s->rest *= 2, s->pairs *= 2;
