@@ -8,6 +8,7 @@
 #include "solver/families.h"
 
 #include <float.h>
+#include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,36 +16,20 @@
 
 #define EPS DBL_EPSILON
 
-/* x = A⁻¹ b, A n×n row-major (n <= 8): Gaussian elimination with partial pivoting, the test's
- * own (not the solver's). */
+/* x = A⁻¹ b, A n×n row-major (n <= 8): GSL's LU with partial pivoting, independent of the
+ * solver's own eliminations. */
 static void dense_solve(int n, const double *A_in, const double *b, double *x)
 {
     double A[64], r[8];
     memcpy(A, A_in, (size_t)n * n * sizeof *A);
     memcpy(r, b, (size_t)n * sizeof *r);
-    for (int c = 0; c < n; c++) {
-        int p = c;
-        for (int i = c + 1; i < n; i++)
-            if (fabs(A[i * n + c]) > fabs(A[p * n + c])) p = i;
-        for (int k = 0; k < n; k++) {
-            double t = A[c * n + k];
-            A[c * n + k] = A[p * n + k];
-            A[p * n + k] = t;
-        }
-        double t = r[c];
-        r[c] = r[p];
-        r[p] = t;
-        for (int i = c + 1; i < n; i++) {
-            double f = A[i * n + c] / A[c * n + c];
-            for (int k = c; k < n; k++) A[i * n + k] -= f * A[c * n + k];
-            r[i] -= f * r[c];
-        }
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        double s = r[i];
-        for (int k = i + 1; k < n; k++) s -= A[i * n + k] * x[k];
-        x[i] = s / A[i * n + i];
-    }
+    gsl_matrix_view M = gsl_matrix_view_array(A, (size_t)n, (size_t)n);
+    gsl_vector_view B = gsl_vector_view_array(r, (size_t)n), X = gsl_vector_view_array(x, (size_t)n);
+    gsl_permutation *perm = gsl_permutation_alloc((size_t)n);
+    int sign = 0;
+    gsl_linalg_LU_decomp(&M.matrix, perm, &sign);
+    gsl_linalg_LU_solve(&M.matrix, perm, &B.vector, &X.vector);
+    gsl_permutation_free(perm);
 }
 
 /* κ∞(A) = ‖A‖∞ ‖A⁻¹‖∞ (n <= 8). */
