@@ -835,21 +835,34 @@ static void test_shared_free_fall_cloth(void)
     }
 }
 
-/* Chebyshev's integral effect (VBD Sec. 3.8): on the swinging 8² cloth (α = 1e-4 m/N) VBD with
- * ρ = 0.9 takes 166 iterations to cut ‖M(x − y) + h²∇E‖ by 10³ (measured; plain VBD: > 300;
- * a constant ω = 4/(4 − ρ²) instead of the recurrence: 231). Range: ±8 %. */
-static void test_vbd_chebyshev_count(void)
+/* The swinging 8² cloth (α = 1e-4 m/N) after 3 XPBD steps of 20 iterations, then set to
+ * `method` at 300 iterations a step with the iterations recorded. */
+static pbd_world *swinging_cloth(int method)
 {
     pbd_scene_params sp = pbd_scene_params_default();
     sp.resolution = 8;
     sp.compliance = 1e-4;
     pbd_world *w = pbd_scene_cloth(&sp);
     w->def.iterations = 20;
-    for (int s = 0; s < 3; s++) CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
-    w->def.method = PBD_METHOD_VBD;
+    for (int s = 0; s < 3; s++)
+        if (pbd_step(w) != PBD_OK) {
+            pbd_world_free(w);
+            return NULL;
+        }
+    w->def.method = method;
     w->def.iterations = 300;
-    w->def.vbd_chebyshev_rho = 0.9;
     w->def.record_iterations = 1;
+    return w;
+}
+
+/* Chebyshev's integral effect (VBD Sec. 3.8): on the swinging 8² cloth (α = 1e-4 m/N) VBD with
+ * ρ = 0.9 takes 166 iterations to cut ‖M(x − y) + h²∇E‖ by 10³ (measured; plain VBD: > 300;
+ * a constant ω = 4/(4 − ρ²) instead of the recurrence: 231). Range: ±8 %. */
+static void test_vbd_chebyshev_count(void)
+{
+    pbd_world *w = swinging_cloth(PBD_METHOD_VBD);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    w->def.vbd_chebyshev_rho = 0.9;
     CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
     int k = 0;
     while (k < 300 && !(w->iter_newton[k] < 1e-3 * w->iter_newton[0])) k++;
@@ -865,15 +878,8 @@ static void test_vbd_chebyshev_count(void)
  * next steps: the mean k grows from step to step (without it: falls back). */
 static void test_avbd_soft_ramp(void)
 {
-    pbd_scene_params sp = pbd_scene_params_default();
-    sp.resolution = 8;
-    sp.compliance = 1e-4;
-    pbd_world *w = pbd_scene_cloth(&sp);
-    w->def.iterations = 20;
-    for (int s = 0; s < 3; s++) CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
-    w->def.method = PBD_METHOD_AVBD;
-    w->def.iterations = 300;
-    w->def.record_iterations = 1;
+    pbd_world *w = swinging_cloth(PBD_METHOD_AVBD);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
     double mean_k[3];
     for (int s = 0; s < 3; s++) {
         CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
