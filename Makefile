@@ -21,7 +21,6 @@ PROGRAMS := $(wildcard experiments/programs/pbd_*.c)
 PROG_SRC := $(filter-out $(PROGRAMS),$(wildcard experiments/programs/*.c))
 LIB_SRC  := $(filter-out experiments/programs/%,$(shell find $(LIB_DIRS) -name '*.c' | sort))
 PROG_OBJ := $(PROG_SRC:%.c=$(BUILD)/obj/%.o)
-HEADERS  := $(shell find $(LIB_DIRS) -name '*.h')
 TEST_SRC := $(wildcard tests/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
@@ -103,9 +102,12 @@ $(BUILD)/flags.stamp: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(PBD_FLAGS)' | cmp -s - $@ || echo '$(PBD_FLAGS)' > $@
 
-$(BUILD)/obj/%.o: %.c $(HEADERS) $(wildcard tests/*.h) build/config.mk $(BUILD)/flags.stamp
+# Each object depends on the headers it includes, as the compiler lists them (-MMD -MP:
+# build/obj/**/*.d), so touching one header rebuilds what includes it and nothing else.
+$(BUILD)/obj/%.o: %.c build/config.mk $(BUILD)/flags.stamp
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEP_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) -MMD -MP -c $< -o $@
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 # Provenance written into every result file (experiments/log/h5log_attrs.c): the revision,
 # marked -dirty-<hash of the diff> for uncommitted changes (scripts/git-revision.sh), and
