@@ -24,9 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <stdio.h>
 
 /* ||(g, h)||'s rounding floor: this many ε × the root sum of squares of its terms */
 #define NEWTON_ROUNDING 4.0
+/* Armijo's constant c in G(x + t dx) <= G(x) + c t ∇G·dx (line_search) */
+#define NEWTON_ARMIJO 1e-4
 
 static double now_seconds(void)
 {
@@ -199,13 +202,14 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
                 gg += grad[k] * grad[k];
                 xm = fmax(xm, fabs(x[3 * (size_t)idx[k / 3] + k % 3]));
             }
-            if (newton_row_potential(nw, set, c)) {
-                /* its force C∇C/α̃ moves by ε|x| × |∇C|²/α̃, its ½C²/α̃ in G by ε|x| × |C∇C|/α̃
-                 * and by its own rounding */
+            if (newton_row_potential(nw, set, c))
+                /* its force C∇C/α̃ moves by ε|x| × |∇C|²/α̃ */
                 mag_g += pow(xm * gg / nw->alpha_tilde[gc], 2);
+            if (nw->alpha_tilde[gc] > 0.0)
+                /* its ½C²/α̃ in G by ε|x| × |C∇C|/α̃ and by its own rounding (a KKT row's too:
+                 * G is the line search's merit wherever every row is compliant) */
                 mag_G += fabs(nw->C[gc]) * (xm * sqrt(gg) + 0.5 * fabs(nw->C[gc])) /
                          nw->alpha_tilde[gc];
-            }
             nw->r[nf3 + gc] = h;
             /* h as a length, h/|∇C| (a degenerate row, ∇C = 0: h as it is), and its rounding:
              * C's from the positions' (ε|x| |∇C|) and the terms' own */
@@ -272,18 +276,21 @@ pbd_status pbd_newton_check(const pbd_world *w)
 }
 
 /* Backtracking along (dx, dλ) from the iterate (nw->r, nw->C at it), the full step first:
- * on ||(g, h)|| (sufficient decrease), or, when every constraint is in potential form
- * (`potential`), on G with Armijo's condition — near the minimum, where G's changes drop
- * below its rounding, G within that rounding and ||(g, h)|| decreasing. A step that turns a
- * tet inside out is shortened. Leaves the trial's residual in nw (the accepted one) and
- * returns its ||(g, h)||, or -1 when no step length works. */
+ * where the step's objective G exists (`on_G`: every row compliant, newton_objective), on G
+ * with Armijo's condition G(x + t dx) <= G(x) + c t ∇G·dx, c = NEWTON_ARMIJO (Nocedal &
+ * Wright 2006, Eq. 3.4) — near the minimum, where G's changes drop below its rounding, G
+ * within that rounding and ||(g, h)|| decreasing; where a hard row (α = 0) leaves no G, on
+ * ||(g, h)|| (sufficient decrease). A step that turns a tet inside out is shortened. Leaves
+ * the trial's residual in nw (the accepted one) and returns its ||(g, h)||, or -1 when no
+ * step length works or (KKT rows, `potential` 0) dx is no descent direction of G. */
 static double line_search(pbd_world *w, struct pbd_newton_workspace *nw, double norm,
-                          int potential, double *merit, int *inverted)
+                          int on_G, int potential, double *merit, int *inverted)
 {
     *inverted = 0;
     double slope = 0.0;
-    if (potential) {
-        slope = newton_slope(nw);
+    if (on_G) {
+        slope = newton_objective_slope(w, nw);
+        if (!(slope < 0.0) && !potential) return -1.0;
         if (!(slope < 0.0)) { /* no descent (a poor solve): M⁻¹-scaled steepest descent */
             slope = 0.0;
             for (int i = 0; i < w->n; i++) {
@@ -311,7 +318,7 @@ static double line_search(pbd_world *w, struct pbd_newton_workspace *nw, double 
         for (int c = 0; c < nw->m; c++) nw->lambda_try[c] = nw->lambda[c] + t * nw->dlambda[c];
         double trial = residual(w, nw, nw->x_try, nw->lambda_try);
         if (!(trial >= 0.0)) continue;
-        if (!potential) {
+        if (!on_G) {
             if (trial < (1.0 - 1e-4 * t) * norm) return trial;
             continue;
         }
@@ -319,7 +326,7 @@ static double line_search(pbd_world *w, struct pbd_newton_workspace *nw, double 
         /* G's rounding (residual()): far above ε G for stiff elements; under 1e-12 G a step
          * taking ‖g‖ 6.3e-9 → 2e-10 was refused (solver/README.md "Newton reference") */
         const double G_round = fmax(nw->floor_merit, 1e-12 * fabs(*merit));
-        if (G <= *merit + 1e-4 * t * slope || (G <= *merit + G_round && trial < norm)) {
+        if (G <= *merit + NEWTON_ARMIJO * t * slope || (G <= *merit + G_round && trial < norm)) {
             *merit = G;
             return trial;
         }
@@ -413,7 +420,8 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
     pbd_newton_info *info = &nw->info;
     newton_step_scales(w, nw);
     nw->rows_potential = 0;
-    int potential = newton_all_potential(w, nw); /* line search on G (newton_merit.c) */
+    int potential = newton_all_potential(w, nw); /* every row in potential form */
+    const int on_G = newton_objective(w); /* G exists: the line search is on it */
     /* The KKT form's line search on ||(g, h)|| can stall in a local minimum of that norm
      * (Stable Neo-Hookean tet beam, E >= 3e5 Pa at 60 Hz, from x̃): such a step is solved
      * once more from the step's start x instead of x̃ — the same equations, another start
@@ -427,8 +435,9 @@ restart:
     for (int c = 0; c < nw->m; c++) nw->lambda[c] = 0.0;
     norm = residual(w, nw, nw->x, nw->lambda);
     if (norm < 0.0) return PBD_ENUMERIC;
-    merit = potential ? newton_merit(w, nw, nw->x) : 0.0;
+    merit = on_G ? newton_merit(w, nw, nw->x) : 0.0;
     nw->norm0 = norm;
+    nw->rel0 = newton_relative_residual(nw);
     if (residuals) residuals[0] = norm;
     record(nw, lg, 0, norm);
     int it = 0, full_step = 0; /* the last iteration took the whole Newton step */
@@ -440,6 +449,7 @@ restart:
             return pbd_error(PBD_EINTR, "newton: step %ld abandoned at iteration %d on a stop "
                              "request", w->step_count + 1, it);
         nw->norm = norm;
+        nw->rel = newton_relative_residual(nw);
         nw->sys.stop_g = fmax(tol * nw->scale_g, nw->floor_g);
         /* potential form: the per-element projection (a descent direction) while the line
          * search shortens the steps, then, once a whole step was taken, the exact Hessian
@@ -459,13 +469,29 @@ restart:
         }
         int inverted = 0;
         double trial = -1.0;
+        if (getenv("NDEBUG_SADDLE")) fprintf(stderr, "it %d norm %.3e G %.17g slope %.3e floorG %.3e pot %d\n", it, norm, merit, on_G ? newton_objective_slope(w, nw) : 0.0, nw->floor_merit, potential);
+        if (on_G && !potential && !(newton_objective_slope(w, nw) < 0.0)) {
+            /* modified Newton: the KKT direction is no descent direction of G (the iterate's
+             * λ makes the geometric stiffness −λ∇²C indefinite, or δ ≠ 0 tilts the right-hand
+             * side away from −∇G). The step goes on from this iterate with every row in its
+             * potential form (newton_merit.c): its matrix M + Σ ∇²(½C²/α̃)⁺, each element's
+             * Hessian projected to semi-definite, is positive definite and its right-hand side
+             * is −∇G, so its direction descends G */
+            nw->rows_potential = 1;
+            potential = newton_all_potential(w, nw);
+            if ((norm = residual(w, nw, nw->x, nw->lambda)) < 0.0) return PBD_ENUMERIC;
+            merit = newton_merit(w, nw, nw->x);
+            full_step = 0;
+            info->modified++;
+            continue;
+        }
         if (!potential || newton_slope(nw) < 0.0)
-            trial = line_search(w, nw, norm, potential, &merit, &inverted);
+            trial = line_search(w, nw, norm, on_G, potential, &merit, &inverted);
         if (trial < 0.0 && nw->exact_potential == 1) {
             nw->exact_potential = 0;
             if (residual(w, nw, nw->x, nw->lambda) < 0.0) return PBD_ENUMERIC; /* the iterate's */
             if ((st = newton_direction(w, nw, it)) != PBD_OK) return st;
-            trial = line_search(w, nw, norm, potential, &merit, &inverted);
+            trial = line_search(w, nw, norm, on_G, potential, &merit, &inverted);
         }
         full_step = trial >= 0.0 && info->line_search_halvings == halvings;
         if (trial < 0.0 && nw->sys.krylov_used && !nw->sys.direct_only) {
@@ -479,7 +505,7 @@ restart:
         if (trial < 0.0)
             return pbd_error(PBD_ENUMERIC, "newton: iteration %d: expected %s to decrease "
                              "along the Newton direction, stalled at ||(g, h)|| = %.3e (tol "
-                             "%.3e)%s", it, potential ? "the incremental potential" :
+                             "%.3e)%s", it, on_G ? "the incremental potential" :
                              "||(g, h)||", norm, tol, inverted ? "; shorter steps were refused "
                              "for turning a tet inside out (J <= 0)"
                              : potential ? "" : KKT_STALL_HINT);

@@ -101,6 +101,7 @@ struct pbd_newton_workspace {
     double max_c, l2_c, l2_h;   /* max |C|, ||C||_2, ||h||_2 at the last residual() */
     double *set_stats;          /* the same per set (3 per set), in the set's unit */
     double norm0, norm;         /* ||(g, h)||_2 at the start and at the iterate */
+    double rel0, rel;           /* the same in the stop's units (newton_relative_residual) */
     double floor;               /* ||(g, h)||'s rounding floor at the last residual() */
     double floor_merit;         /* G's rounding at the last residual() (potential form) */
     /* the relative stop (newton.c converged()): ||g||_2 and ||h_c/|∇C_c|||_2 at the last
@@ -217,6 +218,12 @@ int newton_scaled_grad(const pbd_constraint_set *set, int c, int nb, const doubl
 void newton_symmetrise(double *H, int n);
 /* 1: every constraint of the world is in potential form (the line search is then on G). */
 int newton_all_potential(const pbd_world *w, const struct pbd_newton_workspace *nw);
+/* 1: every row of the world is compliant (α > 0), so the step's objective G exists and is
+ * the line search's merit (solver/README.md "Newton reference"); 0: a hard row (α = 0) makes
+ * the step a constrained one, with ||(g, h)|| as the merit. */
+int newton_objective(const pbd_world *w);
+/* ∇G·dx at the iterate (nw->r, nw->grad, nw->dx), for KKT and potential rows alike. */
+double newton_objective_slope(const pbd_world *w, const struct pbd_newton_workspace *nw);
 /* G(x) (1/Δt² × implicit Euler's incremental potential), nw->C being C at x. */
 double newton_merit(const pbd_world *w, const struct pbd_newton_workspace *nw, const double *x);
 /* 1: x turns a tet of an energy set inside out that is not at `from` (the iterate). */
@@ -234,6 +241,7 @@ void newton_step_scales(const pbd_world *w, struct pbd_newton_workspace *nw);
 /* 1 when the step Δx is below the free positions' rounding (4 ulps of the largest). */
 int newton_step_below_rounding(const pbd_world *w, const struct pbd_newton_workspace *nw);
 int newton_converged(const struct pbd_newton_workspace *nw, double tol);
+double newton_relative_residual(const struct pbd_newton_workspace *nw);
 double newton_slope(const struct pbd_newton_workspace *nw);
 /* solver/newton_pool.c: SuiteSparse's allocations recycled while a pool is current on this
  * thread (enter creates it; -1 when out of memory); misses = requests the system served. */

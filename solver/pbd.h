@@ -500,6 +500,8 @@ typedef struct pbd_newton_info {
     int factorisations;      /* CHOLMOD's numeric factorisations in the solve (auto,
                               * cholmod: solver/README.md "The modified factorisation") */
     int krylov_iterations;   /* MINRES iterations on the exact matrix, summed */
+    int modified;            /* switches to the modified (projected) Newton direction: the
+                              * KKT direction was no descent direction of G */
 } pbd_newton_info;
 void pbd_newton_last_info(pbd_world *w, pbd_newton_info *info);
 /* The Schur form's linear solves (solvers auto, cholmod), process-wide: 1 (the default)
