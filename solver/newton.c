@@ -23,8 +23,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <stdio.h>
+#include <time.h>
 
 /* ||(g, h)||'s rounding floor: this many ε × the root sum of squares of its terms */
 #define NEWTON_ROUNDING 4.0
@@ -327,6 +327,8 @@ static double line_search(pbd_world *w, struct pbd_newton_workspace *nw, double 
          * taking ‖g‖ 6.3e-9 → 2e-10 was refused (solver/README.md "Newton reference") */
         const double G_round = fmax(nw->floor_merit, 1e-12 * fabs(*merit));
         if (G <= *merit + NEWTON_ARMIJO * t * slope || (G <= *merit + G_round && trial < norm)) {
+            double *fs = nw->info.first_step;
+            if (isnan(fs[0])) fs[0] = *merit, fs[1] = slope, fs[2] = t, fs[3] = G;
             *merit = G;
             return trial;
         }
@@ -384,7 +386,7 @@ static pbd_status setup(pbd_world *w, double h, int max_iter, double tol, double
     struct pbd_newton_workspace *nw = NULL;
     if ((st = workspace(w, &nw)) != PBD_OK) return st;
     *out = nw;
-    memset(&nw->info, 0, sizeof nw->info);
+    nw->info = (pbd_newton_info){.first_step = {NAN, NAN, NAN, NAN}};
     predict(w, nw, h, targets);
     nw->set_c[0] = nw->set_g[0] = 0;
     for (int s = 0; s < w->n_sets; s++) {
@@ -404,6 +406,48 @@ pbd_status pbd_newton_prepare(pbd_world *w, size_t *bytes)
     pbd_status st = setup(w, h, w->def.newton_max_iterations, w->def.newton_tol, NULL, &nw);
     if (bytes) *bytes = nw ? nw->estimate_bytes : 0;
     return st;
+}
+
+/* The converged point checked against a saddle (newton_minimum.c): a minimum of G is
+ * accepted, a saddle refused with its evidence — ∇²G's negative pivots, the curvature along
+ * the most negative one, and G along that direction (a descent probe: G(x + t d) for t
+ * doubling from where ½t²|dᵀHd| is 4 × G's rounding). */
+static pbd_status check_minimum(pbd_world *w, struct pbd_newton_workspace *nw, double h)
+{
+    pbd_newton_info *info = &nw->info;
+    if (residual(w, nw, nw->x, nw->lambda) < 0.0) return PBD_ENUMERIC;
+    const double G = newton_merit(w, nw, nw->x), G_round = fmax(nw->floor_merit, 1e-12 * G);
+    info->objective = G / (h * h);
+    newton_minimum_report rep;
+    info->minimum = newton_minimum(w, nw, &rep);
+    if (info->minimum != PBD_NEWTON_MINIMUM_SADDLE) return PBD_OK;
+    info->negative_pivots = rep.negative_pivots;
+    info->curvature = rep.curvature / (h * h);
+    double slope = newton_objective_slope(w, nw), best = G, t_best = 0.0;
+    if (slope > 0.0)
+        for (int f = 0; f < 3 * nw->n_free; f++) nw->dx[f] = -nw->dx[f];
+    double t = sqrt(8.0 * G_round / fabs(rep.curvature));
+    for (int k = 0; k < 40 && !(best < G - G_round); k++, t *= 2.0) {
+        for (int i = 0; i < 3 * w->n; i++) nw->x_try[i] = nw->x[i];
+        for (int i = 0; i < w->n; i++) {
+            const int f = nw->free_of[i];
+            for (int q = 0; f >= 0 && q < 3; q++) nw->x_try[3 * i + q] += t * nw->dx[3 * f + q];
+        }
+        for (int c = 0; c < nw->m; c++) nw->lambda_try[c] = nw->lambda[c];
+        if (residual(w, nw, nw->x_try, nw->lambda_try) < 0.0) continue;
+        const double Gt = newton_merit(w, nw, nw->x_try);
+        if (Gt < best) best = Gt, t_best = t;
+    }
+    char probe[160] = "";
+    if (best < G - G_round)
+        snprintf(probe, sizeof probe, "; along it G falls to %.12g J at %.3e m", best / (h * h),
+                 t_best);
+    return pbd_error(PBD_ENUMERIC, "newton: step %ld: expected a minimum of G, found a saddle: "
+                     "G = %.6g J where grad G = 0, but its Hessian has %d negative pivots "
+                     "(LDL^T) and curvature d^T H d/|d|^2 = %.3e J/m^2 (rounding %.1e) along "
+                     "the most negative one%s (solver/README.md \"Newton reference\")",
+                     w->step_count + 1, G / (h * h), rep.negative_pivots, info->curvature,
+                     rep.curvature_rounding / (h * h), probe);
 }
 
 /* One implicit step of size h from the world's state into nw->x, nw->lambda. */
@@ -469,7 +513,6 @@ restart:
         }
         int inverted = 0;
         double trial = -1.0;
-        if (getenv("NDEBUG_SADDLE")) fprintf(stderr, "it %d norm %.3e G %.17g slope %.3e floorG %.3e pot %d\n", it, norm, merit, on_G ? newton_objective_slope(w, nw) : 0.0, nw->floor_merit, potential);
         if (on_G && !potential && !(newton_objective_slope(w, nw) < 0.0)) {
             /* modified Newton: the KKT direction is no descent direction of G (the iterate's
              * λ makes the geometric stiffness −λ∇²C indefinite, or δ ≠ 0 tilts the right-hand
@@ -545,6 +588,9 @@ restart:
                          fmax(tol * nw->scale_x, nw->floor_x), tol, nw->scale_g, nw->scale_x,
                          max_iter, nw->g_norm, nw->hx_norm, norm,
                          potential ? "" : KKT_STALL_HINT);
+    info->minimum = PBD_NEWTON_MINIMUM_UNCHECKED;
+    info->objective = info->curvature = NAN;
+    if (on_G) return check_minimum(w, nw, h);
     return PBD_OK;
 }
 
@@ -585,6 +631,7 @@ static pbd_status advance(pbd_world *w, double h, int max_iter, double tol, doub
     w->time += h;
     w->stats.skipped = nw->skipped;
     w->stats.newton_iterations = nw->info.iterations;
+    w->stats.newton_minimum = nw->info.minimum;
     return PBD_OK;
 }
 

@@ -228,6 +228,17 @@ double newton_objective_slope(const pbd_world *w, const struct pbd_newton_worksp
 double newton_merit(const pbd_world *w, const struct pbd_newton_workspace *nw, const double *x);
 /* 1: x turns a tet of an energy set inside out that is not at `from` (the iterate). */
 int newton_inverts(const pbd_world *w, const double *from, const double *x);
+/* solver/newton_minimum.c: whether the converged point is a minimum of G (every row
+ * compliant): PBD_NEWTON_MINIMUM_* (pbd.h); at a saddle nw->dx holds a unit direction of
+ * negative curvature. Overwrites nw->H, xl, gp, gm. */
+typedef struct newton_minimum_report {
+    int result;          /* PBD_NEWTON_MINIMUM_* */
+    int method;          /* 1 the elements' blocks, 2 LLᵀ, 3 LDLᵀ (not positive definite) */
+    int negative_pivots; /* LDLᵀ's negative entries of D: H's negative eigenvalues */
+    double curvature;    /* dᵀHd/|d|² along the most negative pivot's direction (kg) */
+    double curvature_rounding; /* its rounding bound */
+} newton_minimum_report;
+int newton_minimum(pbd_world *w, struct pbd_newton_workspace *nw, newton_minimum_report *rep);
 /* solver/newton_membrane.c: κ, the largest ratio of a membrane element's in-plane stiffness
  * (the top eigenvalue of its potential-form Hessian, kg) to the mass of one of its free
  * particles that no other constraint holds out of the plane, for steps of size h; 0 when

@@ -227,6 +227,7 @@ typedef struct pbd_step_stats {
                             * sets' stats.degenerate; pinned rows are not degenerate there) */
     int threads;           /* the most threads this step's parallel loops ran on (always) */
     int newton_iterations; /* method newton: Newton iterations of the last (sub)step */
+    int newton_minimum;    /* method newton: its answer checked, PBD_NEWTON_MINIMUM_* */
 } pbd_step_stats;
 
 /* Kinematic attachment target: target(t) for attachment a, given its anchor. */
@@ -502,7 +503,25 @@ typedef struct pbd_newton_info {
     int krylov_iterations;   /* MINRES iterations on the exact matrix, summed */
     int modified;            /* switches to the modified (projected) Newton direction: the
                               * KKT direction was no descent direction of G */
+    int minimum;             /* the answer checked (solver/README.md "Newton reference"):
+                              * PBD_NEWTON_MINIMUM_* below */
+    double objective;        /* G at the answer, J (½|x − x̃|²_M/Δt² + Σ ½C²/α); NaN
+                              * where a hard row (α = 0) leaves no G */
+    int negative_pivots;     /* at a refused saddle: ∇²G's negative eigenvalues (LDLᵀ) */
+    double curvature;        /* ... and dᵀ∇²G d/|d|² along the most negative one, J/m² */
+    double first_step[4];    /* the first accepted step's line search on G: G(x), ∇G·dx,
+                              * the step length t and G(x + t dx) (Armijo's condition:
+                              * [3] <= [0] + 1e-4 [2] [1], or [3] within G's rounding of [0]);
+                              * NaN where the merit is ||(g, h)|| */
 } pbd_newton_info;
+/* pbd_newton_info.minimum and pbd_step_stats.newton_minimum: the answer is a minimum of G,
+ * proven (∇²G positive definite: by its elements' blocks against the masses, or CHOLMOD's
+ * LLᵀ); a saddle (∇²G has a direction of negative curvature beyond its rounding: the step
+ * is refused, PBD_ENUMERIC); not checked (a hard row: no G; or a row's Hessian undefined);
+ * marginal (LLᵀ fails but no negative curvature beyond rounding: ∇²G singular to rounding,
+ * accepted). */
+enum { PBD_NEWTON_MINIMUM_UNCHECKED = -1, PBD_NEWTON_MINIMUM_SADDLE = 0,
+       PBD_NEWTON_MINIMUM_PROVEN = 1, PBD_NEWTON_MINIMUM_MARGINAL = 2 };
 void pbd_newton_last_info(pbd_world *w, pbd_newton_info *info);
 /* The Schur form's linear solves (solvers auto, cholmod), process-wide: 1 (the default)
  * MINRES on the exact matrix preconditioned by a kept supernodal LLᵀ (solver/README.md

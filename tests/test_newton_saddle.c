@@ -1,0 +1,196 @@
+/* The Newton reference proves a minimum (solver/README.md "Newton reference"): on a
+ * nonconvex step its line search descends G (Armijo), its direction is modified where the
+ * KKT direction does not descend, and a converged point that is a saddle of G is refused. */
+#include "tests.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <gsl/gsl_eigen.h>
+#include <gsl/gsl_matrix.h>
+
+enum { CHAIN_N = 20 };
+#define CHAIN_H (1.0 / 60)
+
+/* The chain of the VBD authors' reference code (its tilted strand): 20 particles at
+ * x = 0.05 m · k, y = 2 m + 0.05 m · k · tan 60° — rising at 30° from the vertical, links of
+ * 0.1 m —, the first fixed, the last one a further spacing out (k = 20) with 1000 kg (the
+ * rest 1 kg), springs of k = 1e8 N/m (α = 1e-8 m/N) between neighbours, g = 10 m/s² down,
+ * Δt = 1/60 s. Its first implicit step is nonconvex: the heavy end falls onto the chain. */
+static pbd_world *tilted_chain(void)
+{
+    pbd_world *w = pbd_world_create(CHAIN_N);
+    const double dis = 0.05, tan60 = sqrt(3.0);
+    for (int i = 0; i < CHAIN_N; i++) {
+        const int k = i < CHAIN_N - 1 ? i : i + 1;
+        const double x[3] = {k * dis, 2.0 + k * dis * tan60, 0.0};
+        pbd_world_set_particle(w, i, x, NULL, i == 0 ? 0.0 : i < CHAIN_N - 1 ? 1.0 : 1000.0);
+    }
+    w->def.gravity[0] = w->def.gravity[2] = 0.0;
+    w->def.gravity[1] = -10.0;
+    const int s = pbd_world_add_set(w, &pbd_distance_type, 0);
+    for (int i = 0; i + 1 < CHAIN_N; i++) {
+        const int32_t idx[2] = {i, i + 1};
+        pbd_set_add(w, s, idx, NULL, 1.0, 1e-8);
+    }
+    w->def.method = PBD_METHOD_NEWTON;
+    w->def.dt = CHAIN_H;
+    return w;
+}
+
+/* G of a distance-spring world at x (J), its gradient's 2-norm into *grad (N) and the
+ * smallest eigenvalue of its dense Hessian (N/m) into *lo: independent of the library's
+ * Newton code (GSL's symmetric eigensolver). xt: the prediction x + h v + h² g. */
+static double spring_G(const pbd_world *w, const double *xt, const double *x, double h,
+                       double *grad, double *lo)
+{
+    const int n3 = 3 * w->n;
+    gsl_matrix *H = gsl_matrix_calloc((size_t)n3, (size_t)n3);
+    double G = 0.0, g[3 * CHAIN_N] = {0};
+    for (int i = 0; i < w->n; i++)
+        for (int k = 0; k < 3; k++) {
+            const double m = w->w[i] > 0.0 ? 1.0 / w->w[i] : 0.0;
+            G += 0.5 * m * pow(x[3 * i + k] - xt[3 * i + k], 2) / (h * h);
+            g[3 * i + k] = m * (x[3 * i + k] - xt[3 * i + k]) / (h * h);
+            gsl_matrix_set(H, 3 * i + k, 3 * i + k, w->w[i] > 0.0 ? m / (h * h) : 1e300);
+        }
+    const pbd_constraint_set *set = &w->sets[0];
+    for (int c = 0; c < set->count; c++) {
+        const int a = set->idx[2 * c], b = set->idx[2 * c + 1];
+        double d[3], l = 0.0;
+        for (int k = 0; k < 3; k++) d[k] = x[3 * a + k] - x[3 * b + k], l += d[k] * d[k];
+        l = sqrt(l);
+        const double kk = 1.0 / set->compliance[c], r = set->rest[c];
+        G += 0.5 * kk * (l - r) * (l - r);
+        for (int p = 0; p < 3; p++) {
+            g[3 * a + p] += kk * (l - r) * d[p] / l;
+            g[3 * b + p] -= kk * (l - r) * d[p] / l;
+            for (int q = 0; q < 3; q++) {
+                const double nn = d[p] * d[q] / (l * l);
+                const double v = kk * (nn + (1.0 - r / l) * ((p == q) - nn));
+                const int fa = w->w[a] > 0.0, fb = w->w[b] > 0.0;
+                if (fa) *gsl_matrix_ptr(H, 3 * a + p, 3 * a + q) += v;
+                if (fb) *gsl_matrix_ptr(H, 3 * b + p, 3 * b + q) += v;
+                if (fa && fb) {
+                    *gsl_matrix_ptr(H, 3 * a + p, 3 * b + q) -= v;
+                    *gsl_matrix_ptr(H, 3 * b + p, 3 * a + q) -= v;
+                }
+            }
+        }
+    }
+    double gg = 0.0;
+    for (int i = 0; i < w->n; i++)
+        for (int k = 0; w->w[i] > 0.0 && k < 3; k++) gg += g[3 * i + k] * g[3 * i + k];
+    *grad = sqrt(gg);
+    gsl_vector *ev = gsl_vector_alloc((size_t)n3);
+    gsl_eigen_symm_workspace *ws = gsl_eigen_symm_alloc((size_t)n3);
+    gsl_eigen_symm(H, ev, ws);
+    *lo = gsl_vector_min(ev);
+    gsl_eigen_symm_free(ws);
+    gsl_vector_free(ev);
+    gsl_matrix_free(H);
+    return G;
+}
+
+/* Before this check the step converged in 7 iterations to a saddle: G = 3.490 J, 31
+ * negative eigenvalues of ∇²G (the chain folded under the heavy end). Now it ends at the
+ * minimiser, G = 0.2365 J: ∇²G's smallest eigenvalue positive (GSL, dense), ∇G zero to the
+ * stop, the library's own check saying "proven", and the first step's Armijo condition met. */
+static void test_tilted_chain_minimum(void)
+{
+    pbd_world *w = tilted_chain();
+    double xt[3 * CHAIN_N];
+    for (int i = 0; i < w->n; i++)
+        for (int k = 0; k < 3; k++)
+            xt[3 * i + k] = w->x[3 * i + k] + CHAIN_H * w->v[3 * i + k] +
+                            (w->w[i] > 0.0 ? CHAIN_H * CHAIN_H * w->def.gravity[k] : 0.0);
+    double g0, lo0;
+    const double G_start = spring_G(w, xt, xt, CHAIN_H, &g0, &lo0);
+    pbd_status st = pbd_step(w);
+    if (st != PBD_OK) printf("\n    tilted chain: %s\n", pbd_last_error());
+    CU_ASSERT_EQUAL_FATAL(st, PBD_OK);
+    pbd_newton_info info;
+    pbd_newton_last_info(w, &info);
+    double grad, lo;
+    const double G = spring_G(w, xt, w->x, CHAIN_H, &grad, &lo);
+    printf("\n    tilted chain step 1: %d iterations (%d switches to the modified direction), "
+           "G = %.6g J (library %.6g J; from x~ %.6g J), |grad G| = %.2e N, smallest "
+           "eigenvalue of its Hessian %.4g N/m, minimum %d\n", info.iterations, info.modified,
+           G, info.objective, G_start, grad, lo, info.minimum);
+    CU_ASSERT_EQUAL(info.minimum, PBD_NEWTON_MINIMUM_PROVEN);
+    CU_ASSERT(lo > 0.0);
+    /* the saddle of before had G = 3.490 J; the minimiser's 0.2365 J, to the stop's
+     * tolerance (G's change over a converged step is O(|grad G|²/λ_min) ≪ 1e-6 J) */
+    CU_ASSERT(G < 0.5 * 3.490);
+    CU_ASSERT(fabs(G - 0.2365) < 5e-4);
+    /* the library's G is the same function: the two sums differ by their rounding, a few
+     * ε × the largest term (the 1000 kg particle's ½ m |x − x̃|²/h² and the springs' ½kC²,
+     * each below G_start) */
+    CU_ASSERT(fabs(info.objective - G) <= 64 * DBL_EPSILON * G_start);
+    /* ∇G = 0 to the stop: ||g|| <= tol S_g with S_g = |M(x~ - x0)| (kg m) → /h² in N */
+    CU_ASSERT(grad <= 1e-8 * 1000.0 * 10.0 * 1.01 + 1e-6);
+    /* the first accepted step: G(x + t dx) <= G(x) + c t ∇G·dx with c = 1e-4 */
+    const double *fs = info.first_step;
+    CU_ASSERT(fs[1] < 0.0);
+    CU_ASSERT(fs[3] <= fs[0] + 1e-4 * fs[2] * fs[1]);
+    pbd_world_free(w);
+}
+
+/* A saddle by construction: particle 1 (1 kg, free) midway between two fixed particles 2 m
+ * apart, tied to each by a spring of rest length 1.5 m (compressed to 1 m), at rest, no
+ * gravity: x = x~ and the springs' forces cancel, so ∇G = 0 at the start. Along the line
+ * ∇²G = m + 2h²k > 0; across it m + 2h²k(1 − 1.5/1) = m − h²k, negative for
+ * k = 1e4 N/m at h = 1/60 s (h²k = 2.78 kg): two negative eigenvalues (y and z). The step
+ * converges at iteration 0 and the check must refuse it, naming the saddle; the same
+ * springs stretched (rest 0.5 m) give a proven minimum. */
+static pbd_world *two_springs(double rest)
+{
+    pbd_world *w = pbd_world_create(3);
+    const double x0[3] = {-1.0, 0.0, 0.0}, x1[3] = {0.0, 0.0, 0.0}, x2[3] = {1.0, 0.0, 0.0};
+    pbd_world_set_particle(w, 0, x0, NULL, 0.0);
+    pbd_world_set_particle(w, 1, x1, NULL, 1.0);
+    pbd_world_set_particle(w, 2, x2, NULL, 0.0);
+    w->def.gravity[0] = w->def.gravity[1] = w->def.gravity[2] = 0.0;
+    const int s = pbd_world_add_set(w, &pbd_distance_type, 0);
+    const int32_t a[2] = {0, 1}, b[2] = {1, 2};
+    pbd_set_add(w, s, a, &rest, 1.0, 1e-4);
+    pbd_set_add(w, s, b, &rest, 1.0, 1e-4);
+    w->def.method = PBD_METHOD_NEWTON;
+    w->def.dt = 1.0 / 60;
+    return w;
+}
+
+static void test_constructed_saddle_refused(void)
+{
+    pbd_world *w = two_springs(1.5);
+    pbd_status st = pbd_step(w);
+    pbd_newton_info info;
+    pbd_newton_last_info(w, &info);
+    printf("\n    two compressed springs: status %d, minimum %d: %s\n", st, info.minimum,
+           st != PBD_OK ? pbd_last_error() : "accepted");
+    CU_ASSERT_EQUAL(st, PBD_ENUMERIC);
+    CU_ASSERT_EQUAL(info.minimum, PBD_NEWTON_MINIMUM_SADDLE);
+    CU_ASSERT_EQUAL(info.negative_pivots, 2);
+    /* the curvature across: (m − h²k)/h² = 3600 − 1e4 = −6400 J/m² (N/m), to the rounding of
+     * the sums (a few ε × h²k/h² = 1e4) */
+    CU_ASSERT(fabs(info.curvature - (1.0 * 3600.0 - 1e4)) <= 1e-9 * 1e4);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pbd_last_error(), "saddle"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(pbd_last_error(), "negative pivots"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(pbd_last_error(), "step 1"));
+    pbd_world_free(w);
+
+    w = two_springs(0.5);
+    CU_ASSERT_EQUAL(pbd_step(w), PBD_OK);
+    pbd_newton_last_info(w, &info);
+    CU_ASSERT_EQUAL(info.minimum, PBD_NEWTON_MINIMUM_PROVEN);
+    pbd_world_free(w);
+}
+
+void register_newton_saddle_tests(void)
+{
+    CU_pSuite s = CU_add_suite("newton_saddle", NULL, NULL);
+    CU_add_test(s, "tilted_chain_minimum", test_tilted_chain_minimum);
+    CU_add_test(s, "constructed_saddle_refused", test_constructed_saddle_refused);
+}
