@@ -28,6 +28,8 @@
 
 /* ||(g, h)||'s rounding floor: this many ε × the root sum of squares of its terms */
 #define NEWTON_ROUNDING 4.0
+/* saddles a step may leave along their negative curvature before it is refused */
+#define NEWTON_ESCAPES 4
 /* Armijo's constant c in G(x + t dx) <= G(x) + c t ∇G·dx (line_search) */
 #define NEWTON_ARMIJO 1e-4
 
@@ -412,8 +414,10 @@ pbd_status pbd_newton_prepare(pbd_world *w, size_t *bytes)
  * accepted, a saddle refused with its evidence — ∇²G's negative pivots, the curvature along
  * the most negative one, and G along that direction (a descent probe: G(x + t d) for t
  * doubling from where ½t²|dᵀHd| is 4 × G's rounding). */
-static pbd_status check_minimum(pbd_world *w, struct pbd_newton_workspace *nw, double h)
+static pbd_status check_minimum(pbd_world *w, struct pbd_newton_workspace *nw, double h,
+                                int may_escape, int *escaped)
 {
+    *escaped = 0;
     pbd_newton_info *info = &nw->info;
     if (residual(w, nw, nw->x, nw->lambda) < 0.0) return PBD_ENUMERIC;
     const double G = newton_merit(w, nw, nw->x), G_round = fmax(nw->floor_merit, 1e-12 * G);
@@ -437,6 +441,24 @@ static pbd_status check_minimum(pbd_world *w, struct pbd_newton_workspace *nw, d
         if (residual(w, nw, nw->x_try, nw->lambda_try) < 0.0) continue;
         const double Gt = newton_merit(w, nw, nw->x_try);
         if (Gt < best) best = Gt, t_best = t;
+    }
+    if (!(best < G - G_round)) {
+        /* negative curvature, but no point along it lowers G beyond G's rounding: a minimum
+         * to the precision G holds (the hanging cloth's compressed corners: dᵀHd/|d|² of
+         * 1e-4 of m/Δt²), accepted as marginal */
+        info->minimum = PBD_NEWTON_MINIMUM_MARGINAL;
+        return PBD_OK;
+    }
+    if (may_escape) {
+        /* the escape: from the probe's point, where G is lower, the iteration goes on with
+         * every row in potential form (its modified direction descends G) */
+        for (int i = 0; i < w->n; i++) {
+            const int f = nw->free_of[i];
+            for (int q = 0; f >= 0 && q < 3; q++) nw->x[3 * i + q] += t_best * nw->dx[3 * f + q];
+        }
+        nw->rows_potential = 1;
+        *escaped = 1;
+        return PBD_OK;
     }
     char probe[160] = "";
     if (best < G - G_round)
@@ -485,6 +507,8 @@ restart:
     if (residuals) residuals[0] = norm;
     record(nw, lg, 0, norm);
     int it = 0, full_step = 0; /* the last iteration took the whole Newton step */
+    int escapes = 0;           /* saddles left along their negative curvature (check_minimum) */
+iterate:
     /* the tolerance relative to the step's scales, or the residual's rounding floor when
      * that is above it (a stiff material: E = 1e11 Pa stvk stalled at 1.9e-9 against an
      * absolute tol 1e-10) */
@@ -590,7 +614,19 @@ restart:
                          potential ? "" : KKT_STALL_HINT);
     info->minimum = PBD_NEWTON_MINIMUM_UNCHECKED;
     info->objective = info->curvature = NAN;
-    if (on_G) return check_minimum(w, nw, h);
+    if (!on_G) return PBD_OK;
+    int escaped = 0;
+    st = check_minimum(w, nw, h, escapes < NEWTON_ESCAPES, &escaped);
+    if (!escaped) return st;
+    /* a saddle: on from the point along its negative curvature where G is lower */
+    escapes++;
+    info->escapes++;
+    potential = newton_all_potential(w, nw);
+    if ((norm = residual(w, nw, nw->x, nw->lambda)) < 0.0) return PBD_ENUMERIC;
+    merit = newton_merit(w, nw, nw->x);
+    full_step = 0;
+    at_rounding = 0;
+    goto iterate;
     return PBD_OK;
 }
 

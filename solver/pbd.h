@@ -503,6 +503,8 @@ typedef struct pbd_newton_info {
     int krylov_iterations;   /* MINRES iterations on the exact matrix, summed */
     int modified;            /* switches to the modified (projected) Newton direction: the
                               * KKT direction was no descent direction of G */
+    int escapes;             /* saddles the step left along their negative curvature (at
+                              * most 4; then it is refused) */
     int minimum;             /* the answer checked (solver/README.md "Newton reference"):
                               * PBD_NEWTON_MINIMUM_* below */
     double objective;        /* G at the answer, J (½|x − x̃|²_M/Δt² + Σ ½C²/α); NaN
