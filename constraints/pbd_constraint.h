@@ -76,6 +76,19 @@ typedef int (*pbd_sample_fn)(pbd_rng *r, int degenerate, double *x, double *rest
 typedef int (*pbd_project_fn)(const pbd_eval_input *in, const double *w, double k,
                               double *x_out);
 
+/* Orientation types (n_orient > 0, see below): the paper's closed-form projection of one
+ * element's n_components rows together, beside the generic row-by-row projection on SO(3)
+ * (constraints/README.md "Rods"). in->x as for eval (positions, then unit quaternions) and
+ * in->rest the element's rows' rest values one row after the other; w the particles' inverse
+ * masses, then per orientation its three principal inverse inertias (body frame); per row
+ * alpha_tilde and lambda (XPBD Eq. 18; 0 for PBD) and k (the PBD stiffness; 1 for XPBD).
+ * Moves x_out (in->x's layout) in place, quaternions normalised, and writes each row's Δλ.
+ * Returns PBD_EVAL_OK, or PBD_EVAL_DEGENERATE (nothing moved: the rows are not one element's
+ * components in order, or the geometry is degenerate). */
+typedef int (*pbd_element_project_fn)(const pbd_eval_input *in, const double *w,
+                                      const double *alpha_tilde, const double *lambda,
+                                      const double *k, double *x_out, double *dlambda);
+
 /* Batched projection, the solver's hot loop (solver/README.md "Performance"). A kernel projects
  * the constraints rows[begin .. end) of one set (rows == NULL: the constraints begin .. end-1)
  * in place on pos, reading the set's parallel arrays directly, and returns how many it skipped
@@ -146,7 +159,8 @@ typedef struct pbd_constraint_type {
      * the Newton reference and per-constraint multipliers do not apply to it. */
     pbd_project_fn project_goal;
     int max_arity;  /* variable arity (arity 0): the largest a set may choose; 0 = no limit */
-    int n_components;          /* materials: scalar constraints per element; 0 otherwise */
+    int n_components;          /* materials and rods: scalar constraints per element (the
+                                * rows of an element are consecutive); 0 otherwise */
     pbd_material_fn material; /* NULL unless a material (above) */
     /* Coupled components (0 or 1: none): the set's rows come in blocks of `block` consecutive
      * rows on the same particles (an element's components, added together: rows b·k ..
@@ -172,6 +186,9 @@ typedef struct pbd_constraint_type {
      * together: Σ ∇_x C = 0 and Σ x × ∇_x C + Σ ∇_θ C = 0 (momentum with the spin). sample()
      * writes x in the same layout. */
     int n_orient;
+    /* Orientation types: the closed form of the element's rows together (Kugelstadt &
+     * Schömer 2016 Eq. 37, Eq. 40), used with def.rod_projection = closed-form; NULL: none */
+    pbd_element_project_fn project_element;
 } pbd_constraint_type;
 
 #define PBD_MAX_BLOCK 6

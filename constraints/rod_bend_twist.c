@@ -68,6 +68,53 @@ static int bend_twist_sample(pbd_rng *r, int degenerate, double *x, double *rest
     return 2;
 }
 
+/* The closed form of K&S Eq. 40: v = Im(q̄0 q1 − s r) = 0 (the Darboux vector's constraint
+ * times ℓ/2) with q0, q1 4-vectors of scalar inverse masses w0, w1 (PBD Eq. 8–9; ∂v/∂q0 and
+ * ∂v/∂q1 have transposes u ↦ −q1 u and u ↦ q0 u, u pure, so J W Jᵀ = (w0 + w1) I):
+ *   Δq0 = w0 q1 v/(w0 + w1),  Δq1 = −w1 q0 v/(w0 + w1),
+ * then both normalised. In our rows C = 2 s v (J W Jᵀ = 4 (w0 + w1) I) with XPBD's α̃ and PBD's
+ * k per row: Δλ_k = k_k (−C_k − α̃_k λ_k)/(4 (w0 + w1) + α̃_k), Δq0 = −2 s w0 q1 (0, Δλ),
+ * Δq1 = 2 s w1 q0 (0, Δλ) (k = 1, α̃ = 0: Eq. 40). w_i = the mean of orientation i's three
+ * inverse inertias / 4 (½ |q̇|²/w = ½ |ω|²/(4 w)). */
+static int bend_twist_project_element(const pbd_eval_input *in, const double *w,
+                                      const double *at, const double *lam, const double *k,
+                                      double *x, double *dl)
+{
+    const double *r = in->rest;
+    if (r[4] != 0.0 || r[9] != 1.0 || r[14] != 2.0) return PBD_EVAL_DEGENERATE;
+    for (int i = 0; i < 4; i++)
+        if (r[5 + i] != r[i] || r[10 + i] != r[i]) return PBD_EVAL_DEGENERATE;
+    double *q0 = x, *q1 = x + 4;
+    const double w0 = (w[0] + w[1] + w[2]) / 12.0, w1 = (w[3] + w[4] + w[5]) / 12.0;
+    double q0c[4] = {q0[0], -q0[1], -q0[2], -q0[3]}, a[4];
+    pbd_quat_mul(q0c, q1, a);
+    double dot = a[0] * r[0] + a[1] * r[1] + a[2] * r[2] + a[3] * r[3];
+    double s = dot >= 0.0 ? 1.0 : -1.0, den = 4.0 * (w0 + w1);
+    if (fabs(dot) < BEND_TWIST_MIN_DOT || !(den > 1e-300)) return PBD_EVAL_DEGENERATE;
+    for (int c = 0; c < 3; c++) {
+        double C = 2.0 * (s * a[1 + c] - r[1 + c]);
+        dl[c] = k[c] * (-C - at[c] * lam[c]) / (den + at[c]);
+    }
+    if (!(isfinite(dl[0]) && isfinite(dl[1]) && isfinite(dl[2]))) return PBD_EVAL_DEGENERATE;
+    const double u[4] = {0.0, dl[0], dl[1], dl[2]};
+    double d0[4], d1[4];
+    pbd_quat_mul(q1, u, d0);
+    pbd_quat_mul(q0, u, d1);
+    const double f[2] = {-2.0 * s * w0, 2.0 * s * w1};
+    double *qs[2] = {q0, q1}, *ds[2] = {d0, d1};
+    for (int j = 0; j < 2; j++) {
+        if (!(f[j] != 0.0)) continue;
+        double n = 0.0;
+        for (int i = 0; i < 4; i++) {
+            qs[j][i] += f[j] * ds[j][i];
+            n += qs[j][i] * qs[j][i];
+        }
+        n = sqrt(n);
+        for (int i = 0; i < 4; i++) qs[j][i] /= n;
+    }
+    return PBD_EVAL_OK;
+}
+
 double pbd_rod_bend_twist_compliance(double youngs_modulus, double shear_modulus,
                                      const double area_moments[3], double length, int component)
 {
@@ -90,4 +137,6 @@ const pbd_constraint_type pbd_rod_bend_twist_type = {
     .rest = NULL, /* the rest rotation and the component: the builder gives them */
     .sample = bend_twist_sample,
     .n_orient = 2,
+    .n_components = 3,
+    .project_element = bend_twist_project_element,
 };

@@ -57,6 +57,55 @@ static int stretch_shear_sample(pbd_rng *r, int degenerate, double *x, double *r
     return 3;
 }
 
+/* The closed form of K&S Eq. 37: Γ = (p1 − p0)/ℓ − q e3 q̄ projected as one 3-vector, q a
+ * 4-vector of scalar inverse mass w_q (PBD Eq. 8–9; ∂(q e3 q̄)/∂q has transpose
+ * v ↦ 2 (0, v) q ē3, so its J W Jᵀ is 4 w_q I):
+ *   Δp0 = w0 ℓ Γ/D,  Δp1 = −w1 ℓ Γ/D,  Δq = 2 w_q ℓ² (0, Γ) q ē3 / D,  D = w0 + w1 + 4 w_q ℓ²,
+ * then q normalised (the paper's unit-length constraint). In our rows C_k = ℓ (Rᵀ Γ)_k (J W Jᵀ
+ * = D I in them too) with XPBD's α̃ and PBD's k per row: Δλ_k = k_k (−C_k − α̃_k λ_k)/(D + α̃_k),
+ * g = R Δλ, Δp0 = −w0 g, Δp1 = w1 g, Δq = −2 w_q ℓ (0, g) q ē3 (k = 1, α̃ = 0: Eq. 37).
+ * w_q = (1/I_1 + 1/I_2)/8: ½ |q̇|²/w_q = ½ |ω|²/(4 w_q), the inertia about the two axes that
+ * turn d_3. Linear in Δq, so the linearised Γ vanishes; the normalisation then drops Δq's
+ * part along q, (C_2/ℓ) 2 w_q ℓ²/D · q: the stretch keeps the fraction 4 w_q ℓ²/D. */
+static int stretch_shear_project_element(const pbd_eval_input *in, const double *w,
+                                         const double *at, const double *lam, const double *k,
+                                         double *x, double *dl)
+{
+    const double *r = in->rest, l = r[0];
+    if (r[1] != 0.0 || r[3] != 1.0 || r[5] != 2.0 || r[2] != l || r[4] != l) return PBD_EVAL_DEGENERATE;
+    double *p0 = x, *p1 = x + 3, *q = x + 6;
+    const double wq = 0.125 * (w[2] + w[3]), D = w[0] + w[1] + 4.0 * wq * l * l;
+    if (!(D > 1e-300) || !(l > 0.0)) return PBD_EVAL_DEGENERATE;
+    double e[3], g[3], d[3];
+    v3_sub(e, p1, p0);
+    for (int c = 0; c < 3; c++) {
+        double ec[3] = {0, 0, 0};
+        ec[c] = 1.0;
+        pbd_quat_rotate(q, ec, d);
+        double C = v3_dot(d, e) - (c == 2 ? l : 0.0);
+        dl[c] = k[c] * (-C - at[c] * lam[c]) / (D + at[c]);
+    }
+    if (!(isfinite(dl[0]) && isfinite(dl[1]) && isfinite(dl[2]))) return PBD_EVAL_DEGENERATE;
+    pbd_quat_rotate(q, dl, g);
+    for (int i = 0; i < 3; i++) {
+        p0[i] -= w[0] * g[i];
+        p1[i] += w[1] * g[i];
+    }
+    if (wq > 0.0) {
+        const double g4[4] = {0.0, g[0], g[1], g[2]}, e3c[4] = {0.0, 0.0, 0.0, -1.0};
+        double t[4], dq[4], n = 0.0;
+        pbd_quat_mul(g4, q, t);
+        pbd_quat_mul(t, e3c, dq);
+        for (int i = 0; i < 4; i++) {
+            q[i] -= 2.0 * wq * l * dq[i];
+            n += q[i] * q[i];
+        }
+        n = sqrt(n);
+        for (int i = 0; i < 4; i++) q[i] /= n;
+    }
+    return PBD_EVAL_OK;
+}
+
 double pbd_rod_stretch_shear_compliance(double youngs_modulus, double shear_modulus,
                                         double area, double length, int component)
 {
@@ -78,4 +127,6 @@ const pbd_constraint_type pbd_rod_stretch_shear_type = {
     .rest = NULL, /* ℓ and the component: the builder gives them */
     .sample = stretch_shear_sample,
     .n_orient = 1,
+    .n_components = 3,
+    .project_element = stretch_shear_project_element,
 };

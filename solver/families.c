@@ -57,6 +57,14 @@ pbd_status pbd_family_check(const pbd_world *w)
     for (int s = 0; s < w->n_sets; s++) {
         const pbd_constraint_set *set = &w->sets[s];
         if (set->count == 0) continue;
+        /* each vertex visit differentiates every constraint on the vertex: one over all n
+         * particles makes a sweep n visits × O(n) */
+        if (set->arity > PBD_FAMILY_MAX_ARITY)
+            return pbd_error(PBD_EINVAL, "%s: set %d (%s): expected constraints on at most %d "
+                             "particles, found %d (of %d): every vertex visit differentiates "
+                             "the whole constraint, so one sweep costs O(n^2) (use "
+                             "--method=xpbd, pd or newton)", name, s, set->type->name,
+                             PBD_FAMILY_MAX_ARITY, set->arity, w->n);
         if (!set->type->eval)
             return pbd_error(PBD_EINVAL, "%s: set %d (%s): expected constraints with a scalar C "
                              "(an energy C²/(2α)), found a type without one", name, s,

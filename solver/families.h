@@ -23,6 +23,8 @@ struct pd_state; /* solver/pd/ */
  * too few vertices to pay for OpenMP's barrier between colours (on this shared 2-core machine
  * at load 14 two threads made the 12² cloth 100× slower). The result is the same either way. */
 #define PBD_FAMILY_PARALLEL_MIN 2048
+/* VBD/AVBD: the most particles of one constraint (a sweep visits each; families.c) */
+#define PBD_FAMILY_MAX_ARITY 64
 
 typedef struct pbd_family_ws {
     uint64_t key;         /* topology fingerprint the adjacency and colouring were built for */
@@ -74,6 +76,12 @@ int pbd_avbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, do
 int pbd_family_eval(const pbd_world *w, const pbd_constraint_set *set, int c, const double *pos,
                     family_scratch *sc, pbd_eval_input *in_out, double *C);
 pbd_status pbd_vbd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int it, int threads);
+/* VBD's local Newton step of free particle i on w->p with the scratch sc (VBD Sec. 3, the
+ * local system): the one per-vertex solve that every sweep order calls. */
+void pbd_vbd_vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int i, double h);
+/* TEST HOOK, NULL in every run: when set, pbd_vbd_iteration calls it instead of its sweep
+ * over the vertices (Chebyshev and AVBD's updates still follow). */
+extern void (*pbd_test_vbd_sweep)(pbd_world *w, pbd_family_ws *fw, double h);
 /* The force multiplier λ⁺ (the force on particle j is −λ⁺ ∇_jC) and stiffness k of
  * constraint c of set s at C for VBD (k = 1/α, λ⁺ = kC; an inequality only while C < 0) or
  * AVBD (pbd_avbd_force); 0 when it exerts no force (solver/vbd/vbd.c). PD's energies are

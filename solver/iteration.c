@@ -18,9 +18,11 @@
 static int project_rows(pbd_world *w, pbd_workspace *ws, pbd_constraint_set *set, int c,
                         double h)
 {
-    int nb = pbd_block_rows(set, c), st;
+    int nb = pbd_rows_at(w, set, c), st;
     double dl[PBD_MAX_BLOCK];
-    if (set->type->block > 1)
+    if (w->def.rod_projection == PBD_ROD_CLOSED_FORM && set->type->project_element)
+        st = pbd_project_orient_element_into(w, ws, set, c, 1.0 / (h * h), w->p, dl);
+    else if (set->type->block > 1)
         st = pbd_project_block_into(w, ws, set, c, nb, h, w->p, dl);
     else
         st = pbd_project_into(w, ws, set, c, h, w->p, dl);
@@ -46,7 +48,7 @@ static int gauss_seidel(pbd_world *w, double h)
             skipped += kernel(&b, NULL, 0, set->count);
             continue;
         }
-        for (int c = 0; c < set->count; c += pbd_block_rows(set, c))
+        for (int c = 0; c < set->count; c += pbd_rows_at(w, set, c))
             skipped += project_rows(w, &ws, set, c, h);
     }
     return skipped;

@@ -90,6 +90,36 @@ double pbd_world_xpbd_residual(pbd_world *w, const double *pos, double alpha_sca
     return xpbd;
 }
 
+double pbd_xpbd_restart_move(pbd_world *w, double h, int *set_out)
+{
+    double worst = 0.0;
+    *set_out = -1;
+    for (int s = 0; s < w->n_sets; s++) {
+        pbd_constraint_set *set = &w->sets[s];
+        if (!set->type->eval || set->type->inequality || set->type->n_orient) continue;
+        for (int c = 0; c < set->count; c++) {
+            if (!(set->compliance[c] > 0.0)) continue;
+            pbd_eval_input in;
+            double C;
+            pbd_gather(w, set, c, w->x, &in);
+            if (set->type->eval(&in, &C, w->work_grad) != PBD_EVAL_OK || !isfinite(C)) continue;
+            double den = set->compliance[c] / (h * h), gmax = 0.0;
+            for (int j = 0; j < set->arity; j++) {
+                const double *g = w->work_grad + 3 * j;
+                double g2 = g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
+                den += w->work_w[j] * g2;
+                gmax = fmax(gmax, w->work_w[j] * sqrt(g2));
+            }
+            double move = den > 0.0 ? fabs(C) * gmax / den : 0.0;
+            if (move > worst) {
+                worst = move;
+                *set_out = s;
+            }
+        }
+    }
+    return worst;
+}
+
 void pbd_momentum(const pbd_world *w, const double *pos, const double *vel, double lin[3],
                   double ang[3])
 {

@@ -25,6 +25,33 @@
 #include <string.h>
 #include <umfpack.h>
 
+const char *pbd_cholmod_status_name(int status)
+{
+    switch (status) {
+    case CHOLMOD_OK: return "CHOLMOD_OK";
+    case CHOLMOD_NOT_INSTALLED: return "CHOLMOD_NOT_INSTALLED: a method not installed";
+    case CHOLMOD_OUT_OF_MEMORY: return "CHOLMOD_OUT_OF_MEMORY: out of memory";
+    case CHOLMOD_TOO_LARGE: return "CHOLMOD_TOO_LARGE: the factor's size overflows an integer";
+    case CHOLMOD_INVALID: return "CHOLMOD_INVALID: invalid input";
+    case CHOLMOD_NOT_POSDEF: return "CHOLMOD_NOT_POSDEF: not positive definite";
+    case CHOLMOD_DSMALL: return "CHOLMOD_DSMALL: a tiny diagonal entry";
+    }
+    return "an unknown CHOLMOD status";
+}
+
+const char *pbd_umfpack_status_name(int status)
+{
+    switch (status) {
+    case UMFPACK_OK: return "UMFPACK_OK";
+    case UMFPACK_WARNING_singular_matrix: return "UMFPACK_WARNING_singular_matrix";
+    case UMFPACK_ERROR_out_of_memory: return "UMFPACK_ERROR_out_of_memory: out of memory";
+    case UMFPACK_ERROR_invalid_matrix: return "UMFPACK_ERROR_invalid_matrix";
+    case UMFPACK_ERROR_internal_error: return "UMFPACK_ERROR_internal_error";
+    case UMFPACK_ERROR_ordering_failed: return "UMFPACK_ERROR_ordering_failed";
+    }
+    return "an UMFPACK error";
+}
+
 void newton_linear_free(newton_system *s)
 {
     newton_pool_enter(&s->pool); /* SuiteSparse's blocks go back to the pool, then all of it */
@@ -78,12 +105,15 @@ static pbd_status analyze_umfpack(newton_system *s, size_t *bytes)
     double control[UMFPACK_CONTROL], info[UMFPACK_INFO];
     umfpack_di_defaults(control);
     if (s->umf_symbolic) return PBD_OK;
+    const char *was = pbd_running_set("an UMFPACK analysis, which has no interrupt callback");
     int status = umfpack_di_symbolic(s->N, s->N, s->Ap, s->Ai, s->Ax, &s->umf_symbolic, control,
                                      info);
+    pbd_running_set(was);
     if (status != UMFPACK_OK)
         return pbd_error(status == UMFPACK_ERROR_out_of_memory ? PBD_ENOMEM : PBD_ENUMERIC,
-                         "newton: UMFPACK symbolic analysis failed (status %d) on %d "
-                         "unknowns, %ld nonzeros", status, s->N, s->nnz);
+                         "newton: UMFPACK symbolic analysis failed (status %d, %s) on %d "
+                         "unknowns, %ld nonzeros", status, pbd_umfpack_status_name(status), s->N,
+                         s->nnz);
     if (bytes)
         *bytes = (size_t)(info[UMFPACK_PEAK_MEMORY_ESTIMATE] * info[UMFPACK_SIZE_OF_UNIT]);
     return PBD_OK;
@@ -97,13 +127,15 @@ static pbd_status solve_umfpack(newton_system *s, int iteration)
     pbd_status st = analyze_umfpack(s, NULL);
     if (st != PBD_OK) return st;
     if (s->umf_numeric) umfpack_di_free_numeric(&s->umf_numeric);
+    const char *was = pbd_running_set("an UMFPACK factorisation, which has no interrupt callback");
     status = umfpack_di_numeric(s->Ap, s->Ai, s->Ax, s->umf_symbolic, &s->umf_numeric, control,
                                 info);
+    pbd_running_set(was);
     if (status == UMFPACK_WARNING_singular_matrix) return singular(s, "UMFPACK", iteration);
     if (status != UMFPACK_OK)
         return pbd_error(status == UMFPACK_ERROR_out_of_memory ? PBD_ENOMEM : PBD_ENUMERIC,
-                         "newton: iteration %d: UMFPACK factorisation failed (status %d)",
-                         iteration, status);
+                         "newton: iteration %d: UMFPACK factorisation failed (status %d, %s)",
+                         iteration, status, pbd_umfpack_status_name(status));
     size_t bytes = (size_t)(info[UMFPACK_PEAK_MEMORY] * info[UMFPACK_SIZE_OF_UNIT]);
     status = umfpack_di_solve(UMFPACK_A, s->Ap, s->Ai, s->Ax, s->sol, s->rhs, s->umf_numeric,
                               control, info);
@@ -165,7 +197,11 @@ static pbd_status analyze_cholmod(newton_system *s, int ldl, cholmod_factor **L)
         cholmod_start(cc);
         cc->print = 0; /* failures reach the user as one pbd_error line */
         cc->error_handler = NULL;
-        cc->nmethods = 3; /* the least fill of AMD, METIS and nested dissection */
+        /* the less fill of AMD and CHOLMOD's nested dissection (NESDIS, on METIS's
+         * bisector); not METIS_NodeND, which traps SIGTERM with a handler of its own that
+         * longjmps out of wherever it lands (malloc included) and loses the signal */
+        cc->nmethods = 3; /* method[0] is the given ordering: none */
+        cc->method[2].ordering = CHOLMOD_NESDIS;
     }
     /* supernodal LLᵀ is the fast one (100² cloth with bending: ~35 % less time than LDLᵀ);
      * LDLᵀ without pivoting also takes the mildly indefinite Schur complements (the 64²
@@ -175,11 +211,13 @@ static pbd_status analyze_cholmod(newton_system *s, int ldl, cholmod_factor **L)
     void **slot = ldl ? &s->chol_ldl : &s->chol_llt;
     if (!*slot) {
         cholmod_sparse A = cholmod_matrix(s);
+        const char *was = pbd_running_set("a CHOLMOD ordering, which has no interrupt callback");
         *slot = cholmod_analyze(&A, cc);
+        pbd_running_set(was);
         if (!*slot)
             return pbd_error(cc->status == CHOLMOD_OUT_OF_MEMORY ? PBD_ENOMEM : PBD_ENUMERIC,
-                             "newton: CHOLMOD analysis failed (status %d) on %d unknowns",
-                             cc->status, s->N);
+                             "newton: CHOLMOD analysis failed (status %d, %s) on %d unknowns",
+                             cc->status, pbd_cholmod_status_name(cc->status), s->N);
     }
     *L = *slot;
     return PBD_OK;
@@ -189,7 +227,9 @@ static pbd_status analyze_cholmod(newton_system *s, int ldl, cholmod_factor **L)
 static void factorize(cholmod_sparse *A, cholmod_factor *L, cholmod_common *cc)
 {
     pbd_blas_saved saved = pbd_blas_begin(pbd_blas_threads(), 1);
+    const char *was = pbd_running_set("a CHOLMOD factorisation, which has no interrupt callback");
     cholmod_factorize(A, L, cc);
+    pbd_running_set(was);
     pbd_blas_end(saved);
 }
 
@@ -204,9 +244,8 @@ static int solve_cholmod(newton_system *s, int ldl, int iteration, pbd_status *s
     if (cc->status == CHOLMOD_NOT_POSDEF) return 1;
     if (cc->status != CHOLMOD_OK) {
         *st = pbd_error(cc->status == CHOLMOD_OUT_OF_MEMORY ? PBD_ENOMEM : PBD_ENUMERIC,
-                        "newton: iteration %d: CHOLMOD factorisation failed (status %d%s)",
-                        iteration, cc->status,
-                        cc->status == CHOLMOD_OUT_OF_MEMORY ? ": out of memory" : "");
+                        "newton: iteration %d: CHOLMOD factorisation failed (status %d, %s)",
+                        iteration, cc->status, pbd_cholmod_status_name(cc->status));
         return 0;
     }
     cholmod_dense b = {.nrow = (size_t)s->N, .ncol = 1, .nzmax = (size_t)s->N,
@@ -317,8 +356,8 @@ static int factorise_slot(newton_system *s, int k, int iteration, pbd_status *st
         }
         if (cc->status != CHOLMOD_NOT_POSDEF) {
             *st = pbd_error(cc->status == CHOLMOD_OUT_OF_MEMORY ? PBD_ENOMEM : PBD_ENUMERIC,
-                            "newton: iteration %d: CHOLMOD factorisation failed (status %d)",
-                            iteration, cc->status);
+                            "newton: iteration %d: CHOLMOD factorisation failed (status %d, %s)",
+                            iteration, cc->status, pbd_cholmod_status_name(cc->status));
             return -1;
         }
         s->pre_of_p[k] = 1;

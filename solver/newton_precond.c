@@ -212,7 +212,9 @@ pbd_status newton_precond_check(newton_system *s, int slot, double *rel_double,
     newton_pool_leave();
     pbd_status st = PBD_OK;
     if (!solved) {
-        st = pbd_error(PBD_ENUMERIC, "newton: CHOLMOD's solve failed (status %d)", cc->status);
+        st = pbd_error(cc->status == CHOLMOD_OUT_OF_MEMORY ? PBD_ENOMEM : PBD_ENUMERIC,
+                       "newton: CHOLMOD's solve failed (status %d, %s)", cc->status,
+                       pbd_cholmod_status_name(cc->status));
     } else {
         const int *perm = L->Perm;
         for (int k = 0; k < n; k++) s->pre_work[k] = v[perm[k]];

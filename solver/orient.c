@@ -131,6 +131,43 @@ int pbd_project_orient_into(const pbd_world *w, pbd_workspace *ws, const pbd_con
     return PBD_EVAL_OK;
 }
 
+int pbd_project_orient_element_into(const pbd_world *w, pbd_workspace *ws,
+                                    const pbd_constraint_set *s, int c, double alpha_scale,
+                                    const double *pos, double *dlambda)
+{
+    enum { MAX_W = 16, MAX_ROWS = PBD_MAX_BLOCK };
+    const pbd_constraint_type *t = s->type;
+    const int nb = t->n_components, no = t->n_orient, np = s->arity - no;
+    const int xpbd = w->def.method == PBD_METHOD_XPBD;
+    const int32_t *idx = s->idx + (size_t)c * s->arity;
+    double wv[MAX_W], at[MAX_ROWS], lam[MAX_ROWS], k[MAX_ROWS];
+    for (int r = 0; r < nb && r < MAX_ROWS; r++) dlambda[r] = 0.0;
+    if (nb < 1 || nb > MAX_ROWS || np + 3 * no > MAX_W || c + nb > s->count)
+        return PBD_EVAL_DEGENERATE;
+    pbd_eval_input in;
+    pbd_gather_ws(w, ws, s, c, pos, &in);
+    for (int j = 0; j < np; j++) wv[j] = ws->w[j];
+    for (int j = 0; j < no; j++)
+        for (int a = 0; a < 3; a++) wv[np + 3 * j + a] = w->inv_inertia[3 * (size_t)idx[np + j] + a];
+    for (int r = 0; r < nb; r++) {
+        at[r] = xpbd ? s->compliance[c + r] * alpha_scale : 0.0;
+        lam[r] = xpbd ? s->lambda[c + r] : 0.0;
+        k[r] = xpbd ? 1.0 : s->k_eff[c + r];
+    }
+    int st = t->project_element(&in, wv, at, lam, k, ws->x, dlambda);
+    if (st != PBD_EVAL_OK) {
+        for (int r = 0; r < nb; r++) dlambda[r] = 0.0;
+        return st;
+    }
+    for (int j = np; j < s->arity; j++) { /* the quaternions back to u; positions: the caller */
+        if (all_fixed(w->inv_inertia + 3 * (size_t)idx[j])) continue;
+        const double *src = ws->x + 3 * np + 4 * (j - np);
+        double *u = w->u + 4 * (size_t)idx[j];
+        for (int a = 0; a < 4; a++) u[a] = src[a];
+    }
+    return PBD_EVAL_OK;
+}
+
 void pbd_orient_forces(pbd_world *w, double h)
 {
     const int scale = w->def.damping == PBD_DAMPING_SCALE;
@@ -194,6 +231,21 @@ pbd_status pbd_orient_check(const pbd_world *w, int after_step)
                              "orientations (rods), found %s: the Jacobi and coloured sweeps "
                              "move particles only (solver/README.md \"Orientations\")",
                              w->def.scheme == PBD_SCHEME_JACOBI ? "jacobi" : "colored");
+        if (w->def.rod_projection == PBD_ROD_CLOSED_FORM)
+            for (int s = 0; s < w->n_sets; s++) { /* an element's rows: consecutive, one stencil */
+                const pbd_constraint_set *set = &w->sets[s];
+                const int nb = set->type->n_components;
+                if (!set->type->project_element) continue;
+                for (int c = 0; c < set->count; c++)
+                    if (set->count % nb != 0 ||
+                        memcmp(set->idx + (size_t)c * set->arity,
+                               set->idx + (size_t)(c - c % nb) * set->arity,
+                               (size_t)set->arity * sizeof *set->idx) != 0)
+                        return pbd_error(PBD_EINVAL, "rod-projection: expected set %d (%s) in "
+                                         "elements of %d rows on one stencil for the closed "
+                                         "form, found %d rows, row %d apart from its element",
+                                         s, set->type->name, nb, set->count, c);
+            }
         return PBD_OK;
     }
     for (int i = 0; i < w->n_orient; i++) {

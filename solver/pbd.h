@@ -44,6 +44,12 @@ pbd_status pbd_last_status(void);
 void pbd_set_stop_flag(const volatile sig_atomic_t *flag);
 /* 1 when the registered flag is set. */
 int pbd_stop_requested(void);
+/* What is running that looks at the flag seldom or never (NULL: nothing such), for a signal
+ * handler's message when the grace time ends it: a text with static storage, e.g. "a CHOLMOD
+ * ordering or factorisation (no interrupt callback)". pbd_running_set returns the previous one
+ * (to be given back). */
+const char *pbd_running_set(const char *what);
+const char *pbd_running(void);
 
 /* ---- solver definition ------------------------------------------------------------- */
 
@@ -68,6 +74,20 @@ typedef enum {
     PBD_VBD_INIT_ADAPTIVE = 3      /* x_t + h v_t + h² ã, ã the previous step's acceleration's
                                     * component along a_ext, clamped to [0, |a_ext|] */
 } pbd_vbd_init;
+/* How PBD/XPBD project the rods' constraints (constraints/README.md "Rods"). */
+typedef enum {
+    PBD_ROD_GENERIC = 0,     /* row by row, the generic projection on SO(3) (Δθ = Δλ W ∇_θC) */
+    PBD_ROD_CLOSED_FORM = 1  /* an element's rows together in the closed form of Kugelstadt &
+                              * Schömer 2016 (Eq. 37, Eq. 40; pbd_constraint_type.project_element) */
+} pbd_rod_projection;
+/* The order of VBD's/AVBD's vertex sweep. */
+typedef enum {
+    PBD_VBD_ORDER_COLOUR = 0, /* colour after colour, each colour in parallel (VBD
+                               * "Parallelization") */
+    PBD_VBD_ORDER_INDEX = 1   /* serial Gauss–Seidel over the free particles 0 .. n−1 (the
+                               * order of a plain serial sweep, for comparing iterate by
+                               * iterate with serial reference code) */
+} pbd_vbd_order;
 /* The Newton reference's linear solver (solver/newton_linear.c; solver/README.md). */
 typedef enum {
     PBD_NEWTON_AUTO = 0,    /* CHOLMOD on the Schur complement, 3 unknowns per free particle:
@@ -104,6 +124,7 @@ typedef struct pbd_solver_def {
     double k_damping;         /* [0, 1] */
     double xpbd_beta;         /* XPBD constraint damping β (XPBD Eq. 26), >= 0; 0 = off */
     int record_iterations;    /* measure residuals after every iteration */
+    pbd_rod_projection rod_projection; /* rods: generic or closed-form (PBD/XPBD) */
     /* performance (solver/README.md "Performance") */
     int kernels;              /* 1: the types' batched kernels where they have them; 0: the
                                * generic projection for every constraint (the reference) */
@@ -125,6 +146,7 @@ typedef struct pbd_solver_def {
     pbd_vbd_init vbd_init;    /* VBD/AVBD initial guess (VBD "Initialization") */
     double vbd_chebyshev_rho; /* VBD/AVBD Chebyshev acceleration's ρ in [0, 1) (VBD Sec. 3.8,
                                * Wang 2015); 0 = off */
+    pbd_vbd_order vbd_order;  /* VBD/AVBD sweep order (colour or index) */
     double vbd_damping;       /* VBD/AVBD damping k_d in s ("Damping"): each energy adds the
                                * force -(k_d/h) ∇²E (x - x_t); 0 = off */
     double avbd_beta;         /* AVBD penalty ramp k <- k + β|C| (AVBD "Hard constraints"),
@@ -437,6 +459,13 @@ void pbd_momentum(const pbd_world *w, const double *pos, const double *vel, doub
 /* XPBD residual ||C + α̃λ||_2 at positions pos with α̃ = α · alpha_scale (alpha_scale =
  * 1/h², h the (sub)step). Inequalities count while violated or while λ != 0. */
 double pbd_world_xpbd_residual(pbd_world *w, const double *pos, double alpha_scale);
+/* The largest particle move of XPBD's first projection from λ = 0 (XPBD Eq. 18:
+ * |Δλ| w_j |∇_jC|, Δλ = −C/(Σ w|∇C|² + α̃), α̃ = α/h²) over the soft equalities (α > 0) at
+ * w->x, in m; *set_out gets its set (−1: none). Where the state is at rest, a move far above
+ * the free fall h²|g| means the rest state holds multipliers λ = −C/α̃ that XPBD rebuilds from
+ * 0 every (sub)step (a constraint with C ≠ 0 at rest: the Stable Neo-Hookean ‖F‖_F), and its
+ * step is then not the implicit step (solver/README.md "Solver variants"). Rods skipped. */
+double pbd_xpbd_restart_move(pbd_world *w, double h, int *set_out);
 
 /* Graph colouring for coloured Gauss–Seidel (solver/colouring.c): greedy, per set, in
  * constraint order, so that no two constraints of one colour share a particle (fixed ones

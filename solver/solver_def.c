@@ -19,6 +19,7 @@ pbd_solver_def pbd_solver_def_default(void)
         .k_damping = 0.0,
         .xpbd_beta = 0.0,
         .record_iterations = 0,
+        .rod_projection = PBD_ROD_GENERIC,
         .kernels = 1,
         .sort_by_colour = 0,
         .measure_every = 1,
@@ -29,6 +30,7 @@ pbd_solver_def pbd_solver_def_default(void)
         .newton_solver = PBD_NEWTON_AUTO,
         .vbd_init = PBD_VBD_INIT_ADAPTIVE,
         .vbd_chebyshev_rho = 0.0,
+        .vbd_order = PBD_VBD_ORDER_COLOUR,
         .vbd_damping = 0.0,
         .avbd_beta = 1e5,
         .avbd_alpha = 0.95,
@@ -79,6 +81,12 @@ pbd_status pbd_solver_def_validate(const pbd_solver_def *d)
     if (!(d->vbd_chebyshev_rho >= 0.0 && d->vbd_chebyshev_rho < 1.0))
         return pbd_error(PBD_EINVAL, "vbd-chebyshev: expected a spectral radius rho in [0, 1), "
                          "found %g", d->vbd_chebyshev_rho);
+    if ((int)d->rod_projection < 0 || d->rod_projection > PBD_ROD_CLOSED_FORM)
+        return pbd_error(PBD_EINVAL, "rod-projection: expected 0 or 1 (generic, closed-form), "
+                         "found %d", (int)d->rod_projection);
+    if ((int)d->vbd_order < 0 || d->vbd_order > PBD_VBD_ORDER_INDEX)
+        return pbd_error(PBD_EINVAL, "vbd-order: expected 0 or 1 (colour, index), found %d",
+                         (int)d->vbd_order);
     if (!(isfinite(d->vbd_damping) && d->vbd_damping >= 0.0))
         return pbd_error(PBD_EINVAL, "vbd-damping: expected a finite number >= 0 (s), found %g",
                          d->vbd_damping);

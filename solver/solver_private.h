@@ -26,6 +26,11 @@ typedef struct {
 pbd_blas_saved pbd_blas_begin(int threads, int serial_regions);
 void pbd_blas_end(pbd_blas_saved saved);
 
+/* CHOLMOD's and UMFPACK's status as words, e.g. "CHOLMOD_OUT_OF_MEMORY: out of memory"
+ * (newton_linear.c). */
+const char *pbd_cholmod_status_name(int status);
+const char *pbd_umfpack_status_name(int status);
+
 /* Stages of Algorithm 1 that live in their own files. */
 void pbd_damp_velocities(pbd_world *w);
 /* One projection sweep over all constraint sets with the scheme of w->def. Returns the

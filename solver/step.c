@@ -300,7 +300,16 @@ pbd_status pbd_step(pbd_world *w)
         return status == PBD_OK ? check_measured(w) : status;
     }
     if (w->def.method >= PBD_METHOD_VBD) { /* the solver families (solver/families.c) */
+        static const char *const sweep[] = {
+            [PBD_METHOD_VBD] = "a --method=vbd iteration, which looks at the stop flag only "
+                               "between iterations",
+            [PBD_METHOD_AVBD] = "a --method=avbd iteration, which looks at the stop flag only "
+                                "between iterations",
+            [PBD_METHOD_PD] = "a --method=pd iteration, which looks at the stop flag only "
+                              "between iterations"};
+        const char *was = pbd_running_set(sweep[w->def.method]);
         status = pbd_family_step_def(w);
+        pbd_running_set(was);
         if (status == PBD_OK) status = check_finite(w, 1);
         if (status == PBD_OK && w->post_step) status = w->post_step(w, w->post_step_user);
         return status == PBD_OK ? check_measured(w) : status;

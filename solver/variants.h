@@ -47,6 +47,15 @@ int pbd_project_orient_into(const pbd_world *w, pbd_workspace *ws, const pbd_con
 /* The orientation stages of the step (solver/orient.c): gyroscopic term and damping (after
  * the external forces), prediction u = q + ½ h ω q normalised, and the update ω = 2 Im(u q̄)/h,
  * q = u (Kugelstadt & Schömer 2016 Algorithm 1); nothing without orientations. */
+/* The closed form of an orientation type's element (pbd_constraint_type.project_element):
+ * rows c .. c + n_components − 1 of s together, ws->x (gathered from pos) and w->u moved,
+ * dlambda per row; def.rod_projection = closed-form (solver/orient.c). */
+int pbd_project_orient_element_into(const pbd_world *w, pbd_workspace *ws,
+                                    const pbd_constraint_set *s, int c, double alpha_scale,
+                                    const double *pos, double *dlambda);
+/* Rows that Gauss–Seidel projects together from row c: an element under the closed form,
+ * else pbd_block_rows. */
+static inline int pbd_rows_at(const pbd_world *w, const pbd_constraint_set *s, int c);
 void pbd_orient_forces(pbd_world *w, double h);
 void pbd_orient_predict(pbd_world *w, double h);
 void pbd_orient_update(pbd_world *w, double h);
@@ -60,6 +69,12 @@ static inline int pbd_block_rows(const pbd_constraint_set *s, int c)
 {
     int b = s->type->block > 1 ? s->type->block : 1;
     return c + b <= s->count ? b : s->count - c;
+}
+static inline int pbd_rows_at(const pbd_world *w, const pbd_constraint_set *s, int c)
+{
+    if (w->def.rod_projection == PBD_ROD_CLOSED_FORM && s->type->project_element)
+        return c + s->type->n_components <= s->count ? s->type->n_components : s->count - c;
+    return pbd_block_rows(s, c);
 }
 /* Project the block of nb rows starting at row c together (solver/project.c): ws->x (gathered
  * from pos) gets the projected positions, dlambda[0 .. nb) each row's Δλ. Returns

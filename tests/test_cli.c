@@ -239,7 +239,8 @@ static int parse_range(const char *text, help_option *o)
     o->lo = strtod(r + 5, &end);
     if (*end != ',') return 0;
     o->hi = strtod(end + 1, &end);
-    return *end == ']';
+    o->hi_open = *end == ')';
+    return *end == ']' || *end == ')';
 }
 
 static int parse_help(const char *help, help_option *out, int max)
@@ -287,7 +288,7 @@ static int outside(const help_option *o, int below, char *buf, size_t size)
         return 1;
     }
     if (!below && o->has_hi) {
-        double v = o->hi + (o->kind == 'N' ? 1.0 : fmax(1.0, fabs(o->hi)));
+        double v = o->hi_open ? o->hi : o->hi + (o->kind == 'N' ? 1.0 : fmax(1.0, fabs(o->hi)));
         snprintf(buf, size, "--%.63s=%.17g", o->name, v);
         return 1;
     }

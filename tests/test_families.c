@@ -1,6 +1,7 @@
 /* The solver families (solver/README.md "Solver families"): VBD, AVBD and Projective
  * Dynamics against closed forms and the Newton reference's implicit step. */
 #include "tests.h"
+#include "solver/families.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -366,6 +367,79 @@ static void test_pd_one_thread(void)
     if (most != 1) fprintf(stderr, "pd_one_thread: %d threads\n", most);
 }
 
+/* The serial sweep written out: VBD's per-vertex solve on the free particles 0 .. n−1. */
+static void serial_index_sweep(pbd_world *w, pbd_family_ws *fw, double h)
+{
+    for (int i = 0; i < w->n; i++)
+        if (w->w[i] > 0.0) pbd_vbd_vertex_update(w, fw, &fw->scratch[0], i, h);
+}
+
+/* A 12-particle chain (α = 1e-6) swinging with random velocities, 4 steps of 3 iterations. */
+static pbd_world *order_chain(pbd_method method, pbd_vbd_order order)
+{
+    pbd_scene_params sp = pbd_scene_params_default();
+    sp.resolution = 12;
+    sp.compliance = 1e-6;
+    pbd_world *w = pbd_scene_chain(&sp);
+    pbd_rng r;
+    pbd_rng_seed(&r, 7);
+    for (int i = 0; i < 3 * w->n; i++) w->v[i] = w->w[i / 3] > 0.0 ? pbd_rng_gaussian(&r) : 0.0;
+    w->def.method = method;
+    w->def.iterations = 3;
+    w->def.vbd_order = order;
+    for (int s = 0; s < 4; s++) CU_ASSERT_EQUAL(pbd_step(w), PBD_OK);
+    return w;
+}
+
+/* --vbd-order=index is the serial Gauss–Seidel sweep over the vertices in index order: bit for
+ * bit the per-vertex solve called on 0 .. n−1 by hand, and not the colour order (a chain's
+ * colouring is even, odd). VBD and AVBD. */
+static void test_vbd_index_order(void)
+{
+    const pbd_method methods[2] = {PBD_METHOD_VBD, PBD_METHOD_AVBD};
+    for (int m = 0; m < 2; m++) {
+        pbd_world *index = order_chain(methods[m], PBD_VBD_ORDER_INDEX);
+        pbd_test_vbd_sweep = serial_index_sweep;
+        pbd_world *hand = order_chain(methods[m], PBD_VBD_ORDER_COLOUR);
+        pbd_test_vbd_sweep = NULL;
+        pbd_world *colour = order_chain(methods[m], PBD_VBD_ORDER_COLOUR);
+        size_t bytes = 3 * (size_t)index->n * sizeof(double);
+        CU_ASSERT_EQUAL(memcmp(index->x, hand->x, bytes), 0);
+        CU_ASSERT_EQUAL(memcmp(index->v, hand->v, bytes), 0);
+        CU_ASSERT(max_dist(index->x, colour->x, 3 * index->n) > 1e-9);
+        pbd_world_free(index);
+        pbd_world_free(hand);
+        pbd_world_free(colour);
+    }
+}
+
+/* AVBD on a stiff soft chain (α = 1e-8 m/N, k* = 1e8 N/m, from rest, one step of 1000
+ * iterations): the default ramp starts at the particles' m/h² and adds β|C| ≈ 1e5 · 1e-4 per
+ * iteration, so k stays orders below k* and the step ends > 1e-3 m from the implicit one;
+ * started at k* (--avbd-k-start=1e8) it ends < 1e-5 m from it (solver/README.md). */
+static void test_avbd_stiff_soft_chain(void)
+{
+    const double k_start[2] = {0.0, 1e8};
+    double d[2];
+    for (int k = 0; k < 2; k++) {
+        pbd_scene_params sp = pbd_scene_params_default();
+        sp.compliance = 1e-8;
+        pbd_world *w = pbd_scene_chain(&sp);
+        w->def.method = PBD_METHOD_AVBD;
+        w->def.iterations = 1000;
+        w->def.avbd_k_start = k_start[k];
+        double *xs = malloc(3 * (size_t)w->n * sizeof *xs);
+        CU_ASSERT_EQUAL_FATAL(pbd_newton_solve(w, 40, 1e-12, xs, NULL, NULL, NULL), PBD_OK);
+        CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
+        d[k] = max_dist(w->x, xs, 3 * w->n);
+        free(xs);
+        pbd_world_free(w);
+    }
+    if (!(d[0] > 1e-3 && d[1] < 1e-5)) printf("\n    default %.3g m, k_start = k* %.3g m", d[0], d[1]);
+    CU_ASSERT(d[0] > 1e-3);
+    CU_ASSERT(d[1] < 1e-5);
+}
+
 void register_families_tests(void)
 {
     CU_pSuite s = CU_add_suite("families", NULL, NULL);
@@ -382,4 +456,6 @@ void register_families_tests(void)
     CU_add_test(s, "init_and_damping", test_init_and_damping);
     CU_add_test(s, "watchdog", test_watchdog);
     CU_add_test(s, "pd_one_thread", test_pd_one_thread);
+    CU_add_test(s, "vbd_index_order", test_vbd_index_order);
+    CU_add_test(s, "avbd_stiff_soft_chain", test_avbd_stiff_soft_chain);
 }

@@ -158,11 +158,13 @@ static void test_solver_options(void)
     refused("chain --vbd-chebyshev=0.5 --method=avbd --avbd-beta=5 --method=xpbd", "vbd-chebyshev");
     refused("chain --method=vbd --compliance=1e-6 --avbd-beta=5", "avbd-beta");
     refused("chain --record-iterations", "record-iterations");
+    refused("chain --method=xpbd --vbd-order=index", "vbd-order");
     /* where they act */
     accepted("chain --scheme=jacobi --sor-omega=1.5");
     accepted("chain --scheme=colored --threads=2 --sort-by-colour=1 --kernels=0");
     accepted("chain --method=vbd --compliance=1e-6 --threads=2 --vbd-chebyshev=0.5");
     accepted("chain --method=avbd --avbd-beta=5 --vbd-init=inertia");
+    accepted("chain --method=vbd --compliance=1e-6 --vbd-order=index");
     accepted("chain --method=xpbd --compliance=1e-6 --xpbd-damping=0.1");
     accepted("chain --damping=scale --k-damping=0.1 --linearize");
     accepted("chain --reference=newton --newton-tol=1e-8 --newton-solver=dense");
@@ -183,10 +185,13 @@ static void test_fluid_and_rod_options(void)
     refused("helix --k-pressure=3", "k-pressure");
     refused("rod --youngs-modulus=1e6", "youngs-modulus");
     refused("rod --method=xpbd --k-bend=0.5", "k-bend");
+    refused("chain --method=xpbd --rod-projection=closed-form", "rod-projection");
+    refused("rod --method=newton --rod-projection=closed-form", "rod-projection");
     accepted("dam_break --resolution=6 --fluid-s-corr=1 --fluid-s-corr-k=0.01 --fluid-epsilon=50");
     accepted("fluid_rest --resolution=6 --method=xpbd --compliance=1e-8");
     accepted("rod --stiffness=0.5 --k-bend=0.1 --rod-radius=0.02 --resolution=6");
     accepted("helix --method=xpbd --youngs-modulus=1e6 --poisson-ratio=0.4");
+    accepted("helix --method=xpbd --rod-projection=closed-form");
 }
 
 /* XPBD with compliance 0 on a fluid is PBF without its relaxation: refused up front, one line
@@ -198,6 +203,22 @@ static void test_fluid_xpbd_without_compliance(void)
     CU_ASSERT_EQUAL(rc, 2);
     CU_ASSERT_EQUAL(test_count_lines(err), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "compliance > 0"));
+}
+
+/* XPBD against the Newton reference on the Stable Neo-Hookean beam (‖F‖_F = √3 at rest: the rest
+ * state holds multipliers λ = −C/α̃ that XPBD rebuilds from 0 every step) is warned about, one
+ * line, exit 0; the StVK beam (C = 0 at rest) is not. */
+static void test_xpbd_restart_warning(void)
+{
+    char err[4096];
+    CU_ASSERT_EQUAL(run("tet_beam --material=neo-hookean --method=xpbd --reference=newton "
+                        "--iterations=5", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(test_count_lines(err), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "warning: --reference=newton: XPBD's first projection"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "(snh_tet)"));
+    CU_ASSERT_EQUAL(run("tet_beam --material=stvk --method=xpbd --reference=newton --iterations=5",
+                        err, sizeof err), 0);
+    CU_ASSERT_EQUAL(test_count_lines(err), 0);
 }
 
 /* pbd-soak ARGS --steps=1 */
@@ -248,4 +269,5 @@ void register_flags_tests(void)
     CU_add_test(s, "fluid_and_rod_options", test_fluid_and_rod_options);
     CU_add_test(s, "fluid_xpbd_without_compliance", test_fluid_xpbd_without_compliance);
     CU_add_test(s, "soak_refusals", test_soak_refusals);
+    CU_add_test(s, "xpbd_restart_warning", test_xpbd_restart_warning);
 }

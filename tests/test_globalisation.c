@@ -426,6 +426,39 @@ static void test_newton_membrane_refused(void)
     pbd_world_free(w);
 }
 
+/* XPBD on the Stable Neo-Hookean beam at rest (solver/README.md "Solver variants"): ‖F‖_F = √3
+ * and det F − γ = −μ/λ at rest, held by multipliers λ = −C/α̃ that XPBD restarts at 0 every
+ * step; at one substep its first projection moves vertices by ~0.3 m (pbd_xpbd_restart_move)
+ * and the step ends > 0.1 m from the implicit step (≈ 3e-3 m of displacement) at 10 and 200
+ * iterations alike; the StVK beam (C = 0 at rest) ends within 1e-3 m of it. */
+static void test_xpbd_snh_restart(void)
+{
+    const char *materials[] = {"neo-hookean", "stvk"};
+    const int iterations[] = {10, 200};
+    for (int m = 0; m < 2; m++)
+        for (int k = 0; k < 2; k++) {
+            pbd_world *w = beam(materials[m], 1e5, 0);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+            w->def.method = PBD_METHOD_XPBD;
+            w->def.iterations = iterations[k];
+            int set = -2;
+            double move = pbd_xpbd_restart_move(w, w->def.dt, &set);
+            double *xs = malloc(3 * (size_t)w->n * sizeof *xs), d = 0.0;
+            CU_ASSERT_EQUAL_FATAL(pbd_newton_solve(w, 40, 1e-12, xs, NULL, NULL, NULL), PBD_OK);
+            CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
+            for (int i = 0; i < 3 * w->n; i++) d = fmax(d, fabs(w->x[i] - xs[i]));
+            if (m == 0) {
+                CU_ASSERT(move > 0.1 && set == 0);
+                CU_ASSERT(d > 0.1);
+            } else {
+                CU_ASSERT(move < 1e-9);
+                CU_ASSERT(d < 1e-3);
+            }
+            free(xs);
+            pbd_world_free(w);
+        }
+}
+
 void register_globalisation_tests(void)
 {
     CU_pSuite s = CU_add_suite("globalisation", NULL, NULL);
@@ -439,4 +472,5 @@ void register_globalisation_tests(void)
     CU_add_test(s, "snh_block_converges_to_eq18", test_snh_block_converges_to_eq18);
     CU_add_test(s, "newton_snh_stiff", test_newton_snh_stiff);
     CU_add_test(s, "newton_membrane_refused", test_newton_membrane_refused);
+    CU_add_test(s, "xpbd_snh_restart", test_xpbd_snh_restart);
 }

@@ -20,7 +20,8 @@
     X(hessian) X(newton_sparse) X(newton_run) X(materials) X(flags) X(log_truths)        \
     X(families) X(fluid) X(integrity) X(globalisation) X(references) X(rods)              \
     X(newton_scale) X(headlines) X(rod_twist) X(headline_slips) X(newton_units)          \
-    X(newton_sheets) X(blas_threads) X(newton_saddle)
+    X(newton_sheets) X(blas_threads) X(defects) X(orient) X(fluid_passes) \
+    X(run_truths) X(rod_closed_form) X(newton_saddle)
 #define PBD_DECLARE_SUITE(area) void register_##area##_tests(void) __attribute__((weak));
 PBD_TEST_SUITES(PBD_DECLARE_SUITE)
 

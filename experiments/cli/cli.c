@@ -23,11 +23,12 @@ static void print_range(FILE *out, const cli_option *o)
     snprintf(lo, sizeof lo, f, o->lo);
     snprintf(hi, sizeof hi, f, o->hi);
     if (has_lo && has_hi)
-        fprintf(out, "%s in %s%s, %s]", what, o->lo_open ? "(" : "[", lo, hi);
+        fprintf(out, "%s in %s%s, %s%s", what, o->lo_open & 1 ? "(" : "[", lo, hi,
+                o->lo_open & 2 ? ")" : "]");
     else if (has_lo)
-        fprintf(out, "%s %s %s", what, o->lo_open ? ">" : ">=", lo);
+        fprintf(out, "%s %s %s", what, o->lo_open & 1 ? ">" : ">=", lo);
     else if (has_hi)
-        fprintf(out, "%s <= %s", what, hi);
+        fprintf(out, "%s %s %s", what, o->lo_open & 2 ? "<" : "<=", hi);
     else
         fprintf(out, "a finite %s", o->kind == CLI_INT ? "integer" : "number");
 }
@@ -69,8 +70,8 @@ static int reject(const char *prog, const cli_option *o, const char *value)
 static int in_range(const cli_option *o, double v)
 {
     if (!isfinite(v)) return 0;
-    if (isfinite(o->lo) && (o->lo_open ? !(v > o->lo) : !(v >= o->lo))) return 0;
-    if (isfinite(o->hi) && !(v <= o->hi)) return 0;
+    if (isfinite(o->lo) && (o->lo_open & 1 ? !(v > o->lo) : !(v >= o->lo))) return 0;
+    if (isfinite(o->hi) && (o->lo_open & 2 ? !(v < o->hi) : !(v <= o->hi))) return 0;
     return 1;
 }
 

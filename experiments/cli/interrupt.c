@@ -108,8 +108,13 @@ static void on_grace(int alarm_sig)
         return;
     }
     int sig = received ? (int)received : SIGTERM;
-    end_now(sig, ": not stopped within the grace time (inside a scene's set-up or a sparse "
-                 "factorisation, which cannot look at the stop flag): stopped at once");
+    const char *what = pbd_running(); /* a static text (solver/stop.c) */
+    say("pbd: ");
+    say(name_of(sig));
+    say(": not stopped within the grace time: inside ");
+    say(what ? what : "work that does not look at the stop flag");
+    say("\n");
+    end_now(sig, ": stopped at once");
     _exit(128 + sig);
 }
 

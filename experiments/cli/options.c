@@ -7,6 +7,8 @@
 static const char *const method_names[] = {"pbd", "xpbd", "newton", "vbd", "avbd", "pd", NULL};
 static const char *const vbd_init_names[] = {"previous", "inertia", "acceleration", "adaptive",
                                              NULL};
+static const char *const rod_projection_names[] = {"generic", "closed-form", NULL};
+static const char *const vbd_order_names[] = {"colour", "index", NULL};
 static const char *const newton_solver_names[] = {"auto", "umfpack", "cholmod", "dense", NULL};
 static const char *const scheme_names[] = {"gauss-seidel", "jacobi", "colored", NULL};
 static const char *const damping_names[] = {"none", "scale", "momentum", NULL};
@@ -36,6 +38,10 @@ int pbd_solver_options(pbd_solver_def *d, cli_option *out)
         {"k-damping", CLI_DOUBLE, &d->k_damping, 0, 1, 0, "damping coefficient", NULL},
         {"xpbd-damping", CLI_DOUBLE, &d->xpbd_beta, 0, INFINITY, 0,
          "XPBD constraint damping beta (XPBD Eq. 26: gamma = alpha beta / dt; 0: off)", NULL},
+        {"rod-projection", CLI_CHOICE, &d->rod_projection, 0, 0, 0,
+         "rods (PBD/XPBD): generic (row by row on SO(3)) or closed-form (an element's rows "
+         "together, Kugelstadt & Schoemer 2016 Eq. 37/40; constraints/README.md \"Rods\")",
+         rod_projection_names},
         {"gravity", CLI_DOUBLE, &d->gravity[1], -1e100, 1e100, 0,
          "vertical gravity component in m/s^2", NULL},
         {"kernels", CLI_INT, &d->kernels, 0, 1, 0,
@@ -63,6 +69,9 @@ int pbd_solver_options(pbd_solver_def *d, cli_option *out)
          "VBD/AVBD initial guess (VBD \"Initialization\")", vbd_init_names},
         {"vbd-chebyshev", CLI_DOUBLE, &d->vbd_chebyshev_rho, 0, 0.999999, 0,
          "VBD/AVBD Chebyshev acceleration rho (VBD Sec. 3.8; 0: off)", NULL},
+        {"vbd-order", CLI_CHOICE, &d->vbd_order, 0, 0, 0,
+         "VBD/AVBD sweep: colour (colour after colour, in parallel; VBD \"Parallelization\") "
+         "or index (serial Gauss-Seidel over the particles 0..n-1)", vbd_order_names},
         {"vbd-damping", CLI_DOUBLE, &d->vbd_damping, 0, 1e100, 0,
          "VBD/AVBD damping k_d in s: force -(k_d/h) Hessian (x - x_t) per energy (0: off)", NULL},
         {"avbd-beta", CLI_DOUBLE, &d->avbd_beta, 0, 1e100, 0,
@@ -142,13 +151,13 @@ int pbd_scene_options(pbd_scene_params *sp, cli_option *out)
          NULL},
         {"fluid-s-corr-n", CLI_DOUBLE, &sp->fluid.s_corr_n, 0, 16, 1, "s_corr's n (paper: 4)",
          NULL},
-        {"fluid-s-corr-dq", CLI_DOUBLE, &sp->fluid.s_corr_dq, 0, 1, 1,
+        {"fluid-s-corr-dq", CLI_DOUBLE, &sp->fluid.s_corr_dq, 0, 1, 3, /* W(h) = 0 */
          "s_corr's |dq| as a fraction of h (paper: 0.1-0.3)", NULL},
         {"fluid-vorticity", CLI_DOUBLE, &sp->fluid.vorticity, 0, 1e6, 0,
          "fluid scenes: vorticity confinement epsilon in m/s (PBF Eq. 16; 0: off)", NULL},
         {"fluid-xsph", CLI_DOUBLE, &sp->fluid.xsph, 0, 1, 0,
          "fluid scenes: XSPH viscosity c (PBF Eq. 17; 0: off)", NULL},
-        {"rod-radius", CLI_DOUBLE, &sp->rod_radius, 0, INFINITY, 1,
+        {"rod-radius", CLI_DOUBLE, &sp->rod_radius, 1e-50, 1e50, 0,
          "rod, helix: radius of the circular cross section in m", NULL},
     };
     int n = (int)(sizeof rows / sizeof rows[0]);

@@ -25,7 +25,7 @@ typedef struct cli_option {
     cli_kind kind;
     void *value;      /* double*, int*, int* (flag / choice) or const char** */
     double lo, hi;
-    int lo_open;
+    int lo_open;      /* 1: lo excluded; 2: hi excluded; 3: both */
     const char *help;
     const char *const *choices;
 } cli_option;

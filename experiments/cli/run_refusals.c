@@ -27,6 +27,13 @@ const char *pbd_run_refusal(pbd_world *w, pbd_solver_def *def, const pbd_solver_
             return why;
         }
     }
+    if (def->rod_projection == PBD_ROD_CLOSED_FORM) {
+        int rods = 0;
+        for (int s = 0; s < w->n_sets; s++) rods |= w->sets[s].type->project_element != NULL;
+        if (!rods)
+            return "--rod-projection: cannot act here: no constraint set of the scene has a "
+                   "closed form (only the rods' rod_stretch_shear and rod_bend_twist do)";
+    }
     if (def->method == PBD_METHOD_NEWTON && def->linearize_stiffness)
         return "--linearize: expected no PBD stiffness linearisation with --method=newton (the "
                "implicit step uses XPBD compliance), found it set";

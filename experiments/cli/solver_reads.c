@@ -34,6 +34,11 @@ const char *pbd_solver_unread(const pbd_solver_def *d, const pbd_solver_context 
                  "--method=%s has its own solve (solver/README.md)", method);
         return why;
     }
+    if (is(option, "rod-projection") && !projections) {
+        snprintf(why, sizeof why, "it chooses how PBD/XPBD project the rods' constraints; "
+                 "--method=%s has its own solve (solver/README.md)", method);
+        return why;
+    }
     if (is(option, "sor-omega") && !(projections && d->scheme == PBD_SCHEME_JACOBI))
         return "it over-relaxes the Jacobi sweep: give --scheme=jacobi (PBD or XPBD)";
     if (is(option, "sort-by-colour") && !(projections && d->scheme == PBD_SCHEME_COLORED_GS))
@@ -58,6 +63,8 @@ const char *pbd_solver_unread(const pbd_solver_def *d, const pbd_solver_context 
         return "it sets VBD's solve: give --method=vbd or avbd";
     if (family(option, "avbd-") && m != PBD_METHOD_AVBD)
         return "it sets AVBD's augmented Lagrangian: give --method=avbd";
+    if (is(option, "watch-residual") && d->measure_every == 0)
+        return "it bounds the measured residuals, and --measure-every=0 measures none";
     if (is(option, "record-iterations") && !ctx->out)
         return "the iterations' residuals go to the run file: give --out";
     return NULL;

@@ -82,20 +82,24 @@ static int write_set_rows(hid_t sg, const pbd_world *w, const pbd_constraint_set
     if (count == 0) return 0;
     int bad = 0;
     hsize_t di[2] = {(hsize_t)count, (hsize_t)set->arity}, dc[1] = {(hsize_t)count};
-    bad |= write_array(sg, "indices", H5T_NATIVE_INT32, 2, di, set->idx, NULL,
+    bad |= write_array(sg, "indices", H5T_NATIVE_INT32, 2, di, set->idx, "1",
                        "particle indices, arity per row") < 0;
     if (set->type->n_rest > 0) {
         hsize_t dr[2] = {(hsize_t)count, (hsize_t)set->type->n_rest};
-        bad |= write_array(sg, "rest", H5T_NATIVE_DOUBLE, 2, dr, set->rest, NULL,
+        bad |= write_array(sg, "rest", H5T_NATIVE_DOUBLE, 2, dr, set->rest,
+                           "mixed: the type's rest layout (constraints/pbd_constraint.h)",
                            "rest values (see the type)") < 0;
     }
     bad |= write_array(sg, "stiffness", H5T_NATIVE_DOUBLE, 1, dc, set->stiffness, "1",
                        "PBD stiffness k") < 0;
-    bad |= write_array(sg, "compliance", H5T_NATIVE_DOUBLE, 1, dc, set->compliance, NULL,
+    char alpha_units[64]; /* U = C²/(2α) (XPBD Eq. 3): α in unit²/J */
+    if (strcmp(unit, "1") == 0) snprintf(alpha_units, sizeof alpha_units, "1/J");
+    else snprintf(alpha_units, sizeof alpha_units, "(%s)^2/J", unit);
+    bad |= write_array(sg, "compliance", H5T_NATIVE_DOUBLE, 1, dc, set->compliance, alpha_units,
                        "XPBD compliance alpha, in unit^2/J of the set's C") < 0;
     if (set->n_aux > 0) {
         hsize_t dx[1] = {(hsize_t)set->n_aux};
-        bad |= write_array(sg, "aux", H5T_NATIVE_INT32, 1, dx, set->aux, NULL,
+        bad |= write_array(sg, "aux", H5T_NATIVE_INT32, 1, dx, set->aux, "1",
                            "per-set topology in local indices") < 0;
     }
     return bad ? -1 : 0;
@@ -230,13 +234,13 @@ static int write_topology(pbd_h5log *log, const pbd_world *w, const int32_t *tri
     if (!bad && n > 0) {
         bad |= write_array(g, "inverse_masses", H5T_NATIVE_DOUBLE, 1, d1, w->w, "1/kg",
                            "inverse mass per particle (0: pinned)") < 0;
-        bad |= write_array(g, "parent", H5T_NATIVE_INT32, 1, d1, parent, NULL,
+        bad |= write_array(g, "parent", H5T_NATIVE_INT32, 1, d1, parent, "1",
                            "the particle each was split off from (tearing), -1 for none") < 0;
     }
     free(parent);
     if (!bad && n_tris > 0) {
         hsize_t dt[2] = {(hsize_t)n_tris, 3};
-        bad |= write_array(g, "triangles", H5T_NATIVE_INT32, 2, dt, tri, NULL,
+        bad |= write_array(g, "triangles", H5T_NATIVE_INT32, 2, dt, tri, "1",
                            "surface triangles, particle indices") < 0;
     }
     hid_t sets = bad ? -1 : H5Gcreate2(g, "sets", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -266,9 +270,12 @@ int log_write_scene(pbd_h5log *log, const pbd_world *w, const pbd_h5log_options 
     int bad = 0, arrays = !(opt && opt->scene_counts_only);
     H5LTset_attribute_int(g, ".", "arrays", &arrays, 1);
     if (w->n > 0 && arrays) {
-        bad |= pbd_h5_write_array(g, "positions", H5T_NATIVE_DOUBLE, 2, d2, w->x) != 0;
-        bad |= pbd_h5_write_array(g, "velocities", H5T_NATIVE_DOUBLE, 2, d2, w->v) != 0;
-        bad |= pbd_h5_write_array(g, "inverse_masses", H5T_NATIVE_DOUBLE, 1, d1, w->w) != 0;
+        bad |= write_array(g, "positions", H5T_NATIVE_DOUBLE, 2, d2, w->x, "m",
+                           "initial positions") < 0;
+        bad |= write_array(g, "velocities", H5T_NATIVE_DOUBLE, 2, d2, w->v, "m/s",
+                           "initial velocities") < 0;
+        bad |= write_array(g, "inverse_masses", H5T_NATIVE_DOUBLE, 1, d1, w->w, "1/kg",
+                           "inverse mass per particle (0: pinned)") < 0;
     }
     if (w->n_orient > 0 && arrays) { /* rods (solver/README.md "Orientations") */
         hsize_t dq[2] = {(hsize_t)w->n_orient, 4}, d3[2] = {(hsize_t)w->n_orient, 3};
@@ -282,7 +289,8 @@ int log_write_scene(pbd_h5log *log, const pbd_world *w, const pbd_h5log_options 
     }
     if (w->n_attach > 0) {
         hsize_t da[1] = {(hsize_t)w->n_attach};
-        bad |= pbd_h5_write_array(g, "attachments", H5T_NATIVE_INT, 1, da, w->attach_idx) != 0;
+        bad |= write_array(g, "attachments", H5T_NATIVE_INT, 1, da, w->attach_idx, "1",
+                           "attached (pinned) particle indices") < 0;
     }
     const int32_t *tri = opt ? opt->triangles : NULL;
     int n_tris = opt && opt->triangles ? opt->n_triangles : 0;
@@ -294,12 +302,14 @@ int log_write_scene(pbd_h5log *log, const pbd_world *w, const pbd_h5log_options 
     }
     if (tri && n_tris > 0 && arrays) {
         hsize_t dt[2] = {(hsize_t)n_tris, 3};
-        bad |= pbd_h5_write_array(g, "triangles", H5T_NATIVE_INT32, 2, dt, tri) != 0;
+        bad |= write_array(g, "triangles", H5T_NATIVE_INT32, 2, dt, tri, "1",
+                           "surface triangles, particle indices") < 0;
         log->n_tris = n_tris;
     }
     if (opt && opt->tets && opt->n_tets > 0 && arrays) {
         hsize_t dt[2] = {(hsize_t)opt->n_tets, 4};
-        bad |= pbd_h5_write_array(g, "tets", H5T_NATIVE_INT32, 2, dt, opt->tets) != 0;
+        bad |= write_array(g, "tets", H5T_NATIVE_INT32, 2, dt, opt->tets, "1",
+                           "tetrahedra, particle indices") < 0;
         log->n_tets = opt->n_tets;
     }
     hid_t sets = H5Gcreate2(g, "sets", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);

@@ -423,10 +423,22 @@ pbd_status pbd_h5log_step(pbd_h5log *log, const pbd_world *w)
         snprintf(what, sizeof what, "the frame of step %ld", log->steps);
         pbd_status st = log_reserve_space(log, log_frame_bytes(log, w), what);
         if (st != PBD_OK) return st;
-        errno = 0;
         log_enter(log); /* flushed when it leaves: see log_enter */
+        /* /series first, up to this step (flushed): a SIGKILL never leaves a frame of a step
+         * /series lacks; the frame and the `frames` attribute saying it is there go into the
+         * same flush */
+        st = log_flush_block(log);
+        if (st != PBD_OK) {
+            log_leave(log);
+            return st;
+        }
+        errno = 0;
         log->dirty = 1;
         int bad = log_write_frame(log, w) != 0;
+        if (!bad) {
+            log->frames_flushed = log->n_frames;
+            bad = log_write_progress(log, 0, NULL) != 0;
+        }
         int err = errno;
         if (bad) log->write_failed = 1;
         log_leave(log);

@@ -107,6 +107,9 @@ int main(int argc, char **argv)
         unread = "frame-velocities", unread_why = "velocities go into the frames: give --frames=N";
     else if (cli_given(&run) && !out_dir)
         unread = "run", unread_why = "it names the file --out writes: give --out";
+    else if (cli_given(&fault_kind) && fault_step == 0)
+        unread = "test-fault", unread_why = "it says what --test-fault-step does: give "
+                                            "--test-fault-step=N";
     else if (cli_given(&every) && quiet)
         unread = "every", unread_why = "--quiet prints only the final line";
     cli_option rows[PBD_MAX_OPTIONS];
@@ -121,7 +124,9 @@ int main(int argc, char **argv)
     }
     pbd_error(PBD_EINPUT, "no reason given");
     pbd_scene_cells cells;
+    pbd_running_set("the scene's set-up, which does not look at the stop flag");
     pbd_world *w = pbd_scene_build(scene, &sp, &cells);
+    pbd_running_set(NULL);
     if (!w) { /* bad input (1), a parameter out of range (2) or out of memory (4) */
         pbd_status why = pbd_last_status();
         fprintf(stderr, "pbd-run: cannot build scene %s: %s\n", scene->name, pbd_last_error());
@@ -138,6 +143,18 @@ int main(int argc, char **argv)
         pbd_scene_cells_free(&cells);
         pbd_world_free(w);
         return 2;
+    }
+    if (reference && def.method == PBD_METHOD_XPBD) { /* a comparison known meaningless */
+        int ws = -1;
+        const double h = def.dt / def.substeps, g = fabs(def.gravity[1]) * h * h;
+        const double move = pbd_xpbd_restart_move(w, h, &ws);
+        if (ws >= 0 && move > 10.0 * g && move > 1e-9)
+            fprintf(stderr, "pbd-run: warning: --reference=newton: XPBD's first projection "
+                    "from lambda = 0 moves set %d (%s) by up to %.3g m (free fall per substep "
+                    "%.3g m): a state that rests on multipliers lambda = -C/alpha~ is rebuilt "
+                    "from 0 every substep and XPBD's step is then not the implicit one "
+                    "(solver/README.md \"Solver variants\"); more substeps shrink it\n",
+                    ws, w->sets[ws].type->name, move, g);
     }
     /* the Newton reference's pattern and symbolic analysis now: a run that would not fit in
      * memory is refused with the estimate before any step (exit status 4) */

@@ -39,6 +39,19 @@ pbd_world *pbd_scene_build(const pbd_scene_entry *e, const pbd_scene_params *sp,
     keep = cells;
     pbd_world *w = e->build(sp);
     keep = NULL;
+    for (int i = 0; w && i < w->n; i++) /* a mass whose inverse overflows: every method alike */
+        if (!isfinite(w->w[i])) {
+            if (w->fluid)
+                pbd_error(PBD_EINVAL, "--fluid-density: expected particles whose inverse masses "
+                          "are finite, found %g kg/m^3: particle %d has 1/m = %g",
+                          sp->fluid.rest_density, i, w->w[i]);
+            else
+                pbd_error(PBD_EINVAL, "--mass: expected a total mass whose particles' inverse "
+                          "masses are finite, found %g kg over %d particles: particle %d has "
+                          "1/m = %g", sp->total_mass, w->n, i, w->w[i]);
+            pbd_world_free(w);
+            w = NULL;
+        }
     if (!w && cells) pbd_scene_cells_free(cells);
     return w;
 }

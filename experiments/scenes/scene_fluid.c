@@ -33,7 +33,8 @@ static pbd_world *fluid_block(const pbd_scene_params *sp, const char *scene, con
     if (scene_inputs(sp, scene, 0, 0) != PBD_OK ||
         scene_material_inputs(sp, scene, 0, 0) != PBD_OK)
         return NULL;
-    int n = sp->resolution > 1 ? sp->resolution : 22;
+    int n = scene_side(sp, scene, 22); /* --resolution=1 refused */
+    if (n < 0) return NULL;
     if ((double)n * n * n > 2e7) {
         pbd_error(PBD_EINVAL, "%s: resolution: expected at most 271 (2e7 particles), found %d",
                   scene, n);

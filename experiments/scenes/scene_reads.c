@@ -97,6 +97,18 @@ const char *pbd_scene_unread(const pbd_scene_entry *e, const pbd_scene_params *s
     if (method == PBD_METHOD_PBD && !reference && strcmp(option, "compliance") == 0)
         return "--method=pbd projects with the stiffness k and reads no compliance (use "
                "--method=xpbd or newton, or --reference=newton, which read it)";
+    /* VBD and PD minimise the energies C²/(2α) (AVBD reads k = 1 as hard where α = 0) */
+    if ((method == PBD_METHOD_VBD || method == PBD_METHOD_PD) && !rod &&
+        strcmp(option, "stiffness") == 0)
+        return method == PBD_METHOD_VBD
+                   ? "--method=vbd minimises the energies C^2/(2 alpha) and reads no stiffness "
+                     "(use --compliance; --stiffness is PBD's)"
+                   : "--method=pd minimises the energies C^2/(2 alpha) and reads no stiffness "
+                     "(use --compliance; --stiffness is PBD's)";
+    if ((method == PBD_METHOD_VBD || method == PBD_METHOD_PD) && !rod &&
+        strcmp(option, "k-bend") == 0 && sp->k_bend > 0.0)
+        return "VBD and PD minimise the bending energy C^2/(2 alpha) and read no bending "
+               "stiffness (use --bend-compliance; --k-bend=0 alone acts: no bending)";
     if (method == PBD_METHOD_XPBD && strcmp(option, "stiffness") == 0)
         return "--method=xpbd projects with the compliance alpha and reads no stiffness (use "
                "--compliance; --stiffness is PBD's)";

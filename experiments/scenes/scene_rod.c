@@ -154,6 +154,17 @@ static pbd_world *scene_rod_world(const pbd_scene_params *sp, const char *scene,
 {
     if (scene_inputs(sp, scene, 0, 0) != PBD_OK || scene_material_inputs(sp, scene, 0, 0) != PBD_OK)
         return NULL;
+    /* the frames, inertias and their inverses take squares and fourth powers of these */
+    if (!(sp->size >= 1e-50 && sp->size <= 1e50)) {
+        pbd_error(PBD_EINVAL, "--size: expected a rod length in [1e-50, 1e50] m, found %g",
+                  sp->size);
+        return NULL;
+    }
+    if (!(sp->total_mass >= 1e-100 && sp->total_mass <= 1e100)) {
+        pbd_error(PBD_EINVAL, "--mass: expected a rod mass in [1e-100, 1e100] kg, found %g",
+                  sp->total_mass);
+        return NULL;
+    }
     r->segments = sp->resolution > 0 ? sp->resolution : default_segments;
     r->length = sp->size;
     r->radius = sp->rod_radius;

@@ -178,6 +178,8 @@ static pbd_status factor(pbd_world *w, pbd_family_ws *fw, pd_state *pd, double h
     cholmod_free_triplet(&T, &pd->cc);
     if (!A) return pbd_error(PBD_ENOMEM, "pd: out of memory for the system matrix");
     if (pd->L) cholmod_free_factor(&pd->L, &pd->cc);
+    const char *was = pbd_running_set("PD's set-up (a CHOLMOD ordering and factorisation, "
+                                      "which have no interrupt callback)");
     pd->L = cholmod_analyze(A, &pd->cc);
     /* the factorisation on the step's threads, the BLAS's and CHOLMOD's own loops included
      * (solver/newton_blas.c, pbd_blas_begin; solver/README.md "The BLAS") */
@@ -185,7 +187,12 @@ static pbd_status factor(pbd_world *w, pbd_family_ws *fw, pd_state *pd, double h
     pbd_blas_saved saved = pbd_blas_begin(threads, 1);
     int ok = pd->L && cholmod_factorize(A, pd->L, &pd->cc) && pd->cc.status == CHOLMOD_OK;
     pbd_blas_end(saved);
+    pbd_running_set(was);
     cholmod_free_sparse(&A, &pd->cc);
+    if (!ok && pd->cc.status == CHOLMOD_OUT_OF_MEMORY)
+        return pbd_error(PBD_ENOMEM, "pd: the system matrix of %d free particles: CHOLMOD's "
+                         "analysis or factorisation ran out of memory (status %d, %s)", pd->nf,
+                         pd->cc.status, pbd_cholmod_status_name(pd->cc.status));
     if (!ok)
         return pbd_error(PBD_ENUMERIC, "pd: the system matrix M/h^2 + sum w S^T A^T A S of %d "
                          "free particles: expected positive definite, CHOLMOD found it is not "
@@ -212,6 +219,7 @@ pbd_status pbd_pd_begin(pbd_world *w, pbd_family_ws *fw, double h)
     cholmod_start(&pd->cc);
     pd->started = 1;
     pd->cc.print = 0;
+    pd->cc.default_nesdis = 1; /* not METIS_NodeND: it traps SIGTERM (newton_linear.c) */
     pbd_status st = pd->nf > 0 ? factor(w, fw, pd, h) : PBD_OK;
     if (st != PBD_OK) return st;
     pd->key = key;
@@ -309,7 +317,9 @@ pbd_status pbd_pd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int threa
     cholmod_dense B = {.nrow = (size_t)nf, .ncol = 3, .nzmax = 3 * (size_t)nf, .d = (size_t)nf,
                        .x = pd->rhs, .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE};
     cholmod_dense *X = cholmod_solve(CHOLMOD_A, pd->L, &B, &pd->cc);
-    if (!X) return pbd_error(PBD_ENOMEM, "pd: CHOLMOD's solve failed (status %d)", pd->cc.status);
+    if (!X)
+        return pbd_error(PBD_ENOMEM, "pd: CHOLMOD's solve failed (status %d, %s)", pd->cc.status,
+                         pbd_cholmod_status_name(pd->cc.status));
     const double *x = X->x;
     for (int i = 0; i < w->n; i++) {
         int f = pd->free_of[i];

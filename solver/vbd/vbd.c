@@ -3,7 +3,8 @@
  *   ∇_iE = (C/α) ∇_iC,   ∇²_iiE = (∇_iC ∇_iCᵀ + C ∇²_iiC)/α.
  * One iteration visits the free particles colour by colour (VBD "Parallelization": the particles of
  * one colour share no constraint, so they are updated in parallel, and the result does not
- * depend on the thread count); particle i takes one Newton step on G with the others fixed
+ * depend on the thread count), or with def.vbd_order = index one after the other in index
+ * order (serial Gauss–Seidel over the vertices); particle i takes one Newton step on G with the others fixed
  * (VBD Sec. 3, the local system):
  *   f_i = −(m_i/h²)(x_i − y_i) − Σ_j ∇_iE_j,   H_i = (m_i/h²) I + Σ_j ∇²_iiE_j,   x_i += H_i⁻¹ f_i,
  * skipped when |det H_i| is below 1e-12 of its scale (VBD: "when |det H_i| < ε we skip the
@@ -41,7 +42,7 @@ static double det3(const double *A)
 }
 
 /* The local Newton step of free particle i on w->p. */
-static void vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int i, double h)
+void pbd_vbd_vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int i, double h)
 {
     const int avbd = w->def.method == PBD_METHOD_AVBD;
     const double kd = w->def.vbd_damping;
@@ -123,15 +124,24 @@ static void chebyshev(pbd_world *w, pbd_family_ws *fw, int it)
     }
 }
 
+void (*pbd_test_vbd_sweep)(pbd_world *w, pbd_family_ws *fw, double h) = NULL;
+
 pbd_status pbd_vbd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int it, int threads)
 {
+    if (pbd_test_vbd_sweep) {
+        pbd_test_vbd_sweep(w, fw, h);
+    } else if (w->def.vbd_order == PBD_VBD_ORDER_INDEX) { /* serial, particles 0 .. n−1 */
+        for (int i = 0; i < w->n; i++)
+            if (w->w[i] > 0.0) pbd_vbd_vertex_update(w, fw, &fw->scratch[0], i, h);
+    } else {
 #pragma omp parallel num_threads(threads) if (threads > 1)
-    {
-        family_scratch *sc = &fw->scratch[omp_get_thread_num()];
-        for (int col = 0; col < fw->n_colours; col++) {
+        {
+            family_scratch *sc = &fw->scratch[omp_get_thread_num()];
+            for (int col = 0; col < fw->n_colours; col++) {
 #pragma omp for schedule(static)
-            for (int q = fw->col_start[col]; q < fw->col_start[col + 1]; q++)
-                vertex_update(w, fw, sc, fw->col_order[q], h);
+                for (int q = fw->col_start[col]; q < fw->col_start[col + 1]; q++)
+                    pbd_vbd_vertex_update(w, fw, sc, fw->col_order[q], h);
+            }
         }
     }
     if (w->def.vbd_chebyshev_rho > 0.0) chebyshev(w, fw, it);
