@@ -64,6 +64,8 @@ void pbd_newton_free(struct pbd_newton_workspace *nw)
     free(nw->gm);
     free(nw->H);
     free(nw->set_stats);
+    free(nw->min_neg);
+    free(nw->min_Hx);
     free(nw);
 }
 
@@ -118,7 +120,8 @@ static pbd_status workspace(pbd_world *w, struct pbd_newton_workspace **out)
     nw->gm = malloc(3 * (size_t)a * sizeof(double));
     nw->H = malloc(9 * (size_t)a * a * sizeof(double));
     nw->set_stats = malloc(3 * (size_t)(w->n_sets > 0 ? w->n_sets : 1) * sizeof(double));
-    if (!nw->free_of || !nw->set_c || !nw->set_g || !nw->xt || !nw->x || !nw->x_try ||
+    nw->min_neg = malloc((n_free > 0 ? (size_t)n_free : 1) * sizeof(double));
+    if (!nw->min_neg ||!nw->free_of || !nw->set_c || !nw->set_g || !nw->xt || !nw->x || !nw->x_try ||
         !nw->lambda || !nw->lambda_try || !nw->alpha_tilde || !nw->C || !nw->denom || !nw->dlambda ||
         !nw->dx || !nw->grad || !nw->r || !nw->xl || !nw->gp || !nw->gm || !nw->H || !nw->set_stats) {
         pbd_newton_free(nw);
@@ -134,7 +137,9 @@ size_t newton_workspace_bytes(const struct pbd_newton_workspace *nw)
     size_t a = (size_t)nw->arity, n3 = 3 * (size_t)nw->n, m = (size_t)nw->m;
     return sizeof *nw + newton_system_bytes(&nw->sys) - nw->sys.factor_bytes +
            sizeof(double) * (3 * n3 + 4 * m + (size_t)nw->n_grad + (size_t)nw->N + n3 + m +
-                             9 * a + 9 * a * a) +
+                             9 * a + 9 * a * a + (size_t)nw->n_free) +
+           /* the minimum check's ∇²G on the system's pattern (newton_minimum.c) */
+           sizeof(double) * (size_t)nw->sys.nnz +
            sizeof(int32_t) * ((size_t)nw->n + 2 * (size_t)(nw->n_sets + 1));
 }
 

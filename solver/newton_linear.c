@@ -233,6 +233,23 @@ static void factorize(cholmod_sparse *A, cholmod_factor *L, cholmod_common *cc)
     pbd_blas_end(saved);
 }
 
+int newton_linear_llt_positive(newton_system *s, double *Hx)
+{
+    if (s->dense || !s->chol_llt || !s->chol_common || s->N == 0) return -1;
+    if (newton_pool_enter(&s->pool) != 0) return -1;
+    cholmod_common *cc = s->chol_common;
+    cc->supernodal = CHOLMOD_SUPERNODAL;
+    cc->final_ll = 1;
+    cholmod_sparse A = cholmod_matrix(s);
+    A.x = Hx;
+    cholmod_factor *L = s->chol_llt;
+    factorize(&A, L, cc);
+    const int r = cc->status == CHOLMOD_OK && L->minor == (size_t)s->N ? 1
+                : cc->status == CHOLMOD_NOT_POSDEF ? 0 : -1;
+    newton_pool_leave();
+    return r;
+}
+
 static int solve_cholmod(newton_system *s, int ldl, int iteration, pbd_status *st)
 {
     cholmod_factor *L;

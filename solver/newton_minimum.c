@@ -11,7 +11,10 @@
  *     ⪰ −s_c I on its particles; positive definite when every free particle's mass exceeds
  *     its s sum (no factorisation: a stretched chain, a cloth whose compressed springs the
  *     mass outweighs);
- *  2. else by CHOLMOD's LLᵀ of H succeeding (Cholesky exists iff H is positive definite).
+ *  2. else by CHOLMOD's LLᵀ of H succeeding (Cholesky exists iff H is positive definite):
+ *     in the Schur form (N = 3 n_free) on the system's own pattern and kept analysis, in its
+ *     pool and on the BLAS's threads (newton_linear.c), so no allocation after the first
+ *     step; in another form on a pattern and analysis of its own.
  * When LLᵀ fails, the simplicial LDLᵀ (no pivoting) of H = P ᵀ L D Lᵀ P gives H's inertia by
  * Sylvester's law (the negative entries of D) and, for the most negative D_k, the direction
  * d = Pᵀ L⁻ᵀ e_k with dᵀ H d = D_k. Its curvature dᵀHd is recomputed by a product with H and
@@ -63,13 +66,136 @@ static int element_block(struct pbd_newton_workspace *nw, const pbd_constraint_s
     return 0;
 }
 
+/* The position of (row, col) in the system's CSC pattern (rows sorted), or -1. */
+static long pattern_at(const newton_system *sys, int row, int col)
+{
+    int lo = sys->Ap[col], hi = sys->Ap[col + 1] - 1;
+    while (lo <= hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (sys->Ai[mid] == row) return mid;
+        if (sys->Ai[mid] < row) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}
+
+/* The elements' blocks at nw->x: into neg (Σ s_c per free particle) when `neg`, into the
+ * triplet's (Ti, Tj, Tx; *k entries) or the system pattern's values Hx (upper triangles;
+ * masses on the diagonal) when given. 0, or 1 when a row's Hessian is undefined or Hx's
+ * pattern misses an entry (nothing proven). */
+static int blocks(pbd_world *w, struct pbd_newton_workspace *nw, double *neg, int *Ti, int *Tj,
+                  double *Tx, size_t *k, double *Hx)
+{
+    double ev[PBD_SYM_EIGEN_MAX], V[PBD_SYM_EIGEN_MAX * PBD_SYM_EIGEN_MAX],
+        E[PBD_SYM_EIGEN_MAX * PBD_SYM_EIGEN_MAX];
+    for (int i = 0; i < w->n; i++) {
+        const int f = nw->free_of[i];
+        for (int q = 0; f >= 0 && q < 3; q++) {
+            const int r = 3 * f + q;
+            if (Tx) Ti[*k] = Tj[*k] = r, Tx[(*k)++] = 1.0 / w->w[i];
+            if (Hx) {
+                const long at = pattern_at(&nw->sys, r, r);
+                if (at < 0) return 1;
+                Hx[at] += 1.0 / w->w[i];
+            }
+        }
+    }
+    for (int s = 0; s < w->n_sets; s++) {
+        const pbd_constraint_set *set = &w->sets[s];
+        const int a = set->arity, n3 = 3 * a;
+        for (int c = 0; c < set->count; c++) {
+            const int r = element_block(nw, set, s, c);
+            if (r == 2) continue;
+            if (r == 1) return 1; /* undefined at a degenerate row: nothing is proven */
+            const int32_t *idx = set->idx + (size_t)c * a;
+            if (neg) {
+                double big = 0.0, s_c = INFINITY;
+                for (int e = 0; e < n3 * n3; e++) big = fmax(big, fabs(nw->H[e]));
+                if (n3 <= PBD_SYM_EIGEN_MAX) {
+                    memcpy(E, nw->H, (size_t)n3 * n3 * sizeof *E);
+                    if (pbd_sym_eigen(n3, E, ev, V) == 0) {
+                        double lo = ev[0];
+                        for (int e = 1; e < n3; e++) lo = fmin(lo, ev[e]);
+                        s_c = fmax(0.0, -lo) + MINIMUM_ROUNDING * n3 * DBL_EPSILON * big;
+                    }
+                }
+                for (int j = 0; j < a; j++)
+                    if (nw->free_of[idx[j]] >= 0) neg[nw->free_of[idx[j]]] += s_c;
+            }
+            if (!Tx && !Hx) continue;
+            for (int j = 0; j < a; j++) {
+                const int fj = nw->free_of[idx[j]];
+                for (int l = 0; fj >= 0 && l < a; l++) {
+                    const int fl = nw->free_of[idx[l]];
+                    for (int p = 0; fl >= 0 && p < 3; p++)
+                        for (int q = 0; q < 3; q++) {
+                            const int row = 3 * fj + p, col = 3 * fl + q;
+                            if (row > col) continue; /* the upper triangle (stype 1) */
+                            const double v = nw->H[(size_t)(3 * j + p) * n3 + 3 * l + q];
+                            if (Tx) Ti[*k] = row, Tj[*k] = col, Tx[(*k)++] = v;
+                            if (Hx) {
+                                const long at = pattern_at(&nw->sys, row, col);
+                                if (at < 0) return 1;
+                                Hx[at] += v;
+                            }
+                        }
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* cholmod_factorize with CHOLMOD's own OpenMP loops serial on the BLAS's threads
+ * (newton_blas.c), as newton_linear.c's */
+static void factorize(cholmod_sparse *A, cholmod_factor *L, cholmod_common *cc)
+{
+    pbd_blas_saved saved = pbd_blas_begin(pbd_blas_threads(), 1);
+    cholmod_factorize(A, L, cc);
+    pbd_blas_end(saved);
+}
+
 int newton_minimum(pbd_world *w, struct pbd_newton_workspace *nw, newton_minimum_report *rep)
 {
     memset(rep, 0, sizeof *rep);
     rep->curvature = NAN;
     const int nf = nw->n_free, n = 3 * nf;
     if (n == 0) return rep->result = PBD_NEWTON_MINIMUM_PROVEN;
-    double *neg = calloc((size_t)nf, sizeof *neg); /* Σ s_c per free particle */
+    newton_system *sys = &nw->sys;
+    if (sys->N == n && !sys->dense && sys->nnz > 0 && nw->min_nnz != sys->nnz) {
+        /* step 2's values, allocated with the step's pattern (no allocation in a later step) */
+        free(nw->min_Hx);
+        nw->min_Hx = malloc((size_t)sys->nnz * sizeof *nw->min_Hx);
+        nw->min_nnz = nw->min_Hx ? sys->nnz : 0;
+    }
+    /* 1. the elements' blocks against the masses: no factorisation, no allocation */
+    double *neg = nw->min_neg;
+    memset(neg, 0, (size_t)nf * sizeof *neg);
+    if (blocks(w, nw, neg, NULL, NULL, NULL, NULL, NULL) != 0)
+        return rep->result = PBD_NEWTON_MINIMUM_UNCHECKED;
+    int blocks_ok = 1;
+    for (int i = 0; i < w->n; i++) {
+        const int f = nw->free_of[i];
+        if (f >= 0 && !(neg[f] < 1.0 / w->w[i])) blocks_ok = 0;
+    }
+    if (blocks_ok) {
+        rep->method = 1;
+        return rep->result = PBD_NEWTON_MINIMUM_PROVEN;
+    }
+    /* 2. LLᵀ on the system's own pattern and kept analysis (the Schur form's N = 3 n_free:
+     * its pattern is the elements' blocks) */
+    if (sys->N == n && !sys->dense && sys->nnz > 0) {
+        if (nw->min_Hx) {
+            memset(nw->min_Hx, 0, (size_t)sys->nnz * sizeof *nw->min_Hx);
+            if (blocks(w, nw, NULL, NULL, NULL, NULL, NULL, nw->min_Hx) == 0 &&
+                newton_linear_llt_positive(sys, nw->min_Hx) == 1) {
+                rep->method = 2; /* LLᵀ exists: positive definite */
+                return rep->result = PBD_NEWTON_MINIMUM_PROVEN;
+            }
+        }
+    }
+    /* 3. H of its own (another form's pattern, or not positive definite): LLᵀ, then its
+     * inertia and a direction of negative curvature by LDLᵀ */
     cholmod_common cc;
     cholmod_start(&cc);
     cc.print = 0; /* a matrix found not positive definite is this check's answer, not an error */
@@ -79,75 +205,13 @@ int newton_minimum(pbd_world *w, struct pbd_newton_workspace *nw, newton_minimum
         nnz_max += (long)w->sets[s].count * 9 * w->sets[s].arity * w->sets[s].arity;
     cholmod_triplet *T = cholmod_allocate_triplet((size_t)n, (size_t)n, (size_t)(3 * nf + nnz_max),
                                                   1, CHOLMOD_REAL, &cc);
-    double ev[PBD_SYM_EIGEN_MAX], V[PBD_SYM_EIGEN_MAX * PBD_SYM_EIGEN_MAX],
-        E[PBD_SYM_EIGEN_MAX * PBD_SYM_EIGEN_MAX];
     int result = PBD_NEWTON_MINIMUM_PROVEN;
-    if (!neg || !T) {
+    size_t k = 0;
+    if (!T || blocks(w, nw, NULL, T->i, T->j, T->x, &k, NULL) != 0) {
         result = PBD_NEWTON_MINIMUM_UNCHECKED;
         goto done;
     }
-    int *Ti = T->i, *Tj = T->j;
-    double *Tx = T->x;
-    size_t k = 0;
-    for (int i = 0; i < w->n; i++) {
-        const int f = nw->free_of[i];
-        if (f < 0) continue;
-        for (int q = 0; q < 3; q++, k++) {
-            Ti[k] = Tj[k] = 3 * f + q;
-            Tx[k] = 1.0 / w->w[i];
-        }
-    }
-    int blocks_ok = 1;
-    for (int s = 0; s < w->n_sets && result == PBD_NEWTON_MINIMUM_PROVEN; s++) {
-        const pbd_constraint_set *set = &w->sets[s];
-        const int a = set->arity, n3 = 3 * a;
-        for (int c = 0; c < set->count; c++) {
-            const int r = element_block(nw, set, s, c);
-            if (r == 2) continue;
-            if (r == 1) { /* undefined at a degenerate row: nothing is proven */
-                result = PBD_NEWTON_MINIMUM_UNCHECKED;
-                break;
-            }
-            const int32_t *idx = set->idx + (size_t)c * a;
-            double big = 0.0, s_c = INFINITY;
-            for (int e = 0; e < n3 * n3; e++) big = fmax(big, fabs(nw->H[e]));
-            if (n3 <= PBD_SYM_EIGEN_MAX) {
-                memcpy(E, nw->H, (size_t)n3 * n3 * sizeof *E);
-                if (pbd_sym_eigen(n3, E, ev, V) == 0) {
-                    double lo = ev[0];
-                    for (int e = 1; e < n3; e++) lo = fmin(lo, ev[e]);
-                    s_c = fmax(0.0, -lo) + MINIMUM_ROUNDING * n3 * DBL_EPSILON * big;
-                }
-            }
-            for (int j = 0; j < a; j++) {
-                const int fj = nw->free_of[idx[j]];
-                if (fj < 0) continue;
-                neg[fj] += s_c;
-                for (int l = 0; l < a; l++) {
-                    const int fl = nw->free_of[idx[l]];
-                    if (fl < 0) continue;
-                    for (int p = 0; p < 3; p++)
-                        for (int q = 0; q < 3; q++) {
-                            const int row = 3 * fj + p, col = 3 * fl + q;
-                            if (row > col) continue; /* the upper triangle (stype 1) */
-                            Ti[k] = row;
-                            Tj[k] = col;
-                            Tx[k++] = nw->H[(size_t)(3 * j + p) * n3 + 3 * l + q];
-                        }
-                }
-            }
-        }
-    }
-    if (result != PBD_NEWTON_MINIMUM_PROVEN) goto done;
     T->nnz = k;
-    for (int i = 0; i < w->n; i++) {
-        const int f = nw->free_of[i];
-        if (f >= 0 && !(neg[f] < 1.0 / w->w[i])) blocks_ok = 0;
-    }
-    if (blocks_ok) {
-        rep->method = 1;
-        goto done;
-    }
     cholmod_sparse *H = cholmod_triplet_to_sparse(T, k, &cc);
     if (!H) {
         result = PBD_NEWTON_MINIMUM_UNCHECKED;
@@ -158,7 +222,7 @@ int newton_minimum(pbd_world *w, struct pbd_newton_workspace *nw, newton_minimum
     cc.postorder = 1;
     cc.supernodal = CHOLMOD_SUPERNODAL; /* always LLᵀ (a simplicial factor would be LDLᵀ) */
     cholmod_factor *L = cholmod_analyze(H, &cc);
-    if (L && cholmod_factorize(H, L, &cc) && cc.status == CHOLMOD_OK && L->minor == (size_t)n) {
+    if (L && (factorize(H, L, &cc), cc.status == CHOLMOD_OK) && L->minor == (size_t)n) {
         rep->method = 2; /* LLᵀ exists: positive definite */
         cholmod_free_factor(&L, &cc);
         cholmod_free_sparse(&H, &cc);
@@ -171,7 +235,7 @@ int newton_minimum(pbd_world *w, struct pbd_newton_workspace *nw, newton_minimum
     cc.final_asis = 1;
     L = cholmod_analyze(H, &cc);
     result = PBD_NEWTON_MINIMUM_MARGINAL;
-    if (L && (cholmod_factorize(H, L, &cc), L->minor == (size_t)n) && !L->is_ll) {
+    if (L && (factorize(H, L, &cc), L->minor == (size_t)n) && !L->is_ll) {
         const int *Lp = L->p;
         const double *Lx = L->x;
         int kmin = -1;
@@ -220,6 +284,5 @@ int newton_minimum(pbd_world *w, struct pbd_newton_workspace *nw, newton_minimum
 done:
     cholmod_free_triplet(&T, &cc);
     cholmod_finish(&cc);
-    free(neg);
     return rep->result = result;
 }

@@ -113,6 +113,9 @@ struct pbd_newton_workspace {
     int rows_potential;         /* 1: compliant single rows in potential form this step, after
                                  * the KKT form stalled from both starts (newton_row_potential) */
     double *xl, *gp, *gm, *H;   /* one constraint: positions, ±gradients, Hessian */
+    double *min_neg;            /* n_free: the minimum check's Σ s_c (newton_minimum.c) */
+    double *min_Hx;             /* sys.nnz: ∇²G on the system's pattern, or NULL */
+    long min_nnz;               /* min_Hx's length */
     newton_system sys;
     size_t estimate_bytes;      /* the last analysis' estimate (also when it was refused) */
     pbd_newton_info info;
@@ -135,6 +138,10 @@ size_t newton_system_bytes(const newton_system *s);
  * prepared solver; CHOLMOD falls back to UMFPACK (sys.used says which) when `fallback`
  * and the matrix is not positive definite. PBD_ENUMERIC with one line when singular. */
 pbd_status newton_linear_solve(newton_system *s, int solver, int fallback, int iteration);
+/* Whether the matrix of sys's pattern with values Hx (upper triangle) is positive definite,
+ * by CHOLMOD's LLᵀ on the kept analysis (in the pool, on the BLAS's threads): 1 it is, 0 it
+ * is not, -1 no kept LLᵀ analysis (dense, UMFPACK) or CHOLMOD failed otherwise. */
+int newton_linear_llt_positive(newton_system *s, double *Hx);
 /* The symbolic analysis alone (kept for the factorisations), with the memory the solve will
  * need estimated from it (s->estimate_bytes, `other` bytes of workspace added) and checked
  * against what is available: PBD_ENOMEM with the estimate when it would not fit. */
