@@ -436,20 +436,16 @@ static pbd_status check_minimum(pbd_world *w, struct pbd_newton_workspace *nw, d
     if (slope > 0.0)
         for (int f = 0; f < 3 * nw->n_free; f++) nw->dx[f] = -nw->dx[f];
     double t = sqrt(8.0 * G_round / fabs(rep.curvature));
-    /* t doubles until G falls beyond its rounding, then on while it keeps falling: the
-     * escape lands where G along d is lowest, not just below the saddle */
-    for (int k = 0; k < 60; k++, t *= 2.0) {
+    for (int k = 0; k < 40 && !(best < G - G_round); k++, t *= 2.0) {
         for (int i = 0; i < 3 * w->n; i++) nw->x_try[i] = nw->x[i];
         for (int i = 0; i < w->n; i++) {
             const int f = nw->free_of[i];
             for (int q = 0; f >= 0 && q < 3; q++) nw->x_try[3 * i + q] += t * nw->dx[3 * f + q];
         }
         for (int c = 0; c < nw->m; c++) nw->lambda_try[c] = nw->lambda[c];
-        const int ok = residual(w, nw, nw->x_try, nw->lambda_try) >= 0.0;
-        const double Gt = ok ? newton_merit(w, nw, nw->x_try) : INFINITY;
+        if (residual(w, nw, nw->x_try, nw->lambda_try) < 0.0) continue;
+        const double Gt = newton_merit(w, nw, nw->x_try);
         if (Gt < best) best = Gt, t_best = t;
-        else if (best < G - G_round) break; /* past the lowest point along d */
-        if (k >= 40 && !(best < G - G_round)) break;
     }
     if (!(best < G - G_round)) {
         /* negative curvature, but no point along it lowers G beyond G's rounding: a minimum
