@@ -155,6 +155,61 @@ static void factorize(cholmod_sparse *A, cholmod_factor *L, cholmod_common *cc)
     pbd_blas_end(saved);
 }
 
+/* H's inertia by its LDLᵀ L (no pivoting; Sylvester's law: D's negative entries) and, for
+ * the most negative D_k, d = Pᵀ L⁻ᵀ e_k into nw->dx with its curvature dᵀHd/|d|² recomputed:
+ * SADDLE beyond its rounding, else MARGINAL. */
+static int inertia(struct pbd_newton_workspace *nw, cholmod_sparse *H, cholmod_factor *L,
+                   cholmod_common *cc, newton_minimum_report *rep)
+{
+    const int n = 3 * nw->n_free;
+    int result = PBD_NEWTON_MINIMUM_MARGINAL;
+    if (L && L->minor == (size_t)n && !L->is_ll) {
+        const int *Lp = L->p;
+        const double *Lx = L->x;
+        int kmin = -1;
+        double dmin = 0.0;
+        for (int j = 0; j < n; j++) {
+            const double d = Lx[Lp[j]];
+            rep->negative_pivots += d < 0.0;
+            if (d < dmin) dmin = d, kmin = j;
+        }
+        cholmod_dense *e = kmin >= 0 ? cholmod_zeros((size_t)n, 1, CHOLMOD_REAL, cc) : NULL;
+        cholmod_dense *y = e ? (((double *)e->x)[kmin] = 1.0, cholmod_solve(CHOLMOD_Lt, L, e, cc))
+                             : NULL;
+        cholmod_dense *d = y ? cholmod_solve(CHOLMOD_Pt, L, y, cc) : NULL;
+        cholmod_dense *Hd = d ? cholmod_zeros((size_t)n, 1, CHOLMOD_REAL, cc) : NULL;
+        cholmod_sparse *Habs = Hd ? cholmod_copy_sparse(H, cc) : NULL;
+        if (Habs) {
+            double one[2] = {1.0, 0.0}, zero[2] = {0.0, 0.0};
+            const double *dx = d->x;
+            cholmod_sdmult(H, 0, one, zero, d, Hd, cc);
+            double q = 0.0, dd = 0.0, qabs = 0.0;
+            for (int i = 0; i < n; i++) q += dx[i] * ((double *)Hd->x)[i], dd += dx[i] * dx[i];
+            double *hx = Habs->x;
+            for (size_t t = 0; t < Habs->nzmax; t++) hx[t] = fabs(hx[t]);
+            for (int i = 0; i < n; i++) ((double *)d->x)[i] = fabs(dx[i]);
+            cholmod_sdmult(Habs, 0, one, zero, d, Hd, cc);
+            for (int i = 0; i < n; i++) qabs += ((double *)d->x)[i] * ((double *)Hd->x)[i];
+            /* d again, with its sign, normalised, into nw->dx */
+            cholmod_free_dense(&d, cc);
+            d = cholmod_solve(CHOLMOD_Pt, L, y, cc);
+            if (d && dd > 0.0) {
+                for (int i = 0; i < n; i++) nw->dx[i] = ((double *)d->x)[i] / sqrt(dd);
+                rep->curvature = q / dd;
+                rep->curvature_rounding = MINIMUM_ROUNDING * DBL_EPSILON * qabs / dd;
+                if (q < -MINIMUM_ROUNDING * DBL_EPSILON * qabs) result = PBD_NEWTON_MINIMUM_SADDLE;
+            }
+        }
+        cholmod_free_sparse(&Habs, cc);
+        cholmod_free_dense(&Hd, cc);
+        cholmod_free_dense(&d, cc);
+        cholmod_free_dense(&y, cc);
+        cholmod_free_dense(&e, cc);
+    }
+    rep->method = 3;
+    return result;
+}
+
 int newton_minimum(pbd_world *w, struct pbd_newton_workspace *nw, newton_minimum_report *rep)
 {
     memset(rep, 0, sizeof *rep);
@@ -187,10 +242,25 @@ int newton_minimum(pbd_world *w, struct pbd_newton_workspace *nw, newton_minimum
     if (sys->N == n && !sys->dense && sys->nnz > 0) {
         if (nw->min_Hx) {
             memset(nw->min_Hx, 0, (size_t)sys->nnz * sizeof *nw->min_Hx);
-            if (blocks(w, nw, NULL, NULL, NULL, NULL, NULL, nw->min_Hx) == 0 &&
-                newton_linear_llt_positive(sys, nw->min_Hx) == 1) {
+            const int r = blocks(w, nw, NULL, NULL, NULL, NULL, NULL, nw->min_Hx) == 0
+                              ? newton_linear_llt_positive(sys, nw->min_Hx) : -1;
+            if (r == 1) {
                 rep->method = 2; /* LLᵀ exists: positive definite */
                 return rep->result = PBD_NEWTON_MINIMUM_PROVEN;
+            }
+            cholmod_factor *L = NULL;
+            if (r == 0 && newton_pool_enter(&sys->pool) == 0) {
+                /* not positive definite: LDLᵀ on the system's kept simplicial analysis */
+                cholmod_sparse H = {
+                    .nrow = (size_t)n, .ncol = (size_t)n, .nzmax = (size_t)sys->nnz,
+                    .p = sys->Ap, .i = sys->Ai, .x = nw->min_Hx, .stype = 1,
+                    .itype = CHOLMOD_INT, .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE,
+                    .sorted = 1, .packed = 1};
+                int result = PBD_NEWTON_MINIMUM_UNCHECKED;
+                if ((L = newton_linear_ldl(sys, nw->min_Hx)) != NULL)
+                    result = inertia(nw, &H, L, sys->chol_common, rep);
+                newton_pool_leave();
+                if (L) return rep->result = result;
             }
         }
     }
@@ -234,51 +304,8 @@ int newton_minimum(pbd_world *w, struct pbd_newton_workspace *nw, newton_minimum
     cc.final_ll = 0;
     cc.final_asis = 1;
     L = cholmod_analyze(H, &cc);
-    result = PBD_NEWTON_MINIMUM_MARGINAL;
-    if (L && (factorize(H, L, &cc), L->minor == (size_t)n) && !L->is_ll) {
-        const int *Lp = L->p;
-        const double *Lx = L->x;
-        int kmin = -1;
-        double dmin = 0.0;
-        for (int j = 0; j < n; j++) {
-            const double d = Lx[Lp[j]];
-            rep->negative_pivots += d < 0.0;
-            if (d < dmin) dmin = d, kmin = j;
-        }
-        cholmod_dense *e = kmin >= 0 ? cholmod_zeros((size_t)n, 1, CHOLMOD_REAL, &cc) : NULL;
-        cholmod_dense *y = e ? (((double *)e->x)[kmin] = 1.0, cholmod_solve(CHOLMOD_Lt, L, e, &cc))
-                             : NULL;
-        cholmod_dense *d = y ? cholmod_solve(CHOLMOD_Pt, L, y, &cc) : NULL;
-        cholmod_dense *Hd = d ? cholmod_zeros((size_t)n, 1, CHOLMOD_REAL, &cc) : NULL;
-        cholmod_sparse *Habs = Hd ? cholmod_copy_sparse(H, &cc) : NULL;
-        if (Habs) {
-            double one[2] = {1.0, 0.0}, zero[2] = {0.0, 0.0};
-            const double *dx = d->x;
-            cholmod_sdmult(H, 0, one, zero, d, Hd, &cc);
-            double q = 0.0, dd = 0.0, qabs = 0.0;
-            for (int i = 0; i < n; i++) q += dx[i] * ((double *)Hd->x)[i], dd += dx[i] * dx[i];
-            double *hx = Habs->x;
-            for (size_t t = 0; t < Habs->nzmax; t++) hx[t] = fabs(hx[t]);
-            for (int i = 0; i < n; i++) ((double *)d->x)[i] = fabs(dx[i]);
-            cholmod_sdmult(Habs, 0, one, zero, d, Hd, &cc);
-            for (int i = 0; i < n; i++) qabs += ((double *)d->x)[i] * ((double *)Hd->x)[i];
-            /* d again, with its sign, normalised, into nw->dx */
-            cholmod_free_dense(&d, &cc);
-            d = cholmod_solve(CHOLMOD_Pt, L, y, &cc);
-            if (d && dd > 0.0) {
-                for (int i = 0; i < n; i++) nw->dx[i] = ((double *)d->x)[i] / sqrt(dd);
-                rep->curvature = q / dd;
-                rep->curvature_rounding = MINIMUM_ROUNDING * DBL_EPSILON * qabs / dd;
-                if (q < -MINIMUM_ROUNDING * DBL_EPSILON * qabs) result = PBD_NEWTON_MINIMUM_SADDLE;
-            }
-        }
-        cholmod_free_sparse(&Habs, &cc);
-        cholmod_free_dense(&Hd, &cc);
-        cholmod_free_dense(&d, &cc);
-        cholmod_free_dense(&y, &cc);
-        cholmod_free_dense(&e, &cc);
-    }
-    rep->method = 3;
+    if (L) factorize(H, L, &cc);
+    result = inertia(nw, H, L, &cc, rep);
     cholmod_free_factor(&L, &cc);
     cholmod_free_sparse(&H, &cc);
 done:

@@ -81,6 +81,7 @@ typedef struct newton_system {
     double norm, norm0;    /* ||(g, h)|| at the iterate and at the start (the forcing term) */
     double norm_prev;      /* ... at the previous iterate (solve_modified) */
     double stop_g;         /* the stop's bound on ||g|| (newton_converged): MINRES' floor */
+    int minimum_check;     /* the minimum check may factorise LDLᵀ on this pattern (estimate) */
     newton_pool *pool;     /* SuiteSparse's memory, recycled (solver/newton_pool.c) */
     void *gsl_J, *gsl_perm, *gsl_rhs, *gsl_sol;
     size_t factor_bytes;   /* the library's peak memory of the last factorisation */
@@ -142,6 +143,9 @@ pbd_status newton_linear_solve(newton_system *s, int solver, int fallback, int i
  * by CHOLMOD's LLᵀ on the kept analysis (in the pool, on the BLAS's threads): 1 it is, 0 it
  * is not, -1 no kept LLᵀ analysis (dense, UMFPACK) or CHOLMOD failed otherwise. */
 int newton_linear_llt_positive(newton_system *s, double *Hx);
+/* The same matrix's simplicial LDLᵀ (no pivoting) on the system's kept analysis
+ * (cholmod_factor *, in sys's chol_common), or NULL; call inside sys's pool. */
+void *newton_linear_ldl(newton_system *s, double *Hx);
 /* The symbolic analysis alone (kept for the factorisations), with the memory the solve will
  * need estimated from it (s->estimate_bytes, `other` bytes of workspace added) and checked
  * against what is available: PBD_ENOMEM with the estimate when it would not fit. */
