@@ -266,6 +266,8 @@ int newton_minimum(pbd_world *w, struct pbd_newton_workspace *nw, newton_minimum
     }
     /* 3. H of its own (another form's pattern, or not positive definite): LLᵀ, then its
      * inertia and a direction of negative curvature by LDLᵀ */
+    /* in the system's pool: the same requests every step, recycled after the first */
+    const int pooled = newton_pool_enter(&sys->pool) == 0;
     cholmod_common cc;
     cholmod_start(&cc);
     cc.print = 0; /* a matrix found not positive definite is this check's answer, not an error */
@@ -311,5 +313,6 @@ int newton_minimum(pbd_world *w, struct pbd_newton_workspace *nw, newton_minimum
 done:
     cholmod_free_triplet(&T, &cc);
     cholmod_finish(&cc);
+    if (pooled) newton_pool_leave();
     return rep->result = result;
 }
