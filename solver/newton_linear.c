@@ -516,40 +516,6 @@ pbd_status newton_linear_solve(newton_system *s, int solver, int fallback, int i
     return st;
 }
 
-/* The memory a Newton solve may use, in bytes: PBD_NEWTON_MEMORY_LIMIT (a number, optionally
- * with k, M or G: powers of 1024) if set, else MemAvailable of /proc/meminfo, else no limit
- * (SIZE_MAX). *source says which. PBD_EINVAL on a malformed limit. */
-static pbd_status memory_limit(size_t *limit, const char **source)
-{
-    const char *env = getenv("PBD_NEWTON_MEMORY_LIMIT");
-    *limit = SIZE_MAX;
-    *source = "no limit known";
-    if (env && *env) {
-        char *end;
-        double v = strtod(env, &end);
-        double unit = *end == 'k' || *end == 'K' ? 1024.0 : *end == 'M' ? 1048576.0
-                    : *end == 'G' ? 1073741824.0 : 1.0;
-        if (unit > 1.0) end++;
-        if (end == env || *end != '\0' || !(v >= 0.0) || v * unit >= 1.8e19)
-            return pbd_error(PBD_EINVAL, "PBD_NEWTON_MEMORY_LIMIT: expected a number of bytes "
-                             "with an optional k, M or G suffix, found '%s'", env);
-        *limit = (size_t)(v * unit);
-        *source = "PBD_NEWTON_MEMORY_LIMIT";
-        return PBD_OK;
-    }
-    FILE *f = fopen("/proc/meminfo", "r");
-    char line[256];
-    unsigned long long kb;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
-            *limit = (size_t)kb * 1024;
-            *source = "MemAvailable in /proc/meminfo";
-            break;
-        }
-    if (f) fclose(f);
-    return PBD_OK;
-}
-
 pbd_status newton_linear_analyze(newton_system *s, int solver, size_t other)
 {
     if (s->estimate_bytes > 0 || s->N == 0) return PBD_OK; /* analysed and checked already */
@@ -604,7 +570,7 @@ pbd_status newton_linear_analyze(newton_system *s, int solver, size_t other)
     s->estimate_bytes = factor + factor / 10 + other;
     size_t limit;
     const char *source;
-    if ((st = memory_limit(&limit, &source)) != PBD_OK) return st;
+    if ((st = pbd_memory_limit(&limit, &source)) != PBD_OK) return st;
     if (s->estimate_bytes > limit)
         return pbd_error(PBD_ENOMEM, "newton: expected the Newton reference to fit in memory, "
                          "found it needs an estimated %.0f MB (%s) with %.0f MB available (%s)",

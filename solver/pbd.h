@@ -508,8 +508,8 @@ pbd_status pbd_family_check(const pbd_world *w);
  * steps (the workspace, the pattern and assembly maps, the factorisation's symbolic
  * analysis), and the memory the steps will need estimated from that analysis (*bytes, may
  * be NULL): PBD_ENOMEM with that number when it exceeds the memory available
- * (PBD_NEWTON_MEMORY_LIMIT in bytes, optionally with k/M/G, else MemAvailable of
- * /proc/meminfo); pbd-run calls it before the first step. The steps check the same. */
+ * (pbd_memory_limit: PBD_MEMORY_LIMIT or PBD_NEWTON_MEMORY_LIMIT in bytes, optionally with
+ * k/M/G, else MemAvailable of /proc/meminfo); pbd-run calls it before the first step. The steps check the same. */
 pbd_status pbd_newton_prepare(pbd_world *w, size_t *bytes);
 /* What the last solve of this world did (zeros before the first). */
 typedef struct pbd_newton_info {
@@ -606,6 +606,31 @@ pbd_status pbd_world_compact(pbd_world *w);
 /* Bytes the world has allocated: particles, sets (by capacity), attachments, workspaces,
  * iteration log, colouring, Jacobi and thread workspaces (not the collision state). */
 size_t pbd_world_bytes(const pbd_world *w);
+/* The memory a run may use, in bytes: PBD_MEMORY_LIMIT, else PBD_NEWTON_MEMORY_LIMIT (the
+ * older name), each a number optionally with k, M or G (powers of 1024), else MemAvailable of
+ * /proc/meminfo, else SIZE_MAX; *source names which. PBD_EINVAL on a malformed limit. */
+pbd_status pbd_memory_limit(size_t *limit, const char **source);
+/* A world's size before it is built (pbd-run's up-front estimate, solver/memory.c). */
+typedef struct pbd_memory_shape {
+    double n;        /* particles */
+    double rows;     /* constraints, summed over the sets */
+    double scalars;  /* their scalar rows (n_components each) */
+    double indices;  /* particle indices, Σ count·arity */
+    double rest;     /* rest values, Σ count·n_rest */
+    double pairs;    /* Σ count·arity² (whole-mesh constraints left out): the systems' entries */
+    double cells;    /* triangle and tet indices the scene keeps (its result file's /scene) */
+    int dim;         /* 2: a curve or surface mesh, 3: a volume (the factors' fill bound) */
+} pbd_memory_shape;
+/* The estimate by part, in bytes (each an upper estimate, solver/README.md "Memory"). */
+typedef struct pbd_memory_estimate {
+    double world, build, method, reference, output, fixed, total;
+    const char *fill; /* the fill bound used for a factor, or "" */
+} pbd_memory_estimate;
+/* The bytes a run of `method` (pbd_method) on a world of this shape will hold at its peak,
+ * `reference` != 0 adding the Newton reference, `out` != 0 the result file with frames
+ * (frame_velocities too). */
+pbd_memory_estimate pbd_memory_estimate_run(const pbd_memory_shape *s, int method,
+                                            int reference, int out, int frame_velocities);
 /* For a sorted set, where[a] (count entries) gets the current index of the constraint added
  * as number a, or -1 when it has been removed since; for an unsorted set where[a] = a. */
 void pbd_set_current_index(const pbd_world *w, int set, int32_t *where);

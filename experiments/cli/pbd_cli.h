@@ -49,7 +49,7 @@ int cli_given(const void *value);
 
 /* Rows for the solver definition's fields and the scene parameters; `out` must hold
  * PBD_MAX_OPTIONS rows. Returns the number written. */
-#define PBD_MAX_OPTIONS 96
+#define PBD_MAX_OPTIONS 128
 struct pbd_scene_params;
 int pbd_solver_options(pbd_solver_def *def, cli_option *out);
 int pbd_scene_options(struct pbd_scene_params *sp, cli_option *out);

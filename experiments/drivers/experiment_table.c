@@ -22,6 +22,7 @@ extern const pbd_experiment pbd_exp_solver_families;
 extern const pbd_experiment pbd_exp_fluid_density;
 extern const pbd_experiment pbd_exp_rod_cantilever;
 extern const pbd_experiment pbd_exp_rod_twist;
+extern const pbd_experiment pbd_exp_contact;
 
 static const pbd_experiment *const experiments[] = {
     &pbd_exp_stiffness_vs_iterations,
@@ -41,6 +42,7 @@ static const pbd_experiment *const experiments[] = {
     &pbd_exp_fluid_density,
     &pbd_exp_rod_cantilever,
     &pbd_exp_rod_twist,
+    &pbd_exp_contact,
     &pbd_exp_scaling,
     &pbd_exp_gradcheck,
 };

@@ -152,6 +152,7 @@ int log_make_series(pbd_h5log *log, const pbd_world *w)
         bad = log->c_newton < 0 || log->c_newton_min < 0;
     }
     if (!bad) bad = log_make_fluid(log, g, w) != 0;
+    if (!bad) bad = log_make_contact(log, g, w) != 0;
     H5Gclose(g);
     log->c_first_extra = log->n_cols;
     int ids[] = {log->c_step, log->c_time, log->c_particles, log->c_lin, log->c_ang,
@@ -383,6 +384,7 @@ pbd_status pbd_h5log_step(pbd_h5log *log, const pbd_world *w)
     if (log->c_newton_min >= 0) put1(log, log->c_newton_min, st->newton_minimum);
     if (st->threads > log->threads_used) log->threads_used = st->threads;
     log_put_fluid(log, w);
+    log_put_contact(log, w);
     for (int s = 0; s < log->n_sets; s++) {
         const pbd_set_stats *ss = &w->sets[s].stats;
         const int ms = m && ss->step == w->step_count;

@@ -74,6 +74,9 @@ struct pbd_h5log {
     int c_newton_min;  /* /series/newton_minimum (method newton), or -1 */
 #define LOG_FLUID_COLUMNS 9
     int c_fluid[LOG_FLUID_COLUMNS]; /* /series/fluid/ (h5log_fluid.c), -1 without a fluid */
+#define LOG_CONTACT_COLUMNS 11
+    int c_contact[LOG_CONTACT_COLUMNS]; /* /series/contact/ (h5log_contact.c), -1 without
+                                         * colliders */
     int threads_used;  /* the most threads a step ran on */
     /* /iterations: per step × (iterations · substeps) */
     int iter_width;
@@ -119,6 +122,10 @@ int log_make_iterations(pbd_h5log *log, const pbd_world *w);
  * one row put per step. */
 int log_make_fluid(pbd_h5log *log, hid_t series, const pbd_world *w);
 void log_put_fluid(pbd_h5log *log, const pbd_world *w);
+/* /series/contact/ when the world has colliders, bodies or cloth triangles (h5log_contact.c):
+ * made with the series, one row put per step. */
+int log_make_contact(pbd_h5log *log, hid_t series, const pbd_world *w);
+void log_put_contact(pbd_h5log *log, const pbd_world *w);
 int log_make_frames(pbd_h5log *log, const pbd_world *w);
 int log_write_frame(pbd_h5log *log, const pbd_world *w);
 void log_free_frames(pbd_h5log *log);

@@ -44,6 +44,8 @@ static const struct {
      "elastica (GSL's ODE solvers)"},
     {"rod_twist", "Cosserat rods (orientations, rod_bend_twist's twist component) and the "
      "torsion of a straight rod (linear twist at rest, the wave speed sqrt(G J/(rho I_p)))"},
+    {"contact", "colliders with Coulomb friction and restitution (solver/collision/) and the "
+     "cloth_ground_slide scene"},
     {"scaling", "Jacobi / coloured Gauss-Seidel with OpenMP threads"},
     {"gradcheck", "the gradient checker (pbd-gradcheck)"},
 };

@@ -8,6 +8,46 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The up-front estimate of what the run will hold (pbd_memory_estimate_run) against the
+ * memory available (pbd_memory_limit): PBD_ENOMEM with one line giving both, by part, and
+ * what to try; PBD_EINVAL for a malformed limit. A scene read from a file is not estimated
+ * here (the Newton reference still estimates from its analysis). */
+static pbd_status memory_check(const pbd_scene_entry *scene, const pbd_scene_params *sp,
+                               int method, int reference, int out, int frame_velocities,
+                               pbd_memory_estimate *mem)
+{
+    pbd_memory_shape shape;
+    if (!pbd_scene_shape(scene, sp, &shape)) return PBD_OK;
+    *mem = pbd_memory_estimate_run(&shape, method, reference, out, frame_velocities);
+    size_t limit;
+    const char *source;
+    if (pbd_memory_limit(&limit, &source) != PBD_OK) {
+        fprintf(stderr, "pbd-run: %s\n", pbd_last_error());
+        return PBD_EINVAL;
+    }
+    if (!(mem->total > (double)limit)) return PBD_OK;
+    const int family = method != PBD_METHOD_PBD && method != PBD_METHOD_XPBD;
+    char parts[512];
+    int k = snprintf(parts, sizeof parts, "world %.0f MB, scene set-up %.0f MB",
+                     mem->world / 1e6, mem->build / 1e6);
+    if (mem->method > 0.0) /* PBD and XPBD: the world's own workspaces */
+        k += snprintf(parts + k, sizeof parts - (size_t)k, ", %s %.0f MB",
+                      pbd_method_name(method), mem->method / 1e6);
+    if (reference)
+        k += snprintf(parts + k, sizeof parts - (size_t)k, ", Newton reference %.0f MB",
+                      mem->reference / 1e6);
+    if (out)
+        k += snprintf(parts + k, sizeof parts - (size_t)k, ", output %.0f MB", mem->output / 1e6);
+    snprintf(parts + k, sizeof parts - (size_t)k, ", fixed %.0f MB%s%s", mem->fixed / 1e6,
+             *mem->fill ? "; " : "", mem->fill);
+    fprintf(stderr, "pbd-run: %s: expected the run to fit in memory, found it needs an "
+            "estimated %.0f MB (%s) with %.0f MB available (%s); try a smaller --resolution%s\n",
+            scene->name, mem->total / 1e6, parts, limit / 1e6, source,
+            reference ? " or no --reference=newton"
+            : family ? " or --method=xpbd (no matrix, no per-vertex blocks)" : "");
+    return PBD_ENOMEM;
+}
+
 int main(int argc, char **argv)
 {
     const pbd_experiment *experiment = argc > 1 ? pbd_experiment_find(argv[1]) : NULL;
@@ -122,6 +162,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "pbd-run: --%s: cannot act here: %s\n", unread, unread_why);
         return 2;
     }
+    /* a run that would not fit in memory is refused before the scene is built (exit 4) */
+    const long rss_start = bench_resident_kb("VmRSS:");
+    pbd_memory_estimate mem = {0};
+    pbd_status mst = memory_check(scene, &sp, def.method, reference, out_dir != NULL,
+                                  frame_velocities, &mem);
+    if (mst != PBD_OK) return pbd_exit_status(mst);
     pbd_error(PBD_EINPUT, "no reason given");
     pbd_scene_cells cells;
     pbd_running_set("the scene's set-up, which does not look at the stop flag");
@@ -246,6 +292,10 @@ int main(int argc, char **argv)
         printf("# newton reference: estimated %.1f MB up front; resident memory %.1f MB before "
                "its set-up, %.1f MB at the peak (VmHWM): %.1f MB more\n", estimate / 1e6,
                rss0 * 1024 / 1e6, hwm * 1024 / 1e6, (hwm - rss0) * 1024 / 1e6);
+    if (mem.total > 0.0 && st == PBD_OK && rss_start > 0 && hwm > 0)
+        printf("# memory: estimated %.1f MB up front; resident memory %.1f MB before the "
+               "scene, %.1f MB at the peak (VmHWM): %.1f MB more\n", mem.total / 1e6,
+               rss_start * 1024 / 1e6, hwm * 1024 / 1e6, (hwm - rss_start) * 1024 / 1e6);
     fflush(stdout);
     if (log && st == PBD_OK) {
         char path[4096];

@@ -38,6 +38,20 @@ typedef struct pbd_scene_params {
      * the box are set by the scene from size and resolution */
     pbd_fluid_def fluid;
     double rod_radius;       /* rod, helix: the circular cross section's radius in m */
+    /* contact scenes (experiments/scenes/scene_contact.c; PBD Sec. 3.4, 4.2, 4.3) */
+    double mu_static, mu_kinetic, restitution; /* every collider's and body's pbd_material */
+    double contact_margin;   /* m (pbd_world_set_contact_margin) */
+    double sphere_radius;    /* cloth_sphere: the fixed sphere's radius in m */
+    int self_collision;      /* cloth_fold: 1 on, 0 off */
+    double thickness;        /* cloth_fold: self-collision thickness h in m; 0: a quarter of
+                              * the mean edge */
+    const char *collider_path; /* --collider: a static mesh collider from an OBJ file */
+    double launch_speed;     /* cloth_ground_slide: initial speed along the ground, m/s */
+    double drop_height;      /* cloth_ground_slide: initial height over the ground, m */
+    double ramp_angle;       /* cloth_ground_slide: the ground's slope in degrees */
+    int body;                /* rigid_coupling: 0 box, 1 sphere */
+    double body_mass, body_size, body_speed; /* kg; half side or radius in m; m/s downward */
+    int pin_corners;         /* rigid_coupling: 1 the cloth's corners held (a hammock) */
 } pbd_scene_params;
 
 pbd_scene_params pbd_scene_params_default(void);
@@ -70,6 +84,23 @@ pbd_world *pbd_scene_tet_beam(const pbd_scene_params *sp);
 pbd_world *pbd_scene_balloon(const pbd_scene_params *sp);
 /* The open cloth bag (PBD Fig. 3): distances and bending, hung from its rim's 4 corners. */
 pbd_world *pbd_scene_cloth_bag(const pbd_scene_params *sp);
+
+/* Contact scenes (experiments/scenes/scene_contact.c): colliders with the material
+ * {mu_static, mu_kinetic, restitution}, a contact margin, the cloth's triangles measured for
+ * self crossings (pbd_world_measure_self_crossings); --collider=FILE.obj adds a static mesh
+ * collider (in cloth_sphere it replaces the sphere).
+ * cloth_sphere: a horizontal cloth falling onto a fixed sphere resting on the ground.
+ * cloth_ground_slide: a cloth lying on the ground (a ramp of ramp_angle degrees, drop_height
+ * above it) launched at launch_speed down the slope (along +x on flat ground).
+ * cloth_fold: a towel over a rail: a horizontal cloth held along its middle row folds down
+ * under gravity, the halves meeting face to face; self collision (thickness) on or off.
+ * rigid_coupling: a rigid box or sphere dropped onto a cloth hammock (corners held, 15 %
+ * slack) or, with pin_corners = 0, onto a free cloth (two-way coupling, PBD Sec. 4.2). */
+pbd_world *pbd_scene_cloth_sphere(const pbd_scene_params *sp);
+pbd_world *pbd_scene_cloth_ground_slide(const pbd_scene_params *sp);
+pbd_world *pbd_scene_cloth_fold(const pbd_scene_params *sp);
+pbd_world *pbd_scene_rigid_coupling(const pbd_scene_params *sp);
+extern const char *const pbd_body_names[]; /* "box", "sphere" */
 
 /* Position Based Fluids (solver/fluid/): a block of resolution³ particles (spacing d =
  * size/resolution, h = 2d, m giving the lattice density ρ0) released in the corner of a box of
@@ -109,6 +140,11 @@ const pbd_scene_entry *pbd_scene_find(const char *name);
  * option when it is given (cli_given), exit status 2. */
 const char *pbd_scene_unread(const pbd_scene_entry *e, const pbd_scene_params *sp, int method,
                              int reference, const char *option);
+
+/* The size of the world e would build with sp, before building it (its particles, rows,
+ * indices, cells; experiments/scenes/scene_memory.c): 1, or 0 when it is known only from
+ * the mesh file (--mesh, --tet) or for a scene it does not know. */
+int pbd_scene_shape(const pbd_scene_entry *e, const pbd_scene_params *sp, pbd_memory_shape *s);
 
 /* ---- Cosserat rods (experiments/scenes/scene_rod.c) --------------------------------- */
 

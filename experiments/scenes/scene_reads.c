@@ -34,6 +34,13 @@ static const struct {
 #define ROD_READS " stiffness resolution size mass k-bend youngs-modulus poisson-ratio rod-radius "
     {"rod", ROD_READS},
     {"helix", ROD_READS},
+#define CONTACT_READS                                                                         \
+    " stiffness compliance resolution size mass diagonal mu-static mu-kinetic restitution "    \
+    "contact-margin collider "
+    {"cloth_sphere", CONTACT_READS "sphere-radius "},
+    {"cloth_ground_slide", CONTACT_READS "launch-speed drop-height ramp-angle "},
+    {"cloth_fold", CONTACT_READS "self-collision thickness "},
+    {"rigid_coupling", CONTACT_READS "body body-mass body-size body-speed pin-corners "},
 };
 
 /* option is one of the words of list (" a b c ") */
@@ -92,6 +99,9 @@ const char *pbd_scene_unread(const pbd_scene_entry *e, const pbd_scene_params *s
     if (rod && method != PBD_METHOD_PBD && in_list(option, " stiffness k-bend "))
         return "under --method=xpbd (and newton) the rod's compliances come from --youngs-modulus, "
                "--poisson-ratio and --rod-radius; --stiffness and --k-bend are PBD's";
+    /* self collision's thickness acts only when it is on */
+    if (strcmp(option, "thickness") == 0 && !sp->self_collision)
+        return "it is self collision's thickness h: give --self-collision=1";
     /* PBD Eq. 8–9 project with k alone (solver/project.c project_pbd); XPBD Eq. 18 with α̃
      * alone (k is read only by shape matching's goal fraction, in no scene of the table) */
     if (method == PBD_METHOD_PBD && !reference && strcmp(option, "compliance") == 0)

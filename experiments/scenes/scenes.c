@@ -32,6 +32,22 @@ pbd_scene_params pbd_scene_params_default(void)
         .long_range_attachments = 0,
         .fluid = pbd_fluid_def_default(),
         .rod_radius = 0.05,
+        .mu_static = 0.5,
+        .mu_kinetic = 0.4,
+        .restitution = 0.0,
+        .contact_margin = 0.03,
+        .sphere_radius = 0.25,
+        .self_collision = 1,
+        .thickness = 0.0,
+        .collider_path = NULL,
+        .launch_speed = 2.0,
+        .drop_height = 0.0,
+        .ramp_angle = 0.0,
+        .body = 0,
+        .body_mass = 1.0,
+        .body_size = 0.1,
+        .body_speed = 0.0,
+        .pin_corners = 1,
     };
     return sp;
 }
@@ -322,6 +338,14 @@ static const pbd_scene_entry scenes[] = {
      "2016)", pbd_scene_rod, 20},
     {"helix", "Cosserat rod with a helical, twisted rest shape hanging from its clamped top",
      pbd_scene_helix, 40},
+    {"cloth_sphere", "horizontal cloth falling onto a fixed sphere on the ground (the drape; "
+     "PBD Sec. 3.4)", pbd_scene_cloth_sphere, 16},
+    {"cloth_ground_slide", "cloth launched along the ground (or a ramp) with Coulomb friction "
+     "and restitution", pbd_scene_cloth_ground_slide, 8},
+    {"cloth_fold", "towel over a rail: a cloth held along its middle row folds onto itself "
+     "(self collision, PBD Sec. 4.3)", pbd_scene_cloth_fold, 16},
+    {"rigid_coupling", "rigid box or sphere dropped onto a cloth hammock or free cloth (two-way "
+     "coupling, PBD Sec. 4.2)", pbd_scene_rigid_coupling, 12},
 };
 
 int pbd_scene_count(void) { return (int)(sizeof scenes / sizeof scenes[0]); }

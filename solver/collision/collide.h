@@ -153,6 +153,14 @@ struct pbd_collision_state {
     int32_t *vcand;          /* n candidates (scratch) */
     int32_t *is_proxy;       /* n: 1 for a rigid body's corner particle */
     pbd_collision_stats stats;
+    /* what the contacts did (pbd_world_contact_stats; contact_measure.c) */
+    pbd_contact_stats cstats;
+    long cstats_step;        /* w->step_count when the accumulating step began */
+    int measure_crossings;
+    int x_cap;               /* particles the crossing buffers hold */
+    double *x_start;         /* x_cap × 3: positions at the substep's start */
+    int32_t *xcand;          /* x_cap */
+    pbd_spatial_hash *xhash; /* of the start positions */
 };
 
 /* The state, created on first use. NULL (with pbd_error) when out of memory. */
@@ -187,6 +195,14 @@ void rigid_omega(const rigid_body *b, const double q[4], double omega[3]);
 
 /* Self collision and rigid corners against the cloth triangles (solver/collision_self.c). */
 void collision_self_generate(pbd_world *w, double h);
+
+/* The contact measures (contact_measure.c): contact_stats_begin at the start of each substep
+ * (a new step resets the sums), contact_stats_end after the friction pass (penetration,
+ * the crossings of the substep from x_start = x - h v taken before it). */
+void contact_stats_begin(pbd_world *w);
+void contact_crossings_start(pbd_world *w, double h);
+void contact_stats_end(pbd_world *w);
+void contact_measure_free(struct pbd_collision_state *cs);
 
 /* Frees the colliders, bodies and the collision workspace (with the world). */
 void collision_free(pbd_world *w);

@@ -27,6 +27,8 @@ struct pbd_collision_state *collision_state(pbd_world *w)
     }
     cs->contact_set = cs->self_set = cs->corner_set = -1;
     cs->stats.contact_set = cs->stats.self_set = cs->stats.corner_set = -1;
+    cs->cstats.penetration_max = cs->cstats.penetration_mean = NAN;
+    cs->cstats.self_crossings = -1;
     w->collision = cs;
     w->collision_stages = &collision_stages;
     return cs;
@@ -56,6 +58,7 @@ void collision_free(pbd_world *w)
     pbd_spatial_hash_free(cs->vhash);
     free(cs->vcand);
     free(cs->is_proxy);
+    contact_measure_free(cs);
     free(cs);
     w->collision = NULL;
 }

@@ -112,6 +112,7 @@ static void generate_collisions(pbd_world *w, double h)
      * corners, a torn vertex): then, and only then, the buffers follow */
     if (cs->n_particles != w->n && collision_reserve(w) != PBD_OK) return;
     reset_sets(w);
+    contact_stats_begin(w);
     if (cs->n_bodies > 0) rigid_predict(w, h);
     if (cs->contact_set >= 0) particle_contacts(w, h);
     collision_self_generate(w, h);
@@ -128,6 +129,8 @@ static void respond(pbd_world *w, const pbd_constraint_set *s, int r, double h)
     int i = s->idx[r];
     double wi = w->w[i];
     if (!(lambda > 0.0) || wi <= 0.0) return;
+    pbd_contact_stats *cst = &cs->cstats;
+    cst->active++;
     const double *n = s->rest + 6 * r + 3;
     const contact_info *ci = &cs->contact[r];
     const pbd_material *mat = &cs->colliders[ci->collider].mat;
@@ -154,7 +157,7 @@ static void respond(pbd_world *w, const pbd_constraint_set *s, int r, double h)
 
     /* (2) Coulomb friction with the substep's normal impulse */
     double Jn = lambda / h + jn;
-    if (!(mat->mu_static > 0.0 || mat->mu_kinetic > 0.0)) return;
+    cst->impulse_normal += Jn;
     if (b) rigid_point_velocity(b, at, vs);
     v3_sub(v, vi, vs);
     vn = v3_dot(v, n);
@@ -162,11 +165,19 @@ static void respond(pbd_world *w, const pbd_constraint_set *s, int r, double h)
     v3_copy(vt, v);
     v3_axpy(vt, -vn, n);
     double speed = v3_norm(vt);
-    if (!(speed > 0.0)) return;
+    int friction = mat->mu_static > 0.0 || mat->mu_kinetic > 0.0;
+    if (!(speed > 0.0) || !friction) {
+        if (speed > 0.0) cst->sliding++;
+        else cst->sticking++;
+        return;
+    }
     double t[3];
     v3_scale(t, vt, 1.0 / speed);
     double j_stick = speed / (wi + (b ? rigid_inv_mass_at(b, at, t) : 0.0));
     double jt = j_stick <= mat->mu_static * Jn ? j_stick : fmin(mat->mu_kinetic * Jn, j_stick);
+    if (jt >= j_stick) cst->sticking++;
+    else cst->sliding++;
+    cst->impulse_tangential += jt;
     /* with the position correction the particle's x × m v changes by (x - Δt v) × m Δv:
      * the body takes the reaction at that point (the lever arm that keeps L exact) */
     double at_f[3];
@@ -221,11 +232,13 @@ static void velocity_update(pbd_world *w, double h)
 {
     struct pbd_collision_state *cs = w->collision;
     if (!cs) return;
+    contact_crossings_start(w, h); /* before restitution changes v: x - h v is the start */
     if (cs->n_bodies > 0) projection_reactions(w, h);
     if (cs->contact_set >= 0) {
         const pbd_constraint_set *s = &w->sets[cs->contact_set];
         for (int r = 0; r < s->count; r++) respond(w, s, r, h);
     }
+    contact_stats_end(w); /* against the bodies' predicted pose, which they now take */
     if (cs->n_bodies > 0) rigid_commit(w);
 }
 

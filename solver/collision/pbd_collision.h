@@ -124,6 +124,36 @@ typedef struct pbd_collision_stats {
 } pbd_collision_stats;
 pbd_collision_stats pbd_world_collision_stats(const pbd_world *w);
 
+/* What the contacts did in the last step (the step's velocityUpdate stages fill it; PBD
+ * Sec. 3.4 for the rows, collision_hooks.c for the friction and restitution model). The
+ * per-row numbers describe the step's last substep; the impulses add up its substeps. */
+typedef struct pbd_contact_stats {
+    long step;             /* the world's step_count after the step described; 0: none yet */
+    int contacts;          /* particle–collider rows (plane_collision) of the last substep */
+    int active;            /* of those, rows whose projection pushed the particle (λ > 0) */
+    int sticking, sliding; /* active rows the friction pass left without tangential relative
+                            * velocity (static friction, or kinetic friction that stopped it;
+                            * a row at tangential rest counts too) / still sliding */
+    double penetration_max, penetration_mean; /* m: max(0, -d) with d the signed distance of
+                            * each row's particle from its collider after the substep; NaN
+                            * when there is no row */
+    double impulse_normal;     /* N s: sum over the substeps and active rows of λ/Δt + j_n */
+    double impulse_tangential; /* N s: sum of the friction impulses j_t */
+    int self_contacts;     /* self_collision rows of the last substep */
+    long self_crossings;   /* vertex–triangle pairs of the cloth triangles whose vertex passed
+                            * through the triangle in a substep, summed over the step; -1 when
+                            * not measured (pbd_world_measure_self_crossings) */
+} pbd_contact_stats;
+pbd_contact_stats pbd_world_contact_stats(const pbd_world *w);
+/* Measure self_crossings from now on (on = 1) against the cloth triangles
+ * (pbd_world_set_cloth_triangles first): every substep, each vertex's path and each
+ * triangle's corners are interpolated linearly in time and the cubic det(b-a, c-a, q-a)(t)
+ * is searched for a sign change with the vertex over the triangle there (PBD Sec. 4.3's
+ * claim that no vertex passes through the cloth, checked apart from the detection). Sized for
+ * the world's particles now (call after adding bodies); costs about one self-collision pass
+ * per substep. */
+pbd_status pbd_world_measure_self_crossings(pbd_world *w, int on);
+
 /* Spatial hash (Teschner et al. 2003; PBD Sec. 4.3): points hashed by their cubic cell of
  * edge cell_size into a table of about 2 × max_points buckets; a box query returns exactly
  * the points inside the box, each once. Building and querying allocate nothing. */

@@ -43,9 +43,10 @@ void pbd_avbd_begin(pbd_world *w, pbd_family_ws *fw, double h)
 {
     const pbd_solver_def *d = &w->def;
     family_scratch *sc = &fw->scratch[0];
-    double m_max_h2 = 1.0 / (h * h);
+    double m_max_h2 = 0.0;
     for (int i = 0; i < w->n; i++)
         if (w->w[i] > 0.0) m_max_h2 = fmax(m_max_h2, 1.0 / (w->w[i] * h * h));
+    if (!(m_max_h2 > 0.0)) m_max_h2 = 1.0 / (h * h); /* no free particle: no force acts */
     for (int s = 0; s < w->n_sets; s++) {
         const pbd_constraint_set *set = &w->sets[s];
         for (int c = 0; c < set->count; c++) {
