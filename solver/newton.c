@@ -28,8 +28,6 @@
 
 /* ||(g, h)||'s rounding floor: this many ε × the root sum of squares of its terms */
 #define NEWTON_ROUNDING 4.0
-/* saddles a step may leave along their negative curvature before it is refused */
-#define NEWTON_ESCAPES 4
 /* Armijo's constant c in G(x + t dx) <= G(x) + c t ∇G·dx (line_search) */
 #define NEWTON_ARMIJO 1e-4
 
@@ -65,6 +63,7 @@ void pbd_newton_free(struct pbd_newton_workspace *nw)
     free(nw->H);
     free(nw->set_stats);
     free(nw->min_neg);
+    free(nw->escape);
     free(nw->min_Hx);
     free(nw);
 }
@@ -106,6 +105,7 @@ static pbd_status workspace(pbd_world *w, struct pbd_newton_workspace **out)
     nw->xt = malloc(n3 * sizeof(double));
     nw->x = malloc(n3 * sizeof(double));
     nw->x_try = malloc(n3 * sizeof(double));
+    nw->escape = malloc(n3 * sizeof(double));
     nw->lambda = malloc(mm * sizeof(double));
     nw->lambda_try = malloc(mm * sizeof(double));
     nw->alpha_tilde = malloc(mm * sizeof(double));
@@ -121,7 +121,8 @@ static pbd_status workspace(pbd_world *w, struct pbd_newton_workspace **out)
     nw->H = malloc(9 * (size_t)a * a * sizeof(double));
     nw->set_stats = malloc(3 * (size_t)(w->n_sets > 0 ? w->n_sets : 1) * sizeof(double));
     nw->min_neg = malloc((n_free > 0 ? (size_t)n_free : 1) * sizeof(double));
-    if (!nw->min_neg ||!nw->free_of || !nw->set_c || !nw->set_g || !nw->xt || !nw->x || !nw->x_try ||
+    if (!nw->min_neg || !nw->escape || !nw->free_of || !nw->set_c || !nw->set_g || !nw->xt ||
+        !nw->x || !nw->x_try ||
         !nw->lambda || !nw->lambda_try || !nw->alpha_tilde || !nw->C || !nw->denom || !nw->dlambda ||
         !nw->dx || !nw->grad || !nw->r || !nw->xl || !nw->gp || !nw->gm || !nw->H || !nw->set_stats) {
         pbd_newton_free(nw);
@@ -136,7 +137,7 @@ size_t newton_workspace_bytes(const struct pbd_newton_workspace *nw)
 {
     size_t a = (size_t)nw->arity, n3 = 3 * (size_t)nw->n, m = (size_t)nw->m;
     return sizeof *nw + newton_system_bytes(&nw->sys) - nw->sys.factor_bytes +
-           sizeof(double) * (3 * n3 + 4 * m + (size_t)nw->n_grad + (size_t)nw->N + n3 + m +
+           sizeof(double) * (4 * n3 + 4 * m + (size_t)nw->n_grad + (size_t)nw->N + n3 + m +
                              9 * a + 9 * a * a + (size_t)nw->n_free) +
            /* the minimum check's ∇²G on the system's pattern (newton_minimum.c) */
            sizeof(double) * (size_t)nw->sys.nnz +
@@ -282,6 +283,13 @@ pbd_status pbd_newton_check(const pbd_world *w)
     return newton_check_world(w, w->def.newton_max_iterations, w->def.newton_tol);
 }
 
+/* The line search descends G (see solve): where G exists and every row is in potential
+ * form, or in the step's second solve, after the first ended at a saddle. */
+static int descend_G(int on_G, int potential, int second)
+{
+    return on_G && (potential || second);
+}
+
 /* Backtracking along (dx, dλ) from the iterate (nw->r, nw->C at it), the full step first:
  * where the step's objective G exists (`on_G`: every row compliant, newton_objective), on G
  * with Armijo's condition G(x + t dx) <= G(x) + c t ∇G·dx, c = NEWTON_ARMIJO (Nocedal &
@@ -420,9 +428,9 @@ pbd_status pbd_newton_prepare(pbd_world *w, size_t *bytes)
  * the most negative one, and G along that direction (a descent probe: G(x + t d) for t
  * doubling from where ½t²|dᵀHd| is 4 × G's rounding). */
 static pbd_status check_minimum(pbd_world *w, struct pbd_newton_workspace *nw, double h,
-                                int may_escape, int *escaped)
+                                int may_retry, int *retry)
 {
-    *escaped = 0;
+    *retry = 0;
     pbd_newton_info *info = &nw->info;
     if (residual(w, nw, nw->x, nw->lambda) < 0.0) return PBD_ENUMERIC;
     const double G = newton_merit(w, nw, nw->x), G_round = fmax(nw->floor_merit, 1e-12 * G);
@@ -436,7 +444,7 @@ static pbd_status check_minimum(pbd_world *w, struct pbd_newton_workspace *nw, d
     if (slope > 0.0)
         for (int f = 0; f < 3 * nw->n_free; f++) nw->dx[f] = -nw->dx[f];
     double t = sqrt(8.0 * G_round / fabs(rep.curvature));
-    for (int k = 0; k < 40 && !(best < G - G_round); k++, t *= 2.0) {
+    for (int k = 0; k < 60; k++, t *= 2.0) {
         for (int i = 0; i < 3 * w->n; i++) nw->x_try[i] = nw->x[i];
         for (int i = 0; i < w->n; i++) {
             const int f = nw->free_of[i];
@@ -446,23 +454,22 @@ static pbd_status check_minimum(pbd_world *w, struct pbd_newton_workspace *nw, d
         if (residual(w, nw, nw->x_try, nw->lambda_try) < 0.0) continue;
         const double Gt = newton_merit(w, nw, nw->x_try);
         if (Gt < best) best = Gt, t_best = t;
+        else if (best < G - G_round) break; /* past the lowest point along d */
     }
     if (!(best < G - G_round)) {
         /* negative curvature, but no point along it lowers G beyond G's rounding: a minimum
-         * to the precision G holds (the hanging cloth's compressed corners: dᵀHd/|d|² of
-         * 1e-4 of m/Δt²), accepted as marginal */
+         * to the precision G holds, accepted as marginal */
         info->minimum = PBD_NEWTON_MINIMUM_MARGINAL;
         return PBD_OK;
     }
-    if (may_escape) {
-        /* the escape: from the probe's point, where G is lower, the iteration goes on with
-         * every row in potential form (its modified direction descends G) */
+    if (may_retry) {
+        /* nw->escape: where G is lowest along d, the start of a later solve */
+        for (int i = 0; i < 3 * w->n; i++) nw->escape[i] = nw->x[i];
         for (int i = 0; i < w->n; i++) {
             const int f = nw->free_of[i];
-            for (int q = 0; f >= 0 && q < 3; q++) nw->x[3 * i + q] += t_best * nw->dx[3 * f + q];
+            for (int q = 0; f >= 0 && q < 3; q++) nw->escape[3 * i + q] += t_best * nw->dx[3 * f + q];
         }
-        nw->rows_potential = 1;
-        *escaped = 1;
+        *retry = 1;
         return PBD_OK;
     }
     char probe[160] = "";
@@ -492,17 +499,24 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
     newton_step_scales(w, nw);
     nw->rows_potential = 0;
     int potential = newton_all_potential(w, nw); /* every row in potential form */
-    const int on_G = newton_objective(w); /* G exists: the line search is on it */
+    /* G exists (every row compliant): the converged point is checked for its minimum. The
+     * line search descends G where every row is in potential form and, once the step has
+     * met a saddle, from there on; else it is on ||(g, h)||, whose KKT steps keep Newton's
+     * quadratic rate on stiff rows (G's Armijo condition would cut them short: the curved
+     * constraint's second-order error, Maratos' effect) */
+    const int on_G = newton_objective(w);
     /* The KKT form's line search on ||(g, h)|| can stall in a local minimum of that norm
      * (Stable Neo-Hookean tet beam, E >= 3e5 Pa at 60 Hz, from x̃): such a step is solved
      * once more from the step's start x instead of x̃ — the same equations, another start
      * (solver/README.md "Newton reference"). */
     int restarted = 0;
+    int second = 0; /* the step solved anew descending G, from x̃ (1) or from the escape (2) */
     double norm, merit;
     nw->sys.krylov_used = nw->sys.direct_only = 0;
     int at_rounding = 0; /* stopped where the Newton step is below the positions' rounding */
 restart:
-    for (int i = 0; i < 3 * w->n; i++) nw->x[i] = restarted ? w->x[i] : nw->xt[i];
+    for (int i = 0; i < 3 * w->n; i++)
+        nw->x[i] = second == 2 ? nw->escape[i] : restarted ? w->x[i] : nw->xt[i];
     for (int c = 0; c < nw->m; c++) nw->lambda[c] = 0.0;
     norm = residual(w, nw, nw->x, nw->lambda);
     if (norm < 0.0) return PBD_ENUMERIC;
@@ -512,8 +526,6 @@ restart:
     if (residuals) residuals[0] = norm;
     record(nw, lg, 0, norm);
     int it = 0, full_step = 0; /* the last iteration took the whole Newton step */
-    int escapes = 0;           /* saddles left along their negative curvature (check_minimum) */
-iterate:
     /* the tolerance relative to the step's scales, or the residual's rounding floor when
      * that is above it (a stiff material: E = 1e11 Pa stvk stalled at 1.9e-9 against an
      * absolute tol 1e-10) */
@@ -542,7 +554,7 @@ iterate:
         }
         int inverted = 0;
         double trial = -1.0;
-        if (on_G && !potential && !(newton_objective_slope(w, nw) < 0.0)) {
+        if (descend_G(on_G, potential, second) && !potential && !(newton_objective_slope(w, nw) < 0.0)) {
             /* modified Newton: the KKT direction is no descent direction of G (the iterate's
              * λ makes the geometric stiffness −λ∇²C indefinite, or δ ≠ 0 tilts the right-hand
              * side away from −∇G). The step goes on from this iterate with every row in its
@@ -558,12 +570,12 @@ iterate:
             continue;
         }
         if (!potential || newton_slope(nw) < 0.0)
-            trial = line_search(w, nw, norm, on_G, potential, &merit, &inverted);
+            trial = line_search(w, nw, norm, descend_G(on_G, potential, second), potential, &merit, &inverted);
         if (trial < 0.0 && nw->exact_potential == 1) {
             nw->exact_potential = 0;
             if (residual(w, nw, nw->x, nw->lambda) < 0.0) return PBD_ENUMERIC; /* the iterate's */
             if ((st = newton_direction(w, nw, it)) != PBD_OK) return st;
-            trial = line_search(w, nw, norm, on_G, potential, &merit, &inverted);
+            trial = line_search(w, nw, norm, descend_G(on_G, potential, second), potential, &merit, &inverted);
         }
         full_step = trial >= 0.0 && info->line_search_halvings == halvings;
         if (trial < 0.0 && nw->sys.krylov_used && !nw->sys.direct_only) {
@@ -577,7 +589,7 @@ iterate:
         if (trial < 0.0)
             return pbd_error(PBD_ENUMERIC, "newton: iteration %d: expected %s to decrease "
                              "along the Newton direction, stalled at ||(g, h)|| = %.3e (tol "
-                             "%.3e)%s", it, on_G ? "the incremental potential" :
+                             "%.3e)%s", it, descend_G(on_G, potential, second) ? "the incremental potential" :
                              "||(g, h)||", norm, tol, inverted ? "; shorter steps were refused "
                              "for turning a tet inside out (J <= 0)"
                              : potential ? "" : KKT_STALL_HINT);
@@ -620,19 +632,21 @@ iterate:
     info->minimum = PBD_NEWTON_MINIMUM_UNCHECKED;
     info->objective = info->curvature = NAN;
     if (!on_G) return PBD_OK;
-    int escaped = 0;
-    st = check_minimum(w, nw, h, escapes < NEWTON_ESCAPES, &escaped);
-    if (!escaped) return st;
-    /* a saddle: on from the point along its negative curvature where G is lower */
-    escapes++;
+    int retry = 0;
+    st = check_minimum(w, nw, h, second < 2, &retry);
+    if (!retry) return st;
+    /* a saddle (G falls along its negative curvature): the step solved anew with every line
+     * search on G, whose descent a saddle cannot stop — from x̃, and if that ends at a saddle
+     * too (one that x̃'s symmetry leads back to), from the point along its negative curvature
+     * where G is lowest; a third saddle is refused (solver/README.md "Newton reference",
+     * "A minimum, not a saddle") */
+    second++;
     info->escapes++;
+    restarted = 0;
+    nw->rows_potential = 0;
     potential = newton_all_potential(w, nw);
-    if ((norm = residual(w, nw, nw->x, nw->lambda)) < 0.0) return PBD_ENUMERIC;
-    merit = newton_merit(w, nw, nw->x);
-    full_step = 0;
     at_rounding = 0;
-    goto iterate;
-    return PBD_OK;
+    goto restart;
 }
 
 void pbd_newton_last_info(pbd_world *w, pbd_newton_info *info)

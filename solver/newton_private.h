@@ -114,6 +114,7 @@ struct pbd_newton_workspace {
     int rows_potential;         /* 1: compliant single rows in potential form this step, after
                                  * the KKT form stalled from both starts (newton_row_potential) */
     double *xl, *gp, *gm, *H;   /* one constraint: positions, ±gradients, Hessian */
+    double *escape;             /* 3n: where G is lowest along a saddle's negative curvature */
     double *min_neg;            /* n_free: the minimum check's Σ s_c (newton_minimum.c) */
     double *min_Hx;             /* sys.nnz: ∇²G on the system's pattern, or NULL */
     long min_nnz;               /* min_Hx's length */

@@ -519,7 +519,7 @@ pbd_status newton_system_assemble(pbd_world *w, struct pbd_newton_workspace *nw)
     s->norm = nw->norm;
     s->norm0 = nw->norm0;
     /* δ = μ Σ w|∇C|², μ = max(1e-10, 1e-4 min(1, ||r|| / ||r_0||)³) (see the top) */
-    double ratio = nw->rel0 > 0.0 ? fmin(1.0, nw->rel / nw->rel0) : 1.0;
+    double ratio = nw->norm0 > 0.0 ? fmin(1.0, nw->norm / nw->norm0) : 1.0;
     const double mu = fmax(NEWTON_REGULARISATION * ratio * ratio * ratio,
                            NEWTON_REGULARISATION_MIN);
     /* threads: the Schur form only (the KKT form's kept rows cross the parts), as many as
