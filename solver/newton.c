@@ -285,6 +285,10 @@ pbd_status pbd_newton_check(const pbd_world *w)
 
 /* The line search descends G (see solve): where G exists and every row is in potential
  * form, or in the step's second solve, after the first ended at a saddle. */
+/* solves of one step after its first (check_minimum): from x̃, then from each saddle along
+ * its negative curvature; G falls from one to the next, so none repeats */
+#define NEWTON_SOLVES 8
+
 static int descend_G(int on_G, int potential, int second)
 {
     return on_G && (potential || second);
@@ -428,7 +432,7 @@ pbd_status pbd_newton_prepare(pbd_world *w, size_t *bytes)
  * the most negative one, and G along that direction (a descent probe: G(x + t d) for t
  * doubling from where ½t²|dᵀHd| is 4 × G's rounding). */
 static pbd_status check_minimum(pbd_world *w, struct pbd_newton_workspace *nw, double h,
-                                int may_retry, int *retry)
+                                double tol, int may_retry, int *retry)
 {
     *retry = 0;
     pbd_newton_info *info = &nw->info;
@@ -444,7 +448,7 @@ static pbd_status check_minimum(pbd_world *w, struct pbd_newton_workspace *nw, d
     if (slope > 0.0)
         for (int f = 0; f < 3 * nw->n_free; f++) nw->dx[f] = -nw->dx[f];
     double t = sqrt(8.0 * G_round / fabs(rep.curvature));
-    for (int k = 0; k < 60; k++, t *= 2.0) {
+    for (int k = 0; k < 60; k++, t *= 2.0) { /* t doubling to G's lowest point along d */
         for (int i = 0; i < 3 * w->n; i++) nw->x_try[i] = nw->x[i];
         for (int i = 0; i < w->n; i++) {
             const int f = nw->free_of[i];
@@ -456,9 +460,13 @@ static pbd_status check_minimum(pbd_world *w, struct pbd_newton_workspace *nw, d
         if (Gt < best) best = Gt, t_best = t;
         else if (best < G - G_round) break; /* past the lowest point along d */
     }
-    if (!(best < G - G_round)) {
-        /* negative curvature, but no point along it lowers G beyond G's rounding: a minimum
-         * to the precision G holds, accepted as marginal */
+    /* what the stop resolves of G: the gradient it accepts, tol S_g, over the step's length
+     * S_x (newton_stop.c) — a saddle that lowers G by less is a minimum to that precision */
+    const double G_stop = fmax(G_round, tol * nw->scale_g * nw->scale_x);
+    if (!(best < G - G_stop)) {
+        /* negative curvature, but no point along it lowers G beyond what the stop resolves
+         * (the hanging cloth's compressed rows, whose buckling lowers G by 1e-8 of it):
+         * accepted as marginal */
         info->minimum = PBD_NEWTON_MINIMUM_MARGINAL;
         return PBD_OK;
     }
@@ -516,7 +524,7 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
     int at_rounding = 0; /* stopped where the Newton step is below the positions' rounding */
 restart:
     for (int i = 0; i < 3 * w->n; i++)
-        nw->x[i] = second == 2 ? nw->escape[i] : restarted ? w->x[i] : nw->xt[i];
+        nw->x[i] = second >= 2 ? nw->escape[i] : restarted ? w->x[i] : nw->xt[i];
     for (int c = 0; c < nw->m; c++) nw->lambda[c] = 0.0;
     norm = residual(w, nw, nw->x, nw->lambda);
     if (norm < 0.0) return PBD_ENUMERIC;
@@ -633,7 +641,7 @@ restart:
     info->objective = info->curvature = NAN;
     if (!on_G) return PBD_OK;
     int retry = 0;
-    st = check_minimum(w, nw, h, second < 2, &retry);
+    st = check_minimum(w, nw, h, tol, second < NEWTON_SOLVES, &retry);
     if (!retry) return st;
     /* a saddle (G falls along its negative curvature): the step solved anew with every line
      * search on G, whose descent a saddle cannot stop — from x̃, and if that ends at a saddle
