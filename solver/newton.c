@@ -427,6 +427,27 @@ pbd_status pbd_newton_prepare(pbd_world *w, size_t *bytes)
     return st;
 }
 
+/* G at x + t d (d in nw->dx) for t = t0, 2t0, 4t0, ... until G rises past its lowest point
+ * beyond G's rounding; a lower G than *best is kept with its t. */
+static void probe_along(pbd_world *w, struct pbd_newton_workspace *nw, double t0, double G,
+                        double G_round, double *best, double *t_best)
+{
+    double low = G;
+    for (int k = 0; k < 60; k++, t0 *= 2.0) {
+        for (int i = 0; i < 3 * w->n; i++) nw->x_try[i] = nw->x[i];
+        for (int i = 0; i < w->n; i++) {
+            const int f = nw->free_of[i];
+            for (int q = 0; f >= 0 && q < 3; q++) nw->x_try[3 * i + q] += t0 * nw->dx[3 * f + q];
+        }
+        for (int c = 0; c < nw->m; c++) nw->lambda_try[c] = nw->lambda[c];
+        if (residual(w, nw, nw->x_try, nw->lambda_try) < 0.0) continue;
+        const double Gt = newton_merit(w, nw, nw->x_try);
+        if (Gt < low) low = Gt;
+        else if (low < G - G_round) break; /* past the lowest point along d */
+        if (Gt < *best) *best = Gt, *t_best = t0;
+    }
+}
+
 /* The converged point checked against a saddle (newton_minimum.c): a minimum of G is
  * accepted, a saddle refused with its evidence — ∇²G's negative pivots, the curvature along
  * the most negative one, and G along that direction (a descent probe: G(x + t d) for t
@@ -444,22 +465,11 @@ static pbd_status check_minimum(pbd_world *w, struct pbd_newton_workspace *nw, d
     if (info->minimum != PBD_NEWTON_MINIMUM_SADDLE) return PBD_OK;
     info->negative_pivots = rep.negative_pivots;
     info->curvature = rep.curvature / (h * h);
-    double slope = newton_objective_slope(w, nw), best = G, t_best = 0.0;
-    if (slope > 0.0)
-        for (int f = 0; f < 3 * nw->n_free; f++) nw->dx[f] = -nw->dx[f];
-    double t = sqrt(8.0 * G_round / fabs(rep.curvature));
-    for (int k = 0; k < 60; k++, t *= 2.0) { /* t doubling to G's lowest point along d */
-        for (int i = 0; i < 3 * w->n; i++) nw->x_try[i] = nw->x[i];
-        for (int i = 0; i < w->n; i++) {
-            const int f = nw->free_of[i];
-            for (int q = 0; f >= 0 && q < 3; q++) nw->x_try[3 * i + q] += t * nw->dx[3 * f + q];
-        }
-        for (int c = 0; c < nw->m; c++) nw->lambda_try[c] = nw->lambda[c];
-        if (residual(w, nw, nw->x_try, nw->lambda_try) < 0.0) continue;
-        const double Gt = newton_merit(w, nw, nw->x_try);
-        if (Gt < best) best = Gt, t_best = t;
-        else if (best < G - G_round) break; /* past the lowest point along d */
-    }
+    /* both ways along d (an asymmetric saddle falls further on one side), t doubling */
+    const double t0 = sqrt(8.0 * G_round / fabs(rep.curvature));
+    double best = G, t_best = 0.0;
+    probe_along(w, nw, t0, G, G_round, &best, &t_best);
+    probe_along(w, nw, -t0, G, G_round, &best, &t_best);
     /* what the stop resolves of G: the gradient it accepts, tol S_g, over the step's length
      * S_x (newton_stop.c) — a saddle that lowers G by less is a minimum to that precision */
     const double G_stop = fmax(G_round, tol * nw->scale_g * nw->scale_x);
@@ -484,11 +494,12 @@ static pbd_status check_minimum(pbd_world *w, struct pbd_newton_workspace *nw, d
     if (best < G - G_round)
         snprintf(probe, sizeof probe, "; along it G falls to %.12g J at %.3e m", best / (h * h),
                  t_best);
-    return pbd_error(PBD_ENUMERIC, "newton: step %ld: expected a minimum of G, found a saddle: "
-                     "G = %.6g J where grad G = 0, but its Hessian has %d negative pivots "
+    return pbd_error(PBD_ENUMERIC, "newton: step %ld: expected a minimum of G, found a saddle "
+                     "at the end of each of %d solves; the last: G = %.6g J where grad G = 0, but its Hessian has %d negative pivots "
                      "(LDL^T) and curvature d^T H d/|d|^2 = %.3e J/m^2 (rounding %.1e) along "
                      "the most negative one%s (solver/README.md \"Newton reference\")",
-                     w->step_count + 1, G / (h * h), rep.negative_pivots, info->curvature,
+                     w->step_count + 1, info->escapes + 1, G / (h * h), rep.negative_pivots,
+                     info->curvature,
                      rep.curvature_rounding / (h * h), probe);
 }
 

@@ -3,6 +3,8 @@
  * KKT direction does not descend, and a converged point that is a saddle of G is refused. */
 #include "tests.h"
 
+#include <gsl/gsl_multimin.h>
+
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -190,9 +192,90 @@ static void test_constructed_saddle_left(void)
     pbd_world_free(w);
 }
 
+/* An asymmetric saddle: the two compressed springs above, z held by a spring at rest from
+ * (0, 0, 1) (k = 2e4 N/m: z's curvature m − h²k + h²k_z > 0), and a weak spring at rest from
+ * (0.5, 1, 0) (k = 1e3 N/m) whose length is not even in y: one negative direction, mostly
+ * y, along which G falls further on one side than on the other. The step must end at the
+ * lower of the two minima, found here by a grid over the plane z = 0 (z is held there by
+ * symmetry): the escape starts on the side where G falls further. */
+static double asym_G(const double p[3], double h)
+{
+    static const double q[4][3] = {{-1, 0, 0}, {1, 0, 0}, {0, 0, 1}, {0.5, 1, 0}};
+    const double rest[4] = {1.5, 1.5, 1.0, 1.118033988749895}, k[4] = {1e4, 1e4, 2e4, 1e3};
+    double G = 0.5 * (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]) / (h * h); /* m = 1, x̃ = 0 */
+    for (int s = 0; s < 4; s++) {
+        const double C = hypot(hypot(p[0] - q[s][0], p[1] - q[s][1]), p[2] - q[s][2]) - rest[s];
+        G += 0.5 * k[s] * C * C;
+    }
+    return G;
+}
+
+static double asym_G_gsl(const gsl_vector *v, void *h)
+{
+    const double p[3] = {gsl_vector_get(v, 0), gsl_vector_get(v, 1), gsl_vector_get(v, 2)};
+    return asym_G(p, *(const double *)h);
+}
+
+static double simplex_min(const double start[3], double h)
+{
+    gsl_multimin_function f = {asym_G_gsl, 3, &h};
+    gsl_vector *x = gsl_vector_alloc(3), *step = gsl_vector_alloc(3);
+    for (int k = 0; k < 3; k++) gsl_vector_set(x, (size_t)k, start[k]);
+    gsl_vector_set_all(step, 0.05);
+    gsl_multimin_fminimizer *m = gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, 3);
+    gsl_multimin_fminimizer_set(m, &f, x, step);
+    for (int it = 0; it < 20000; it++) {
+        if (gsl_multimin_fminimizer_iterate(m)) break;
+        if (gsl_multimin_test_size(gsl_multimin_fminimizer_size(m), 1e-9) == GSL_SUCCESS) break;
+    }
+    const double G = m->fval;
+    gsl_multimin_fminimizer_free(m);
+    gsl_vector_free(x);
+    gsl_vector_free(step);
+    return G;
+}
+
+static void test_asymmetric_saddle_lower_side(void)
+{
+    pbd_world *w = pbd_world_create(5);
+    const double xs[5][3] = {{-1, 0, 0}, {0, 0, 0}, {1, 0, 0}, {0, 0, 1}, {0.5, 1, 0}};
+    for (int i = 0; i < 5; i++) pbd_world_set_particle(w, i, xs[i], NULL, i == 1 ? 1.0 : 0.0);
+    w->def.gravity[0] = w->def.gravity[1] = w->def.gravity[2] = 0.0;
+    const int s = pbd_world_add_set(w, &pbd_distance_type, 0);
+    const int32_t e[4][2] = {{0, 1}, {1, 2}, {3, 1}, {4, 1}};
+    const double rest[4] = {1.5, 1.5, 1.0, sqrt(1.25)}, alpha[4] = {1e-4, 1e-4, 5e-5, 1e-3};
+    for (int c = 0; c < 4; c++) pbd_set_add(w, s, e[c], &rest[c], 1.0, alpha[c]);
+    w->def.method = PBD_METHOD_NEWTON;
+    w->def.dt = 1.0 / 60;
+    CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
+    pbd_newton_info info;
+    pbd_newton_last_info(w, &info);
+    /* each side's lowest G by GSL's simplex from six starts, (0, ±0.7, z0) z0 = 0, ±0.3,
+     * to a simplex of 1e-9 m (G within ½ max|∇²G| (1e-9 m)² ≈ 4e-14 J of a minimum) */
+    double low[2] = {INFINITY, INFINITY};
+    const double h = w->def.dt;
+    for (int side = 0; side < 2; side++)
+        for (int z = -1; z <= 1; z++) {
+            const double start[3] = {0.0, side ? 0.7 : -0.7, 0.3 * z};
+            low[side] = fmin(low[side], simplex_min(start, h));
+        }
+    const double G_lib = asym_G(&w->x[3], h);
+    printf("\n    asymmetric saddle: minimum %d, solves %d, particle 1 at (%.4g, %.4g, %.4g), "
+           "G = %.6g J; GSL's simplex: %.6g J (y < 0), %.6g J (y > 0)\n", info.minimum, info.escapes + 1,
+           w->x[3], w->x[4], w->x[5], G_lib, low[0], low[1]);
+    CU_ASSERT_EQUAL(info.minimum, PBD_NEWTON_MINIMUM_PROVEN);
+    CU_ASSERT(fabs(low[0] - low[1]) > 1.0); /* the sides differ by far more than 4e-14 J */
+    CU_ASSERT((w->x[4] > 0.0) == (low[1] < low[0]));
+    /* the library's G: at the lower minimum to the stop's resolution (∇G of tol S_g over a
+     * length S_x; here below 1e-9 of G) */
+    CU_ASSERT(fabs(G_lib - fmin(low[0], low[1])) <= 1e-9 * G_lib);
+    pbd_world_free(w);
+}
+
 void register_newton_saddle_tests(void)
 {
     CU_pSuite s = CU_add_suite("newton_saddle", NULL, NULL);
     CU_add_test(s, "tilted_chain_minimum", test_tilted_chain_minimum);
     CU_add_test(s, "constructed_saddle_left", test_constructed_saddle_left);
+    CU_add_test(s, "asymmetric_saddle_lower_side", test_asymmetric_saddle_lower_side);
 }
