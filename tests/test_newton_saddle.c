@@ -122,6 +122,9 @@ static void test_tilted_chain_minimum(void)
            "eigenvalue of its Hessian %.4g N/m, minimum %d\n", info.iterations, info.modified,
            G, info.objective, G_start, grad, lo, info.minimum);
     CU_ASSERT_EQUAL(info.minimum, PBD_NEWTON_MINIMUM_PROVEN);
+    /* two solves: the first (line search on ||(g, h)||, Newton's rate) ends at the saddle of
+     * before, the second descends G from x̃ to the minimiser */
+    CU_ASSERT_EQUAL(info.escapes, 1);
     CU_ASSERT(lo > 0.0);
     /* the saddle of before had G = 3.490 J; the minimiser's 0.2365 J, to the stop's
      * tolerance (G's change over a converged step is O(|grad G|²/λ_min) ≪ 1e-6 J) */
