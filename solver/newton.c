@@ -529,7 +529,8 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
      * once more from the step's start x instead of x̃ — the same equations, another start
      * (solver/README.md "Newton reference"). */
     int restarted = 0;
-    int second = 0; /* the step solved anew descending G, from x̃ (1) or from the escape (2) */
+    int second = 0; /* the step solved anew descending G, from x̃ (1) or from the escape (2+) */
+    int earlier = 0; /* iterations of the solves before */
     double norm, merit;
     nw->sys.krylov_used = nw->sys.direct_only = 0;
     int at_rounding = 0; /* stopped where the Newton step is below the positions' rounding */
@@ -628,7 +629,7 @@ restart:
         newton_kkt_to_potential(w, nw, &potential, &restarted))
         goto restart;
     if (n_iter) *n_iter = it;
-    info->iterations = it;
+    info->iterations = it + earlier; /* every solve's (n_iter: the last's, as residuals[]) */
     info->residual = norm;
     info->solver = nw->sys.used;
     info->unknowns = nw->sys.N;
@@ -661,6 +662,7 @@ restart:
      * "A minimum, not a saddle") */
     second++;
     info->escapes++;
+    earlier += it;
     restarted = 0;
     nw->rows_potential = 0;
     potential = newton_all_potential(w, nw);

@@ -532,8 +532,9 @@ typedef struct pbd_newton_info {
     int krylov_iterations;   /* MINRES iterations on the exact matrix, summed */
     int modified;            /* switches to the modified (projected) Newton direction: the
                               * KKT direction was no descent direction of G */
-    int escapes;             /* saddles the step left along their negative curvature (at
-                              * most 4; then it is refused) */
+    int escapes;             /* solves after the first, each begun where the one before
+                              * ended at a saddle (solver/README.md "A minimum, not a
+                              * saddle"; at most 8, then refused); iterations counts all */
     int minimum;             /* the answer checked (solver/README.md "Newton reference"):
                               * PBD_NEWTON_MINIMUM_* below */
     double objective;        /* G at the answer, J (½|x − x̃|²_M/Δt² + Σ ½C²/α); NaN
@@ -547,10 +548,10 @@ typedef struct pbd_newton_info {
 } pbd_newton_info;
 /* pbd_newton_info.minimum and pbd_step_stats.newton_minimum: the answer is a minimum of G,
  * proven (∇²G positive definite: by its elements' blocks against the masses, or CHOLMOD's
- * LLᵀ); a saddle (∇²G has a direction of negative curvature beyond its rounding: the step
- * is refused, PBD_ENUMERIC); not checked (a hard row: no G; or a row's Hessian undefined);
- * marginal (LLᵀ fails but no negative curvature beyond rounding: ∇²G singular to rounding,
- * accepted). */
+ * LLᵀ); a saddle (G falls along a direction of negative curvature by more than the stop
+ * resolves: solved anew, and after the last solve refused, PBD_ENUMERIC); not checked (a
+ * hard row: no G; or a row's Hessian undefined); marginal (negative curvature along which G
+ * falls by less than the stop resolves: accepted). */
 enum { PBD_NEWTON_MINIMUM_UNCHECKED = -1, PBD_NEWTON_MINIMUM_SADDLE = 0,
        PBD_NEWTON_MINIMUM_PROVEN = 1, PBD_NEWTON_MINIMUM_MARGINAL = 2 };
 void pbd_newton_last_info(pbd_world *w, pbd_newton_info *info);
