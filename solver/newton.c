@@ -23,10 +23,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <time.h>
 
 /* ||(g, h)||'s rounding floor: this many ε × the root sum of squares of its terms */
 #define NEWTON_ROUNDING 4.0
+/* Armijo's constant c in G(x + t dx) <= G(x) + c t ∇G·dx (line_search) */
+#define NEWTON_ARMIJO 1e-4
 
 static double now_seconds(void)
 {
@@ -59,6 +62,9 @@ void pbd_newton_free(struct pbd_newton_workspace *nw)
     free(nw->gm);
     free(nw->H);
     free(nw->set_stats);
+    free(nw->min_neg);
+    free(nw->escape);
+    free(nw->min_Hx);
     free(nw);
 }
 
@@ -99,6 +105,7 @@ static pbd_status workspace(pbd_world *w, struct pbd_newton_workspace **out)
     nw->xt = malloc(n3 * sizeof(double));
     nw->x = malloc(n3 * sizeof(double));
     nw->x_try = malloc(n3 * sizeof(double));
+    nw->escape = malloc(n3 * sizeof(double));
     nw->lambda = malloc(mm * sizeof(double));
     nw->lambda_try = malloc(mm * sizeof(double));
     nw->alpha_tilde = malloc(mm * sizeof(double));
@@ -113,7 +120,9 @@ static pbd_status workspace(pbd_world *w, struct pbd_newton_workspace **out)
     nw->gm = malloc(3 * (size_t)a * sizeof(double));
     nw->H = malloc(9 * (size_t)a * a * sizeof(double));
     nw->set_stats = malloc(3 * (size_t)(w->n_sets > 0 ? w->n_sets : 1) * sizeof(double));
-    if (!nw->free_of || !nw->set_c || !nw->set_g || !nw->xt || !nw->x || !nw->x_try ||
+    nw->min_neg = malloc((n_free > 0 ? (size_t)n_free : 1) * sizeof(double));
+    if (!nw->min_neg || !nw->escape || !nw->free_of || !nw->set_c || !nw->set_g || !nw->xt ||
+        !nw->x || !nw->x_try ||
         !nw->lambda || !nw->lambda_try || !nw->alpha_tilde || !nw->C || !nw->denom || !nw->dlambda ||
         !nw->dx || !nw->grad || !nw->r || !nw->xl || !nw->gp || !nw->gm || !nw->H || !nw->set_stats) {
         pbd_newton_free(nw);
@@ -128,8 +137,10 @@ size_t newton_workspace_bytes(const struct pbd_newton_workspace *nw)
 {
     size_t a = (size_t)nw->arity, n3 = 3 * (size_t)nw->n, m = (size_t)nw->m;
     return sizeof *nw + newton_system_bytes(&nw->sys) - nw->sys.factor_bytes +
-           sizeof(double) * (3 * n3 + 4 * m + (size_t)nw->n_grad + (size_t)nw->N + n3 + m +
-                             9 * a + 9 * a * a) +
+           sizeof(double) * (4 * n3 + 4 * m + (size_t)nw->n_grad + (size_t)nw->N + n3 + m +
+                             9 * a + 9 * a * a + (size_t)nw->n_free) +
+           /* the minimum check's ∇²G on the system's pattern (newton_minimum.c) */
+           sizeof(double) * (size_t)nw->sys.nnz +
            sizeof(int32_t) * ((size_t)nw->n + 2 * (size_t)(nw->n_sets + 1));
 }
 
@@ -199,13 +210,14 @@ static double residual(pbd_world *w, struct pbd_newton_workspace *nw, const doub
                 gg += grad[k] * grad[k];
                 xm = fmax(xm, fabs(x[3 * (size_t)idx[k / 3] + k % 3]));
             }
-            if (newton_row_potential(nw, set, c)) {
-                /* its force C∇C/α̃ moves by ε|x| × |∇C|²/α̃, its ½C²/α̃ in G by ε|x| × |C∇C|/α̃
-                 * and by its own rounding */
+            if (newton_row_potential(nw, set, c))
+                /* its force C∇C/α̃ moves by ε|x| × |∇C|²/α̃ */
                 mag_g += pow(xm * gg / nw->alpha_tilde[gc], 2);
+            if (nw->alpha_tilde[gc] > 0.0)
+                /* its ½C²/α̃ in G by ε|x| × |C∇C|/α̃ and by its own rounding (a KKT row's too:
+                 * G is the line search's merit wherever every row is compliant) */
                 mag_G += fabs(nw->C[gc]) * (xm * sqrt(gg) + 0.5 * fabs(nw->C[gc])) /
                          nw->alpha_tilde[gc];
-            }
             nw->r[nf3 + gc] = h;
             /* h as a length, h/|∇C| (a degenerate row, ∇C = 0: h as it is), and its rounding:
              * C's from the positions' (ε|x| |∇C|) and the terms' own */
@@ -271,19 +283,33 @@ pbd_status pbd_newton_check(const pbd_world *w)
     return newton_check_world(w, w->def.newton_max_iterations, w->def.newton_tol);
 }
 
+/* The line search descends G (see solve): where G exists and every row is in potential
+ * form, or in the step's second solve, after the first ended at a saddle. */
+/* solves of one step after its first (check_minimum): from x̃, then from each saddle along
+ * its negative curvature; G falls from one to the next, so none repeats */
+#define NEWTON_SOLVES 8
+
+static int descend_G(int on_G, int potential, int second)
+{
+    return on_G && (potential || second);
+}
+
 /* Backtracking along (dx, dλ) from the iterate (nw->r, nw->C at it), the full step first:
- * on ||(g, h)|| (sufficient decrease), or, when every constraint is in potential form
- * (`potential`), on G with Armijo's condition — near the minimum, where G's changes drop
- * below its rounding, G within that rounding and ||(g, h)|| decreasing. A step that turns a
- * tet inside out is shortened. Leaves the trial's residual in nw (the accepted one) and
- * returns its ||(g, h)||, or -1 when no step length works. */
+ * where the step's objective G exists (`on_G`: every row compliant, newton_objective), on G
+ * with Armijo's condition G(x + t dx) <= G(x) + c t ∇G·dx, c = NEWTON_ARMIJO (Nocedal &
+ * Wright 2006, Eq. 3.4) — near the minimum, where G's changes drop below its rounding, G
+ * within that rounding and ||(g, h)|| decreasing; where a hard row (α = 0) leaves no G, on
+ * ||(g, h)|| (sufficient decrease). A step that turns a tet inside out is shortened. Leaves
+ * the trial's residual in nw (the accepted one) and returns its ||(g, h)||, or -1 when no
+ * step length works or (KKT rows, `potential` 0) dx is no descent direction of G. */
 static double line_search(pbd_world *w, struct pbd_newton_workspace *nw, double norm,
-                          int potential, double *merit, int *inverted)
+                          int on_G, int potential, double *merit, int *inverted)
 {
     *inverted = 0;
     double slope = 0.0;
-    if (potential) {
-        slope = newton_slope(nw);
+    if (on_G) {
+        slope = newton_objective_slope(w, nw);
+        if (!(slope < 0.0) && !potential) return -1.0;
         if (!(slope < 0.0)) { /* no descent (a poor solve): M⁻¹-scaled steepest descent */
             slope = 0.0;
             for (int i = 0; i < w->n; i++) {
@@ -311,7 +337,7 @@ static double line_search(pbd_world *w, struct pbd_newton_workspace *nw, double 
         for (int c = 0; c < nw->m; c++) nw->lambda_try[c] = nw->lambda[c] + t * nw->dlambda[c];
         double trial = residual(w, nw, nw->x_try, nw->lambda_try);
         if (!(trial >= 0.0)) continue;
-        if (!potential) {
+        if (!on_G) {
             if (trial < (1.0 - 1e-4 * t) * norm) return trial;
             continue;
         }
@@ -319,7 +345,9 @@ static double line_search(pbd_world *w, struct pbd_newton_workspace *nw, double 
         /* G's rounding (residual()): far above ε G for stiff elements; under 1e-12 G a step
          * taking ‖g‖ 6.3e-9 → 2e-10 was refused (solver/README.md "Newton reference") */
         const double G_round = fmax(nw->floor_merit, 1e-12 * fabs(*merit));
-        if (G <= *merit + 1e-4 * t * slope || (G <= *merit + G_round && trial < norm)) {
+        if (G <= *merit + NEWTON_ARMIJO * t * slope || (G <= *merit + G_round && trial < norm)) {
+            double *fs = nw->info.first_step;
+            if (isnan(fs[0])) fs[0] = *merit, fs[1] = slope, fs[2] = t, fs[3] = G;
             *merit = G;
             return trial;
         }
@@ -377,7 +405,7 @@ static pbd_status setup(pbd_world *w, double h, int max_iter, double tol, double
     struct pbd_newton_workspace *nw = NULL;
     if ((st = workspace(w, &nw)) != PBD_OK) return st;
     *out = nw;
-    memset(&nw->info, 0, sizeof nw->info);
+    nw->info = (pbd_newton_info){.first_step = {NAN, NAN, NAN, NAN}};
     predict(w, nw, h, targets);
     nw->set_c[0] = nw->set_g[0] = 0;
     for (int s = 0; s < w->n_sets; s++) {
@@ -399,6 +427,82 @@ pbd_status pbd_newton_prepare(pbd_world *w, size_t *bytes)
     return st;
 }
 
+/* G at x + t d (d in nw->dx) for t = t0, 2t0, 4t0, ... until G rises past its lowest point
+ * beyond G's rounding; a lower G than *best is kept with its t. */
+static void probe_along(pbd_world *w, struct pbd_newton_workspace *nw, double t0, double G,
+                        double G_round, double *best, double *t_best)
+{
+    double low = G;
+    for (int k = 0; k < 60; k++, t0 *= 2.0) {
+        for (int i = 0; i < 3 * w->n; i++) nw->x_try[i] = nw->x[i];
+        for (int i = 0; i < w->n; i++) {
+            const int f = nw->free_of[i];
+            for (int q = 0; f >= 0 && q < 3; q++) nw->x_try[3 * i + q] += t0 * nw->dx[3 * f + q];
+        }
+        for (int c = 0; c < nw->m; c++) nw->lambda_try[c] = nw->lambda[c];
+        if (residual(w, nw, nw->x_try, nw->lambda_try) < 0.0) continue;
+        const double Gt = newton_merit(w, nw, nw->x_try);
+        if (Gt < low) low = Gt;
+        else if (low < G - G_round) break; /* past the lowest point along d */
+        if (Gt < *best) *best = Gt, *t_best = t0;
+    }
+}
+
+/* The converged point checked against a saddle (newton_minimum.c): a minimum of G is
+ * accepted, a saddle refused with its evidence — ∇²G's negative pivots, the curvature along
+ * the most negative one, and G along that direction (a descent probe: G(x + t d) for t
+ * doubling from where ½t²|dᵀHd| is 4 × G's rounding). */
+static pbd_status check_minimum(pbd_world *w, struct pbd_newton_workspace *nw, double h,
+                                double tol, int may_retry, int *retry)
+{
+    *retry = 0;
+    pbd_newton_info *info = &nw->info;
+    if (residual(w, nw, nw->x, nw->lambda) < 0.0) return PBD_ENUMERIC;
+    const double G = newton_merit(w, nw, nw->x), G_round = fmax(nw->floor_merit, 1e-12 * G);
+    info->objective = G / (h * h);
+    newton_minimum_report rep;
+    info->minimum = newton_minimum(w, nw, &rep);
+    if (info->minimum != PBD_NEWTON_MINIMUM_SADDLE) return PBD_OK;
+    info->negative_pivots = rep.negative_pivots;
+    info->curvature = rep.curvature / (h * h);
+    /* both ways along d (an asymmetric saddle falls further on one side), t doubling */
+    const double t0 = sqrt(8.0 * G_round / fabs(rep.curvature));
+    double best = G, t_best = 0.0;
+    probe_along(w, nw, t0, G, G_round, &best, &t_best);
+    probe_along(w, nw, -t0, G, G_round, &best, &t_best);
+    /* what the stop resolves of G: the gradient it accepts, tol S_g, over the step's length
+     * S_x (newton_stop.c) — a saddle that lowers G by less is a minimum to that precision */
+    const double G_stop = fmax(G_round, tol * nw->scale_g * nw->scale_x);
+    if (!(best < G - G_stop)) {
+        /* negative curvature, but no point along it lowers G beyond what the stop resolves
+         * (the hanging cloth's compressed rows, whose buckling lowers G by 1e-8 of it):
+         * accepted as marginal */
+        info->minimum = PBD_NEWTON_MINIMUM_MARGINAL;
+        return PBD_OK;
+    }
+    if (may_retry) {
+        /* nw->escape: where G is lowest along d, the start of a later solve */
+        for (int i = 0; i < 3 * w->n; i++) nw->escape[i] = nw->x[i];
+        for (int i = 0; i < w->n; i++) {
+            const int f = nw->free_of[i];
+            for (int q = 0; f >= 0 && q < 3; q++) nw->escape[3 * i + q] += t_best * nw->dx[3 * f + q];
+        }
+        *retry = 1;
+        return PBD_OK;
+    }
+    char probe[160] = "";
+    if (best < G - G_round)
+        snprintf(probe, sizeof probe, "; along it G falls to %.12g J at %.3e m", best / (h * h),
+                 t_best);
+    return pbd_error(PBD_ENUMERIC, "newton: step %ld: expected a minimum of G, found a saddle "
+                     "at the end of each of %d solves; the last: G = %.6g J where grad G = 0, but its Hessian has %d negative pivots "
+                     "(LDL^T) and curvature d^T H d/|d|^2 = %.3e J/m^2 (rounding %.1e) along "
+                     "the most negative one%s (solver/README.md \"Newton reference\")",
+                     w->step_count + 1, info->escapes + 1, G / (h * h), rep.negative_pivots,
+                     info->curvature,
+                     rep.curvature_rounding / (h * h), probe);
+}
+
 /* One implicit step of size h from the world's state into nw->x, nw->lambda. */
 static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double *residuals,
                         int *n_iter, struct pbd_newton_workspace **out, double *targets,
@@ -413,22 +517,32 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
     pbd_newton_info *info = &nw->info;
     newton_step_scales(w, nw);
     nw->rows_potential = 0;
-    int potential = newton_all_potential(w, nw); /* line search on G (newton_merit.c) */
+    int potential = newton_all_potential(w, nw); /* every row in potential form */
+    /* G exists (every row compliant): the converged point is checked for its minimum. The
+     * line search descends G where every row is in potential form and, once the step has
+     * met a saddle, from there on; else it is on ||(g, h)||, whose KKT steps keep Newton's
+     * quadratic rate on stiff rows (G's Armijo condition would cut them short: the curved
+     * constraint's second-order error, Maratos' effect) */
+    const int on_G = newton_objective(w);
     /* The KKT form's line search on ||(g, h)|| can stall in a local minimum of that norm
      * (Stable Neo-Hookean tet beam, E >= 3e5 Pa at 60 Hz, from x̃): such a step is solved
      * once more from the step's start x instead of x̃ — the same equations, another start
      * (solver/README.md "Newton reference"). */
     int restarted = 0;
+    int second = 0; /* the step solved anew descending G, from x̃ (1) or from the escape (2+) */
+    int earlier = 0; /* iterations of the solves before */
     double norm, merit;
     nw->sys.krylov_used = nw->sys.direct_only = 0;
     int at_rounding = 0; /* stopped where the Newton step is below the positions' rounding */
 restart:
-    for (int i = 0; i < 3 * w->n; i++) nw->x[i] = restarted ? w->x[i] : nw->xt[i];
+    for (int i = 0; i < 3 * w->n; i++)
+        nw->x[i] = second >= 2 ? nw->escape[i] : restarted ? w->x[i] : nw->xt[i];
     for (int c = 0; c < nw->m; c++) nw->lambda[c] = 0.0;
     norm = residual(w, nw, nw->x, nw->lambda);
     if (norm < 0.0) return PBD_ENUMERIC;
-    merit = potential ? newton_merit(w, nw, nw->x) : 0.0;
+    merit = on_G ? newton_merit(w, nw, nw->x) : 0.0;
     nw->norm0 = norm;
+    nw->rel0 = newton_relative_residual(nw);
     if (residuals) residuals[0] = norm;
     record(nw, lg, 0, norm);
     int it = 0, full_step = 0; /* the last iteration took the whole Newton step */
@@ -440,6 +554,7 @@ restart:
             return pbd_error(PBD_EINTR, "newton: step %ld abandoned at iteration %d on a stop "
                              "request", w->step_count + 1, it);
         nw->norm = norm;
+        nw->rel = newton_relative_residual(nw);
         nw->sys.stop_g = fmax(tol * nw->scale_g, nw->floor_g);
         /* potential form: the per-element projection (a descent direction) while the line
          * search shortens the steps, then, once a whole step was taken, the exact Hessian
@@ -459,13 +574,28 @@ restart:
         }
         int inverted = 0;
         double trial = -1.0;
+        if (descend_G(on_G, potential, second) && !potential && !(newton_objective_slope(w, nw) < 0.0)) {
+            /* modified Newton: the KKT direction is no descent direction of G (the iterate's
+             * λ makes the geometric stiffness −λ∇²C indefinite, or δ ≠ 0 tilts the right-hand
+             * side away from −∇G). The step goes on from this iterate with every row in its
+             * potential form (newton_merit.c): its matrix M + Σ ∇²(½C²/α̃)⁺, each element's
+             * Hessian projected to semi-definite, is positive definite and its right-hand side
+             * is −∇G, so its direction descends G */
+            nw->rows_potential = 1;
+            potential = newton_all_potential(w, nw);
+            if ((norm = residual(w, nw, nw->x, nw->lambda)) < 0.0) return PBD_ENUMERIC;
+            merit = newton_merit(w, nw, nw->x);
+            full_step = 0;
+            info->modified++;
+            continue;
+        }
         if (!potential || newton_slope(nw) < 0.0)
-            trial = line_search(w, nw, norm, potential, &merit, &inverted);
+            trial = line_search(w, nw, norm, descend_G(on_G, potential, second), potential, &merit, &inverted);
         if (trial < 0.0 && nw->exact_potential == 1) {
             nw->exact_potential = 0;
             if (residual(w, nw, nw->x, nw->lambda) < 0.0) return PBD_ENUMERIC; /* the iterate's */
             if ((st = newton_direction(w, nw, it)) != PBD_OK) return st;
-            trial = line_search(w, nw, norm, potential, &merit, &inverted);
+            trial = line_search(w, nw, norm, descend_G(on_G, potential, second), potential, &merit, &inverted);
         }
         full_step = trial >= 0.0 && info->line_search_halvings == halvings;
         if (trial < 0.0 && nw->sys.krylov_used && !nw->sys.direct_only) {
@@ -479,7 +609,7 @@ restart:
         if (trial < 0.0)
             return pbd_error(PBD_ENUMERIC, "newton: iteration %d: expected %s to decrease "
                              "along the Newton direction, stalled at ||(g, h)|| = %.3e (tol "
-                             "%.3e)%s", it, potential ? "the incremental potential" :
+                             "%.3e)%s", it, descend_G(on_G, potential, second) ? "the incremental potential" :
                              "||(g, h)||", norm, tol, inverted ? "; shorter steps were refused "
                              "for turning a tet inside out (J <= 0)"
                              : potential ? "" : KKT_STALL_HINT);
@@ -499,7 +629,7 @@ restart:
         newton_kkt_to_potential(w, nw, &potential, &restarted))
         goto restart;
     if (n_iter) *n_iter = it;
-    info->iterations = it;
+    info->iterations = it + earlier; /* every solve's (n_iter: the last's, as residuals[]) */
     info->residual = norm;
     info->solver = nw->sys.used;
     info->unknowns = nw->sys.N;
@@ -519,7 +649,25 @@ restart:
                          fmax(tol * nw->scale_x, nw->floor_x), tol, nw->scale_g, nw->scale_x,
                          max_iter, nw->g_norm, nw->hx_norm, norm,
                          potential ? "" : KKT_STALL_HINT);
-    return PBD_OK;
+    info->minimum = PBD_NEWTON_MINIMUM_UNCHECKED;
+    info->objective = info->curvature = NAN;
+    if (!on_G) return PBD_OK;
+    int retry = 0;
+    st = check_minimum(w, nw, h, tol, second < NEWTON_SOLVES, &retry);
+    if (!retry) return st;
+    /* a saddle (G falls along its negative curvature): the step solved anew with every line
+     * search on G, whose descent a saddle cannot stop — from x̃, and if that ends at a saddle
+     * too (one that x̃'s symmetry leads back to), from the point along its negative curvature
+     * where G is lowest; a third saddle is refused (solver/README.md "Newton reference",
+     * "A minimum, not a saddle") */
+    second++;
+    info->escapes++;
+    earlier += it;
+    restarted = 0;
+    nw->rows_potential = 0;
+    potential = newton_all_potential(w, nw);
+    at_rounding = 0;
+    goto restart;
 }
 
 void pbd_newton_last_info(pbd_world *w, pbd_newton_info *info)
@@ -559,6 +707,7 @@ static pbd_status advance(pbd_world *w, double h, int max_iter, double tol, doub
     w->time += h;
     w->stats.skipped = nw->skipped;
     w->stats.newton_iterations = nw->info.iterations;
+    w->stats.newton_minimum = nw->info.minimum;
     return PBD_OK;
 }
 

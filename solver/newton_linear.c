@@ -233,6 +233,37 @@ static void factorize(cholmod_sparse *A, cholmod_factor *L, cholmod_common *cc)
     pbd_blas_end(saved);
 }
 
+int newton_linear_llt_positive(newton_system *s, double *Hx)
+{
+    if (s->dense || !s->chol_llt || !s->chol_common || s->N == 0) return -1;
+    if (newton_pool_enter(&s->pool) != 0) return -1;
+    cholmod_common *cc = s->chol_common;
+    cc->supernodal = CHOLMOD_SUPERNODAL;
+    cc->final_ll = 1;
+    cholmod_sparse A = cholmod_matrix(s);
+    A.x = Hx;
+    cholmod_factor *L = s->chol_llt;
+    factorize(&A, L, cc);
+    const int r = cc->status == CHOLMOD_OK && L->minor == (size_t)s->N ? 1
+                : cc->status == CHOLMOD_NOT_POSDEF ? 0 : -1;
+    newton_pool_leave();
+    return r;
+}
+
+void *newton_linear_ldl(newton_system *s, double *Hx)
+{
+    cholmod_factor *L;
+    if (s->dense || !s->chol_common || s->N == 0) return NULL;
+    pbd_status st = analyze_cholmod(s, 1, &L);
+    if (st != PBD_OK) return NULL;
+    cholmod_common *cc = s->chol_common;
+    cc->final_asis = 1;
+    cholmod_sparse A = cholmod_matrix(s);
+    A.x = Hx;
+    factorize(&A, L, cc);
+    return L;
+}
+
 static int solve_cholmod(newton_system *s, int ldl, int iteration, pbd_status *st)
 {
     cholmod_factor *L;
@@ -517,7 +548,10 @@ pbd_status newton_linear_analyze(newton_system *s, int solver, size_t other)
                          2 * sizeof(double) * (size_t)s->N + /* newton_precond.c's vectors */
                          sizeof(int) * L->ssize + /* the analysis itself, kept */
                          (sizeof(double) + sizeof(int)) * (size_t)s->nnz +
-                         sizeof(double) * L->maxcsize + 64 * (size_t)s->N;
+                         sizeof(double) * L->maxcsize + 64 * (size_t)s->N +
+                         /* the minimum check's simplicial LDLᵀ where ∇²G is not positive
+                          * definite (newton_minimum.c): about L's entries, a row index each */
+                         (s->minimum_check ? (sizeof(double) + sizeof(int)) * L->xsize : 0);
                 snprintf(what, sizeof what, "CHOLMOD's analysis: L has %.3g entries, %d unknowns",
                          (double)L->xsize, s->N);
             }

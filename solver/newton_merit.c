@@ -98,6 +98,42 @@ int newton_all_potential(const pbd_world *w, const struct pbd_newton_workspace *
     return any;
 }
 
+int newton_objective(const pbd_world *w)
+{
+    int any = 0;
+    for (int s = 0; s < w->n_sets; s++)
+        for (int c = 0; c < w->sets[s].count; c++) {
+            if (!(w->sets[s].compliance[c] > 0.0)) return 0;
+            any = 1;
+        }
+    return any;
+}
+
+/* ∇G·dx with ∇G = M(x − x̃) + Σ_c (C_c/α̃_c)∇C_c = g + Σ_c (h_c/α̃_c)∇C_c, since
+ * g = M(x − x̃) − Σ_c λ_c∇C_c and h_c = C_c + α̃_c λ_c (XPBD Eq. 8–9): a KKT row's λ is its
+ * own unknown, a potential row's is −C/α̃ (h = 0), so the same sum serves both. */
+double newton_objective_slope(const pbd_world *w, const struct pbd_newton_workspace *nw)
+{
+    double slope = newton_slope(nw);
+    const int nf3 = 3 * nw->n_free;
+    for (int s = 0; s < w->n_sets; s++) {
+        const pbd_constraint_set *set = &w->sets[s];
+        const int a = set->arity;
+        for (int c = 0; c < set->count; c++) {
+            const int gc = nw->set_c[s] + c;
+            const double q = nw->r[nf3 + gc] / nw->alpha_tilde[gc];
+            if (q == 0.0) continue;
+            const double *grad = nw->grad + nw->set_g[s] + 3 * (size_t)a * c;
+            const int32_t *idx = set->idx + (size_t)c * a;
+            for (int j = 0; j < a; j++) {
+                const int f = nw->free_of[idx[j]];
+                for (int k = 0; f >= 0 && k < 3; k++) slope += q * grad[3 * j + k] * nw->dx[3 * f + k];
+            }
+        }
+    }
+    return slope;
+}
+
 static int has_compliant_rows(const pbd_world *w)
 {
     for (int s = 0; s < w->n_sets; s++) {

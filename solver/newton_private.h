@@ -81,6 +81,7 @@ typedef struct newton_system {
     double norm, norm0;    /* ||(g, h)|| at the iterate and at the start (the forcing term) */
     double norm_prev;      /* ... at the previous iterate (solve_modified) */
     double stop_g;         /* the stop's bound on ||g|| (newton_converged): MINRES' floor */
+    int minimum_check;     /* the minimum check may factorise LDLᵀ on this pattern (estimate) */
     newton_pool *pool;     /* SuiteSparse's memory, recycled (solver/newton_pool.c) */
     void *gsl_J, *gsl_perm, *gsl_rhs, *gsl_sol;
     size_t factor_bytes;   /* the library's peak memory of the last factorisation */
@@ -101,6 +102,7 @@ struct pbd_newton_workspace {
     double max_c, l2_c, l2_h;   /* max |C|, ||C||_2, ||h||_2 at the last residual() */
     double *set_stats;          /* the same per set (3 per set), in the set's unit */
     double norm0, norm;         /* ||(g, h)||_2 at the start and at the iterate */
+    double rel0, rel;           /* the same in the stop's units (newton_relative_residual) */
     double floor;               /* ||(g, h)||'s rounding floor at the last residual() */
     double floor_merit;         /* G's rounding at the last residual() (potential form) */
     /* the relative stop (newton.c converged()): ||g||_2 and ||h_c/|∇C_c|||_2 at the last
@@ -112,6 +114,10 @@ struct pbd_newton_workspace {
     int rows_potential;         /* 1: compliant single rows in potential form this step, after
                                  * the KKT form stalled from both starts (newton_row_potential) */
     double *xl, *gp, *gm, *H;   /* one constraint: positions, ±gradients, Hessian */
+    double *escape;             /* 3n: where G is lowest along a saddle's negative curvature */
+    double *min_neg;            /* n_free: the minimum check's Σ s_c (newton_minimum.c) */
+    double *min_Hx;             /* sys.nnz: ∇²G on the system's pattern, or NULL */
+    long min_nnz;               /* min_Hx's length */
     newton_system sys;
     size_t estimate_bytes;      /* the last analysis' estimate (also when it was refused) */
     pbd_newton_info info;
@@ -134,6 +140,13 @@ size_t newton_system_bytes(const newton_system *s);
  * prepared solver; CHOLMOD falls back to UMFPACK (sys.used says which) when `fallback`
  * and the matrix is not positive definite. PBD_ENUMERIC with one line when singular. */
 pbd_status newton_linear_solve(newton_system *s, int solver, int fallback, int iteration);
+/* Whether the matrix of sys's pattern with values Hx (upper triangle) is positive definite,
+ * by CHOLMOD's LLᵀ on the kept analysis (in the pool, on the BLAS's threads): 1 it is, 0 it
+ * is not, -1 no kept LLᵀ analysis (dense, UMFPACK) or CHOLMOD failed otherwise. */
+int newton_linear_llt_positive(newton_system *s, double *Hx);
+/* The same matrix's simplicial LDLᵀ (no pivoting) on the system's kept analysis
+ * (cholmod_factor *, in sys's chol_common), or NULL; call inside sys's pool. */
+void *newton_linear_ldl(newton_system *s, double *Hx);
 /* The symbolic analysis alone (kept for the factorisations), with the memory the solve will
  * need estimated from it (s->estimate_bytes, `other` bytes of workspace added) and checked
  * against what is available: PBD_ENOMEM with the estimate when it would not fit. */
@@ -217,10 +230,27 @@ int newton_scaled_grad(const pbd_constraint_set *set, int c, int nb, const doubl
 void newton_symmetrise(double *H, int n);
 /* 1: every constraint of the world is in potential form (the line search is then on G). */
 int newton_all_potential(const pbd_world *w, const struct pbd_newton_workspace *nw);
+/* 1: every row of the world is compliant (α > 0), so the step's objective G exists and is
+ * the line search's merit (solver/README.md "Newton reference"); 0: a hard row (α = 0) makes
+ * the step a constrained one, with ||(g, h)|| as the merit. */
+int newton_objective(const pbd_world *w);
+/* ∇G·dx at the iterate (nw->r, nw->grad, nw->dx), for KKT and potential rows alike. */
+double newton_objective_slope(const pbd_world *w, const struct pbd_newton_workspace *nw);
 /* G(x) (1/Δt² × implicit Euler's incremental potential), nw->C being C at x. */
 double newton_merit(const pbd_world *w, const struct pbd_newton_workspace *nw, const double *x);
 /* 1: x turns a tet of an energy set inside out that is not at `from` (the iterate). */
 int newton_inverts(const pbd_world *w, const double *from, const double *x);
+/* solver/newton_minimum.c: whether the converged point is a minimum of G (every row
+ * compliant): PBD_NEWTON_MINIMUM_* (pbd.h); at a saddle nw->dx holds a unit direction of
+ * negative curvature. Overwrites nw->H, xl, gp, gm. */
+typedef struct newton_minimum_report {
+    int result;          /* PBD_NEWTON_MINIMUM_* */
+    int method;          /* 1 the elements' blocks, 2 LLᵀ, 3 LDLᵀ (not positive definite) */
+    int negative_pivots; /* LDLᵀ's negative entries of D: H's negative eigenvalues */
+    double curvature;    /* dᵀHd/|d|² along the most negative pivot's direction (kg) */
+    double curvature_rounding; /* its rounding bound */
+} newton_minimum_report;
+int newton_minimum(pbd_world *w, struct pbd_newton_workspace *nw, newton_minimum_report *rep);
 /* solver/newton_membrane.c: κ, the largest ratio of a membrane element's in-plane stiffness
  * (the top eigenvalue of its potential-form Hessian, kg) to the mass of one of its free
  * particles that no other constraint holds out of the plane, for steps of size h; 0 when
@@ -234,6 +264,7 @@ void newton_step_scales(const pbd_world *w, struct pbd_newton_workspace *nw);
 /* 1 when the step Δx is below the free positions' rounding (4 ulps of the largest). */
 int newton_step_below_rounding(const pbd_world *w, const struct pbd_newton_workspace *nw);
 int newton_converged(const struct pbd_newton_workspace *nw, double tol);
+double newton_relative_residual(const struct pbd_newton_workspace *nw);
 double newton_slope(const struct pbd_newton_workspace *nw);
 /* solver/newton_pool.c: SuiteSparse's allocations recycled while a pool is current on this
  * thread (enter creates it; -1 when out of memory); misses = requests the system served. */

@@ -5,6 +5,16 @@
 #include <float.h>
 #include <math.h>
 
+/* ‖h‖₂ at the iterate (from nw->r): δ's schedule reads its ratio to the start's
+ * (newton_system.c). g = M(x − x̃) − ∇Cᵀλ is in kg m, so ‖(g, h)‖ changes with the unit of
+ * mass once g is not 0 (at the start it is); h = C + α̃λ does not. */
+double newton_relative_residual(const struct pbd_newton_workspace *nw)
+{
+    double s = 0.0;
+    for (int f = 3 * nw->n_free; f < nw->N; f++) s += nw->r[f] * nw->r[f];
+    return sqrt(s);
+}
+
 /* ∇G·dx at the iterate (potential form: g = ∇G). */
 double newton_slope(const struct pbd_newton_workspace *nw)
 {

@@ -332,6 +332,7 @@ pbd_status newton_system_prepare(pbd_world *w, struct pbd_newton_workspace *nw, 
         }
     }
     /* the symbolic analysis now, and the memory it says the solve needs checked up front */
+    s->minimum_check = newton_objective(w) && s->N == 3 * nw->n_free;
     pbd_status st = newton_linear_analyze(s, solver, newton_workspace_bytes(nw));
     nw->estimate_bytes = s->estimate_bytes;
     if (st != PBD_OK) {

@@ -249,6 +249,7 @@ typedef struct pbd_step_stats {
                             * sets' stats.degenerate; pinned rows are not degenerate there) */
     int threads;           /* the most threads this step's parallel loops ran on (always) */
     int newton_iterations; /* method newton: Newton iterations of the last (sub)step */
+    int newton_minimum;    /* method newton: its answer checked, PBD_NEWTON_MINIMUM_* */
 } pbd_step_stats;
 
 /* Kinematic attachment target: target(t) for attachment a, given its anchor. */
@@ -529,7 +530,30 @@ typedef struct pbd_newton_info {
     int factorisations;      /* CHOLMOD's numeric factorisations in the solve (auto,
                               * cholmod: solver/README.md "The modified factorisation") */
     int krylov_iterations;   /* MINRES iterations on the exact matrix, summed */
+    int modified;            /* switches to the modified (projected) Newton direction: the
+                              * KKT direction was no descent direction of G */
+    int escapes;             /* solves after the first, each begun where the one before
+                              * ended at a saddle (solver/README.md "A minimum, not a
+                              * saddle"; at most 8, then refused); iterations counts all */
+    int minimum;             /* the answer checked (solver/README.md "Newton reference"):
+                              * PBD_NEWTON_MINIMUM_* below */
+    double objective;        /* G at the answer, J (½|x − x̃|²_M/Δt² + Σ ½C²/α); NaN
+                              * where a hard row (α = 0) leaves no G */
+    int negative_pivots;     /* at a refused saddle: ∇²G's negative eigenvalues (LDLᵀ) */
+    double curvature;        /* ... and dᵀ∇²G d/|d|² along the most negative one, J/m² */
+    double first_step[4];    /* the first accepted step's line search on G: G(x), ∇G·dx,
+                              * the step length t and G(x + t dx) (Armijo's condition:
+                              * [3] <= [0] + 1e-4 [2] [1], or [3] within G's rounding of [0]);
+                              * NaN where the merit is ||(g, h)|| */
 } pbd_newton_info;
+/* pbd_newton_info.minimum and pbd_step_stats.newton_minimum: the answer is a minimum of G,
+ * proven (∇²G positive definite: by its elements' blocks against the masses, or CHOLMOD's
+ * LLᵀ); a saddle (G falls along a direction of negative curvature by more than the stop
+ * resolves: solved anew, and after the last solve refused, PBD_ENUMERIC); not checked (a
+ * hard row: no G; or a row's Hessian undefined); marginal (negative curvature along which G
+ * falls by less than the stop resolves: accepted). */
+enum { PBD_NEWTON_MINIMUM_UNCHECKED = -1, PBD_NEWTON_MINIMUM_SADDLE = 0,
+       PBD_NEWTON_MINIMUM_PROVEN = 1, PBD_NEWTON_MINIMUM_MARGINAL = 2 };
 void pbd_newton_last_info(pbd_world *w, pbd_newton_info *info);
 /* The Schur form's linear solves (solvers auto, cholmod), process-wide: 1 (the default)
  * MINRES on the exact matrix preconditioned by a kept supernodal LLᵀ (solver/README.md

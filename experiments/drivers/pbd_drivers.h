@@ -149,10 +149,11 @@ typedef struct pbd_exp_reference {
     double *x, *lambda;      /* Newton's positions (3n) and multipliers (set after set) */
     int iterations;
     double residual;         /* ||(g, h)||_2 where Newton stopped */
+    int minimum;             /* its answer checked: PBD_NEWTON_MINIMUM_* (solver/pbd.h) */
     double max_distance, rms_distance; /* m, over particles */
     double *force_error;     /* per set; NaN where Newton's forces are all zero */
     pbd_h5log *log;
-    int c_max, c_rms, c_it, c_res, *c_force;
+    int c_max, c_rms, c_it, c_res, c_min, *c_force;
 } pbd_exp_reference;
 /* log may be NULL (no columns). The world's topology must stay as it is. */
 pbd_status pbd_exp_reference_init(pbd_exp_reference *r, const pbd_world *w, pbd_h5log *log);

@@ -38,7 +38,7 @@ pbd_status pbd_exp_reference_init(pbd_exp_reference *r, const pbd_world *w, pbd_
         return pbd_error(PBD_ENOMEM, "--reference=newton: out of memory");
     }
     r->log = log;
-    r->c_max = r->c_rms = r->c_it = r->c_res = -1;
+    r->c_max = r->c_rms = r->c_it = r->c_res = r->c_min = -1;
     for (int s = 0; s < w->n_sets; s++) r->c_force[s] = -1;
     if (!log) return PBD_OK;
     r->c_max = pbd_h5log_column(log, "newton_max_distance", 1, "m");
@@ -46,7 +46,8 @@ pbd_status pbd_exp_reference_init(pbd_exp_reference *r, const pbd_world *w, pbd_
     r->c_it = pbd_h5log_column(log, "newton_reference_iterations", 1, "1");
     r->c_res = pbd_h5log_column(log, "newton_reference_residual", 1,
                                "kg m (g), constraint units (h)");
-    int bad = r->c_max < 0 || r->c_rms < 0 || r->c_it < 0 || r->c_res < 0;
+    r->c_min = pbd_h5log_column(log, "newton_reference_minimum", 1, "1");
+    int bad = r->c_max < 0 || r->c_rms < 0 || r->c_it < 0 || r->c_res < 0 || r->c_min < 0;
     for (int s = 0; s < w->n_sets && !bad; s++) {
         char name[96];
         snprintf(name, sizeof name, "newton_force_error_%02d_%s", s, w->sets[s].type->name);
@@ -74,6 +75,7 @@ pbd_status pbd_exp_reference_solve(pbd_exp_reference *r, pbd_world *w)
     pbd_newton_info info;
     pbd_newton_last_info(w, &info);
     r->residual = info.residual;
+    r->minimum = info.minimum; /* a saddle is refused (st below): never measured against */
     if (st != PBD_OK)
         return pbd_error(st, "--reference=newton: step %ld: %s", w->step_count + 1,
                          pbd_last_error());
@@ -113,5 +115,6 @@ void pbd_exp_reference_compare_log(pbd_exp_reference *r, const pbd_world *w)
     pbd_h5log_set1(r->log, r->c_rms, r->rms_distance);
     pbd_h5log_set1(r->log, r->c_it, r->iterations);
     pbd_h5log_set1(r->log, r->c_res, r->residual);
+    pbd_h5log_set1(r->log, r->c_min, r->minimum);
     for (int s = 0; s < w->n_sets; s++) pbd_h5log_set1(r->log, r->c_force[s], r->force_error[s]);
 }

@@ -140,11 +140,16 @@ int log_make_series(pbd_h5log *log, const pbd_world *w)
         H5LTset_attribute_string(log->cols[log->c_stage].dset, ".", "stages", names);
     }
     int bad = make_set_columns(log, g, w);
-    log->c_newton = -1;
+    log->c_newton = log->c_newton_min = -1;
     if (!bad && w->def.method == PBD_METHOD_NEWTON) {
         log->c_newton = log_add_column(log, g, "newton_iterations", 1, "1",
                                        "Newton iterations of the step's last substep");
-        bad = log->c_newton < 0;
+        log->c_newton_min = log_add_column(log, g, "newton_minimum", 1, "1",
+                                           "the last substep's answer checked: 1 a minimum of G "
+                                           "(Hessian positive definite), 2 marginal (singular to "
+                                           "rounding), -1 not checked (a hard row: no G); a "
+                                           "saddle (0) is refused and ends the run");
+        bad = log->c_newton < 0 || log->c_newton_min < 0;
     }
     if (!bad) bad = log_make_fluid(log, g, w) != 0;
     if (!bad) bad = log_make_contact(log, g, w) != 0;
@@ -376,6 +381,7 @@ pbd_status pbd_h5log_step(pbd_h5log *log, const pbd_world *w)
     put1(log, log->c_threads, st->threads);
     putm1(log, log->c_degenerate, st->degenerate, m);
     if (log->c_newton >= 0) put1(log, log->c_newton, st->newton_iterations);
+    if (log->c_newton_min >= 0) put1(log, log->c_newton_min, st->newton_minimum);
     if (st->threads > log->threads_used) log->threads_used = st->threads;
     log_put_fluid(log, w);
     log_put_contact(log, w);

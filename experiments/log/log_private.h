@@ -71,6 +71,7 @@ struct pbd_h5log {
     int c_first_extra; /* columns from here on are the experiments' (NaN unless set) */
     int *c_set;        /* per set: max_c, l2_c, xpbd_residual, elastic_energy column ids */
     int c_newton;      /* /series/newton_iterations (method newton), or -1 */
+    int c_newton_min;  /* /series/newton_minimum (method newton), or -1 */
 #define LOG_FLUID_COLUMNS 9
     int c_fluid[LOG_FLUID_COLUMNS]; /* /series/fluid/ (h5log_fluid.c), -1 without a fluid */
 #define LOG_CONTACT_COLUMNS 11
