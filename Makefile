@@ -107,7 +107,10 @@ $(BUILD)/flags.stamp: FORCE
 $(BUILD)/obj/%.o: %.c build/config.mk $(BUILD)/flags.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEP_CFLAGS) -MMD -MP -c $< -o $@
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+OBJ_DEPS := $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(OBJ_DEPS)
+# an object without its .d (built before the lists, or the .d lost) is built again
+$(filter-out $(OBJ_DEPS:.d=.o),$(shell find $(BUILD)/obj -name '*.o' 2>/dev/null)): FORCE
 
 # Provenance written into every result file (experiments/log/h5log_attrs.c): the revision,
 # marked -dirty-<hash of the diff> for uncommitted changes (scripts/git-revision.sh), and
