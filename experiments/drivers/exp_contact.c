@@ -236,7 +236,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, contact_run *r)
     const double th = sp->ramp_angle * M_PI / 180.0;
     const double along[3] = {cos(th), -sin(th), 0.0}, up[3] = {0.0, 1.0, 0.0};
     const double *axis = r->which == C_BOUNCE || r->which == C_COUPLING ? up : along;
-    const double start = mean_axis(w, w->x, axis);
+    const double start = r->which == C_BOUNCE ? 0.0 : mean_axis(w, w->x, axis); /* bounce: y */
     double lin0[3], ang[3];
     pbd_world_total_momentum(w, lin0, ang);
     bounce_state bs = {0};
