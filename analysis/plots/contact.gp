@@ -35,12 +35,12 @@ do for [fmt in 'png svg'] {
     unset logscale
 
     call 'analysis/plots/output.gp' fmt 'contact_tilt'
-    set title 'Block on a ramp, mu_s = 0.5, mu_k = 0.4: distance slid in 1 s (4 substeps x 4 iterations)'
+    set title 'Block on a ramp ({/Symbol m}_s = 0.5, {/Symbol m}_k = 0.4, 4 substeps x 4 iterations)'
     set xlabel 'tan {/Symbol q} / {/Symbol m}_s (1)'
     set ylabel 'distance slid along the slope in 1 s (m)'
     if (words(tilts) == 0) { eval nodata('no tilt runs') } else {
-    plot h5(summary, '/tables/tilt') using 1:2 title 'measured' pt 7 lw 2, \
-         h5(summary, '/tables/tilt') using 1:3 title 'closed form: 0 below 1, 1/2 g (sin {/Symbol q} - {/Symbol m}_k cos {/Symbol q}) t^2 above' with points pt 6 ps 2 lc black
+    plot h5(summary, '/tables/tilt') using 1:2 title 'measured' with points pt 7 ps 1.2, \
+         h5(summary, '/tables/tilt') using 1:3 title 'closed form: 0 below 1, g (sin {/Symbol q} - {/Symbol m}_k cos {/Symbol q}) t^2/2 above' with points pt 6 ps 2 lc black
     }
 
     call 'analysis/plots/output.gp' fmt 'contact_bounce'
@@ -57,7 +57,7 @@ do for [fmt in 'png svg'] {
     set xtics autofreq
 
     call 'analysis/plots/output.gp' fmt 'contact_penetration'
-    set title 'Resting 8 x 8 cloth on the ground: penetration after the last solve (Gauss-Seidel: 0 m, contacts projected last)'
+    set title 'Resting 8 x 8 cloth: penetration after the last solve (Gauss-Seidel: 0 m)'
     set xlabel 'iterations per substep'
     set ylabel 'largest penetration max(0, -d) (m)'
     set logscale xy
