@@ -19,6 +19,7 @@ lcol(c) = int(num(c)) + 1
 tilts = values('/tables/tilt', 1)
 bsubs = values('/tables/bounces', 1)
 psubs = values('/tables/penetration', 2)
+n_jacobi = int(system(sprintf("%s/pbd-h5extract '%s' /tables/penetration 2>/dev/null | awk 'NR > 1 && $1 == 1' | wc -l", bin, summary)))
 fsubs = values('/tables/self_collision', 2)
 runs = attr(summary, 'runs_merged')
 has_run(r) = has(runs, r)
@@ -61,7 +62,7 @@ do for [fmt in 'png svg'] {
     set xlabel 'iterations per substep'
     set ylabel 'largest penetration max(0, -d) (m)'
     set logscale xy
-    if (words(psubs) == 0) { eval nodata('no rest runs') } else {
+    if (n_jacobi == 0) { eval nodata('no Jacobi rest runs') } else {
     plot for [s in psubs] h5(summary, '/tables/penetration') using 3:($1 == 1 && $2 == num(s) ? $5 : NaN) title sprintf('Jacobi, %s substeps', s) lw 2 pt 7, \
          for [s in psubs] h5(summary, '/tables/penetration') using 3:($1 == 1 && $2 == num(s) ? $6 : NaN) title sprintf('g h^2 r^k (1 - r^{kN})/(1 - r^k), %s substeps', s) with lines dt 2 lc black
     }
