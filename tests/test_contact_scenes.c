@@ -95,8 +95,10 @@ static void test_scenes_write_contact_series(void)
     CU_ASSERT_EQUAL(test_remove_dir(dir), 0);
 }
 
-/* Bad input is refused before any step: a collider file by FILE:LINE (exit 1), μk > μs,
- * e > 1, a radius of 0 (exit 2, naming the flag), a method without contacts (exit 2). */
+/* Bad input is refused before any step: a collider file by FILE:LINE (exit 1: NaN or inf
+ * vertices, empty, no faces, inverted or flipped faces, a directory, a device), μk > μs,
+ * e > 1 or NaN, a radius of 0, a body whose inverse mass or inertia overflows (exit 2,
+ * naming the flag), a method without contacts (exit 2). */
 static void test_refusals(void)
 {
     static const struct {
@@ -120,6 +122,20 @@ static void test_refusals(void)
         {"cloth_fold --method=newton --compliance=1e-6", "newton: expected a world without", 2},
         {"cloth_fold --self-collision=0 --thickness=0.01", "--thickness: cannot act", 2},
         {"cloth --mu-static=0.3", "--mu-static: cannot act here", 2},
+        /* hostile values: NaN, zero and underflowing sizes, a directory, a device */
+        {"cloth_sphere --sphere-radius=nan", "--sphere-radius: expected a number in (0", 2},
+        {"cloth_sphere --mu-static=nan", "--mu-static: expected a number in [0", 2},
+        {"cloth_ground_slide --restitution=nan", "--restitution: expected a number in [0, 1]", 2},
+        {"rigid_coupling --body-size=0", "--body-size: expected a number in (0", 2},
+        {"rigid_coupling --body-size=1e-160", "--body-size, --body-mass: rigid box: expected a "
+         "moment of inertia with a finite inverse", 2},
+        {"rigid_coupling --body=sphere --body-size=1e-160", "rigid sphere: expected a moment", 2},
+        {"rigid_coupling --body-mass=1e-320", "--body-mass: rigid box: expected a finite mass", 2},
+        {"cloth_sphere --collider=tests/data/bad_inf.obj", "bad_inf.obj:3: expected a finite", 1},
+        {"cloth_sphere --collider=tests/data/bad_no_faces.obj", "bad_no_faces.obj:3:", 1},
+        {"cloth_sphere --collider=tests/data", "tests/data: expected a readable Wavefront OBJ file "
+         "in a regular file, found a directory", 1},
+        {"cloth_sphere --collider=/dev/zero", "/dev/zero: expected a readable Wavefront OBJ", 1},
     };
     for (unsigned k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char cmd[1024];

@@ -252,6 +252,8 @@ pbd_world *pbd_scene_rigid_coupling(const pbd_scene_params *sp)
                : sp->body == 1 ? pbd_world_add_rigid_sphere(w, b, sp->body_mass, &s, &mat)
                                : pbd_world_add_rigid_box(w, half, sp->body_mass, &s, &mat);
     if (body < 0) {
+        if (st == PBD_OK && pbd_last_status() == PBD_EINVAL) /* the body's own values */
+            pbd_error(PBD_EINVAL, "rigid_coupling: --body-size, --body-mass: %s", pbd_last_error());
         pbd_world_free(w);
         pbd_trimesh_free(&m);
         return NULL;

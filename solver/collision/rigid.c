@@ -190,10 +190,18 @@ static int add_body(pbd_world *w, const shape *sh, double mass, const double ine
                     const pbd_rigid_state *s, const pbd_material *m, int n_corners,
                     const char *what)
 {
-    if (!(isfinite(mass) && mass > 0.0)) {
-        pbd_error(PBD_EINVAL, "%s: mass must be finite and > 0, found %g", what, mass);
+    if (!(isfinite(mass) && mass > 0.0 && isfinite(1.0 / mass))) {
+        pbd_error(PBD_EINVAL, "%s: expected a finite mass > 0 with a finite inverse, found %g kg",
+                  what, mass);
         return -1;
     }
+    for (int k = 0; k < 3; k++) /* M size² can underflow where M and the size do not */
+        if (!(inertia[k] > 0.0 && isfinite(1.0 / inertia[k]))) {
+            pbd_error(PBD_EINVAL, "%s: expected a moment of inertia with a finite inverse, "
+                      "found %g kg m^2 about axis %d (mass %g kg: the size is too small)", what,
+                      inertia[k], k, mass);
+            return -1;
+        }
     if (check_state(s, what) != 0) return -1;
     struct pbd_collision_state *cs = collision_state(w);
     if (!cs) return -1;
