@@ -112,6 +112,18 @@ static void hinge_q(const hinge *h, double q[12])
  *   Eq. 23/27                 ⇒  ∇_{p1} C = -∇_{p2} C - ∇_{p3} C - ∇_{p4} C
  * (the known bounded form of the dihedral-angle gradient, e.g. Bridson et al. 2003; |∇_{p3}C|
  * is 1 / height of p3 over the edge). The factor σ is where the unsigned angle's kink sits. */
+static void hinge_grad(const hinge *h, double *grad)
+{
+    double sigma = h->sin_signed > 0.0 ? 1.0 : -1.0;
+    double ae = v3_dot(h->a, h->e) / h->elen, be = v3_dot(h->b, h->e) / h->elen;
+    double *g1 = grad, *g2 = grad + 3, *g3 = grad + 6, *g4 = grad + 9;
+    v3_scale(g3, h->n1, -sigma * h->elen / h->c1n);
+    v3_scale(g4, h->n2, sigma * h->elen / h->c2n);
+    v3_scale(g2, h->n1, sigma * ae / h->c1n);
+    v3_axpy(g2, -sigma * be / h->c2n, h->n2);
+    for (int c = 0; c < 3; c++) g1[c] = -g2[c] - g3[c] - g4[c];
+}
+
 static int dihedral_eval(const pbd_eval_input *in, double *C, double *grad)
 {
     hinge h;
@@ -126,16 +138,7 @@ static int dihedral_eval(const pbd_eval_input *in, double *C, double *grad)
         if (grad) for (int i = 0; i < 12; i++) grad[i] = 0.0;
         return PBD_EVAL_DEGENERATE;
     }
-    if (grad) {
-        double sigma = h.sin_signed > 0.0 ? 1.0 : -1.0;
-        double ae = v3_dot(h.a, h.e) / h.elen, be = v3_dot(h.b, h.e) / h.elen;
-        double *g1 = grad, *g2 = grad + 3, *g3 = grad + 6, *g4 = grad + 9;
-        v3_scale(g3, h.n1, -sigma * h.elen / h.c1n);
-        v3_scale(g4, h.n2, sigma * h.elen / h.c2n);
-        v3_scale(g2, h.n1, sigma * ae / h.c1n);
-        v3_axpy(g2, -sigma * be / h.c2n, h.n2);
-        for (int c = 0; c < 3; c++) g1[c] = -g2[c] - g3[c] - g4[c];
-    }
+    if (grad) hinge_grad(&h, grad);
     return PBD_EVAL_OK;
 }
 
@@ -150,18 +153,14 @@ static int dihedral_eval(const pbd_eval_input *in, double *C, double *grad)
  *   G_ee =  σ [u1 (a - s_a ê)ᵀ/|e| - s_a P1[a]× - u2 (b - s_b ê)ᵀ/|e| + s_b P2[b]×],
  * G_ea = G_aeᵀ, G_eb = G_beᵀ; p1's rows and columns follow from the differences
  * (h3_expand_relative). Degenerate where eval is (zero area, the kink at d = ±1). */
-static int dihedral_hessian(const pbd_eval_input *in, double *H)
+static void dihedral_G(const hinge *hp, double *G)
 {
-    hinge h;
-    if (hinge_compute(in->x, &h) != HINGE_OK) {
-        for (int i = 0; i < 144; i++) H[i] = 0.0;
-        return PBD_EVAL_DEGENERATE;
-    }
+    const hinge h = *hp; /* a copy, so the formulas read as in the comment above */
     double sigma = h.sin_signed > 0.0 ? 1.0 : -1.0, el = h.elen, eh[3];
     v3_scale(eh, h.e, 1.0 / el);
     const double *side[2] = {h.a, h.b}, *nrm[2] = {h.n1, h.n2};
     const double area[2] = {h.c1n, h.c2n};
-    double G[81] = {0};
+    for (int i = 0; i < 81; i++) G[i] = 0.0;
     for (int t = 0; t < 2; t++) { /* triangle t: its vertex v = a (t = 0) or b (t = 1) */
         const double *v = side[t];
         double sgn = t == 0 ? -1.0 : 1.0; /* ∇_v C = sgn σ|e| u */
@@ -186,7 +185,41 @@ static int dihedral_hessian(const pbd_eval_input *in, double *H)
         m3_add_outer(tmp, 1.0 / el, u, w);
         h3_add_block(G, 9, 0, 0, -sgn * sigma, tmp, 0);
     }
+}
+
+static int dihedral_hessian(const pbd_eval_input *in, double *H)
+{
+    hinge h;
+    if (hinge_compute(in->x, &h) != HINGE_OK) {
+        for (int i = 0; i < 144; i++) H[i] = 0.0;
+        return PBD_EVAL_DEGENERATE;
+    }
+    double G[81];
+    dihedral_G(&h, G);
     h3_expand_relative(G, H);
+    return PBD_EVAL_OK;
+}
+
+/* One particle's row and block (pbd_vertex_block_fn): eval's gradient and the (j, j) block
+ * of the expansion of G, the same operations as eval and hessian without the other 15 blocks. */
+static int dihedral_vertex_block(const pbd_eval_input *in, int j, double *C, double *g,
+                                 double *B, int *hess_ok)
+{
+    hinge h;
+    int hs = hinge_compute(in->x, &h);
+    *hess_ok = hs == HINGE_OK;
+    if (hs != HINGE_OK) { /* as eval: zero area (C = 0) or the kink */
+        *C = hs == HINGE_ZERO_AREA ? 0.0 : h.phi - in->rest[0];
+        for (int c = 0; c < 3; c++) g[c] = 0.0;
+        return PBD_EVAL_DEGENERATE;
+    }
+    double grad[12], G[81];
+    *C = h.phi - in->rest[0];
+    hinge_grad(&h, grad);
+    v3_copy(g, grad + 3 * j);
+    dihedral_G(&h, G);
+    h3_relative_block(G, j, B);
+    *hess_ok = 1;
     return PBD_EVAL_OK;
 }
 
@@ -293,4 +326,5 @@ const pbd_constraint_type pbd_bend_dihedral_type = {
     .sample = dihedral_sample,
     .project_closed_form = dihedral_project,
     .kernels = &dihedral_kernels,
+    .vertex_block = dihedral_vertex_block,
 };
