@@ -49,32 +49,22 @@ static inline void h3_add_block(double *H, int n, int i, int k, double s, const 
 /* A function of y_j = p_j - p_0 (j = 1 … 3) only: with G its 9×9 Hessian in (y1, y2, y3),
  * the 12×12 Hessian in (p0, p1, p2, p3) is Tᵀ G T, T = [-1 1 0 0; -1 0 1 0; -1 0 0 1] ⊗ I:
  *   H_jk = G_jk,  H_0k = -Σ_j G_jk,  H_j0 = -Σ_k G_jk,  H_00 = Σ_jk G_jk. */
-static inline double h3_relative_entry(const double *G, int r, int c)
-{
-    int i = r / 3, a = r % 3, k = c / 3, b = c % 3;
-    double s = 0.0;
-    for (int j = 1; j <= 3; j++) {
-        if (i != 0 && i != j) continue;
-        for (int l = 1; l <= 3; l++) {
-            if (k != 0 && k != l) continue;
-            double g = G[(3 * (j - 1) + a) * 9 + 3 * (l - 1) + b];
-            s += (i == 0 ? -1.0 : 1.0) * (k == 0 ? -1.0 : 1.0) * g;
-        }
-    }
-    return s;
-}
-
 static inline void h3_expand_relative(const double *G, double *H)
 {
     for (int r = 0; r < 12; r++)
-        for (int c = 0; c < 12; c++) H[12 * r + c] = h3_relative_entry(G, r, c);
-}
-
-/* The diagonal block H_pp (9 doubles) of the expansion above alone, the same sums. */
-static inline void h3_relative_block(const double *G, int p, double *B)
-{
-    for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++) B[3 * a + b] = h3_relative_entry(G, 3 * p + a, 3 * p + b);
+        for (int c = 0; c < 12; c++) {
+            int i = r / 3, a = r % 3, k = c / 3, b = c % 3;
+            double s = 0.0;
+            for (int j = 1; j <= 3; j++) {
+                if (i != 0 && i != j) continue;
+                for (int l = 1; l <= 3; l++) {
+                    if (k != 0 && k != l) continue;
+                    double g = G[(3 * (j - 1) + a) * 9 + 3 * (l - 1) + b];
+                    s += (i == 0 ? -1.0 : 1.0) * (k == 0 ? -1.0 : 1.0) * g;
+                }
+            }
+            H[12 * r + c] = s;
+        }
 }
 
 #endif
