@@ -79,7 +79,7 @@ static void test_blocks_equal_generic(void)
         CU_ASSERT_EQUAL(bad, 0);
         CU_ASSERT(compared > 3000 && blocks > 3000); /* the path ran, not only refusals */
     }
-    CU_ASSERT(n_types >= 3); /* distance, bend_dihedral, bend_isometric at least */
+    CU_ASSERT(n_types >= 5); /* distance, the two bendings, snh_tet, fem_tet_stvk */
 }
 
 /* The differences' block of one particle (6 evaluations) is the whole differences' (j, j)
@@ -175,10 +175,45 @@ static void test_steps_equal(void)
     }
 }
 
+/* The tet beam of each material (Stable Neo-Hookean, StVK: vertex blocks; corotated: the
+ * differences' block), two VBD and two AVBD steps: the fast path's bits are the generic
+ * path's. */
+static void test_tet_steps_equal(void)
+{
+    const pbd_method methods[2] = {PBD_METHOD_VBD, PBD_METHOD_AVBD};
+    for (int material = 1; material <= 3; material++)
+        for (int m = 0; m < 2; m++) {
+            pbd_world *w[2];
+            for (int k = 0; k < 2; k++) {
+                pbd_scene_params sp = pbd_scene_params_default();
+                sp.resolution = 8;
+                sp.material = material;
+                w[k] = pbd_scene_tet_beam(&sp);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(w[k]);
+                w[k]->def.method = methods[m];
+                w[k]->def.iterations = 4;
+                w[k]->def.kernels = k == 0;
+            }
+            size_t bytes = 3 * (size_t)w[0]->n * sizeof(double);
+            double *x0 = malloc(bytes), moved = 0.0;
+            memcpy(x0, w[0]->x, bytes);
+            for (int k = 0; k < 2; k++)
+                for (int s = 0; s < 2; s++) CU_ASSERT_EQUAL_FATAL(pbd_step(w[k]), PBD_OK);
+            CU_ASSERT_EQUAL(memcmp(w[0]->x, w[1]->x, bytes), 0);
+            for (int i = 0; i < 3 * w[0]->n; i++) moved = fmax(moved, fabs(w[0]->x[i] - x0[i]));
+            CU_ASSERT(moved > 1e-4); /* the beam sags: the elastic forces act */
+            if (!(moved > 1e-4)) fprintf(stderr, "tet_steps_equal: material %d moved %g\n", material, moved);
+            free(x0);
+            pbd_world_free(w[0]);
+            pbd_world_free(w[1]);
+        }
+}
+
 void register_vertex_block_tests(void)
 {
     CU_pSuite s = CU_add_suite("vertex_block", NULL, NULL);
     CU_add_test(s, "blocks_equal_generic", test_blocks_equal_generic);
     CU_add_test(s, "difference_block", test_difference_block);
     CU_add_test(s, "steps_equal", test_steps_equal);
+    CU_add_test(s, "tet_steps_equal", test_tet_steps_equal);
 }
