@@ -23,20 +23,27 @@ static double fd_step(const pbd_eval_input *in, const double *xl)
     return FD_REL_STEP * (size > 0.0 ? size : 1.0);
 }
 
+/* ∇C at xl ± eps in coordinate col into gp, gm (xl restored); 1 when either is degenerate. */
+static int fd_column(const pbd_constraint_type *type, pbd_eval_input *in, double *xl, int col,
+                     double eps, double *gp, double *gm)
+{
+    double keep = xl[col], C;
+    xl[col] = keep + eps;
+    int s1 = type->eval(in, &C, gp);
+    xl[col] = keep - eps;
+    int s2 = type->eval(in, &C, gm);
+    xl[col] = keep;
+    return s1 != PBD_EVAL_OK || s2 != PBD_EVAL_OK;
+}
+
 int pbd_constraint_hessian(const pbd_constraint_type *type, pbd_eval_input *in, double *xl,
                            double *gp, double *gm, double *H)
 {
     if (type->hessian) return type->hessian(in, H) != PBD_EVAL_OK;
     int n3 = 3 * in->arity;
-    double eps = fd_step(in, xl), C;
+    double eps = fd_step(in, xl);
     for (int col = 0; col < n3; col++) {
-        double keep = xl[col];
-        xl[col] = keep + eps;
-        int s1 = type->eval(in, &C, gp);
-        xl[col] = keep - eps;
-        int s2 = type->eval(in, &C, gm);
-        xl[col] = keep;
-        if (s1 != PBD_EVAL_OK || s2 != PBD_EVAL_OK) return 1;
+        if (fd_column(type, in, xl, col, eps, gp, gm)) return 1;
         for (int row = 0; row < n3; row++)
             H[(size_t)row * n3 + col] = (gp[row] - gm[row]) / (2.0 * eps);
     }
@@ -58,16 +65,9 @@ int pbd_constraint_hessian_block(const pbd_constraint_type *type, pbd_eval_input
             for (int q = 0; q < 3; q++) B[3 * r + q] = H[(size_t)(3 * j + r) * n3 + 3 * j + q];
         return 0;
     }
-    double eps = fd_step(in, xl), C;
+    double eps = fd_step(in, xl);
     for (int q = 0; q < 3; q++) { /* the columns of particle j, as above */
-        int col = 3 * j + q;
-        double keep = xl[col];
-        xl[col] = keep + eps;
-        int s1 = type->eval(in, &C, gp);
-        xl[col] = keep - eps;
-        int s2 = type->eval(in, &C, gm);
-        xl[col] = keep;
-        if (s1 != PBD_EVAL_OK || s2 != PBD_EVAL_OK) return 1;
+        if (fd_column(type, in, xl, 3 * j + q, eps, gp, gm)) return 1;
         for (int r = 0; r < 3; r++) B[3 * r + q] = (gp[3 * j + r] - gm[3 * j + r]) / (2.0 * eps);
     }
     for (int r = 0; r < 3; r++)
