@@ -42,9 +42,10 @@ static double det3(const double *A)
            A[2] * (A[3] * A[7] - A[4] * A[6]);
 }
 
-/* C, ∇_jC (g) and, when *hess_ok, ∇²_jjC (B) of constraint c of set s at w->p for its
- * particle j: the type's vertex_block with def.kernels on, else eval and then, asked for by
- * want_hess(), hessian or the differences (solver/hessian.c). Returns eval's status. */
+/* C, ∇_jC (g) and, when hess_ok, ∇²_jjC (B) of a constraint at w->p for its particle j:
+ * terms_eval takes them from the type's vertex_block (def.kernels on), else C and g from eval
+ * and, only when terms_hessian asks, B from hessian or the differences (solver/hessian.c);
+ * the same bits either way (tests/test_vertex_block.c). terms_eval returns eval's status. */
 typedef struct vertex_terms {
     double C, g[3], B[9];
     int hess_ok, fast;
