@@ -112,6 +112,18 @@ static void hinge_q(const hinge *h, double q[12])
  *   Eq. 23/27                 ⇒  ∇_{p1} C = -∇_{p2} C - ∇_{p3} C - ∇_{p4} C
  * (the known bounded form of the dihedral-angle gradient, e.g. Bridson et al. 2003; |∇_{p3}C|
  * is 1 / height of p3 over the edge). The factor σ is where the unsigned angle's kink sits. */
+static void hinge_grad(const hinge *h, double *grad)
+{
+    double sigma = h->sin_signed > 0.0 ? 1.0 : -1.0;
+    double ae = v3_dot(h->a, h->e) / h->elen, be = v3_dot(h->b, h->e) / h->elen;
+    double *g1 = grad, *g2 = grad + 3, *g3 = grad + 6, *g4 = grad + 9;
+    v3_scale(g3, h->n1, -sigma * h->elen / h->c1n);
+    v3_scale(g4, h->n2, sigma * h->elen / h->c2n);
+    v3_scale(g2, h->n1, sigma * ae / h->c1n);
+    v3_axpy(g2, -sigma * be / h->c2n, h->n2);
+    for (int c = 0; c < 3; c++) g1[c] = -g2[c] - g3[c] - g4[c];
+}
+
 static int dihedral_eval(const pbd_eval_input *in, double *C, double *grad)
 {
     hinge h;
@@ -126,16 +138,7 @@ static int dihedral_eval(const pbd_eval_input *in, double *C, double *grad)
         if (grad) for (int i = 0; i < 12; i++) grad[i] = 0.0;
         return PBD_EVAL_DEGENERATE;
     }
-    if (grad) {
-        double sigma = h.sin_signed > 0.0 ? 1.0 : -1.0;
-        double ae = v3_dot(h.a, h.e) / h.elen, be = v3_dot(h.b, h.e) / h.elen;
-        double *g1 = grad, *g2 = grad + 3, *g3 = grad + 6, *g4 = grad + 9;
-        v3_scale(g3, h.n1, -sigma * h.elen / h.c1n);
-        v3_scale(g4, h.n2, sigma * h.elen / h.c2n);
-        v3_scale(g2, h.n1, sigma * ae / h.c1n);
-        v3_axpy(g2, -sigma * be / h.c2n, h.n2);
-        for (int c = 0; c < 3; c++) g1[c] = -g2[c] - g3[c] - g4[c];
-    }
+    if (grad) hinge_grad(&h, grad);
     return PBD_EVAL_OK;
 }
 
@@ -150,6 +153,54 @@ static int dihedral_eval(const pbd_eval_input *in, double *C, double *grad)
  *   G_ee =  σ [u1 (a - s_a ê)ᵀ/|e| - s_a P1[a]× - u2 (b - s_b ê)ᵀ/|e| + s_b P2[b]×],
  * G_ea = G_aeᵀ, G_eb = G_beᵀ; p1's rows and columns follow from the differences
  * (h3_expand_relative). Degenerate where eval is (zero area, the kink at d = ±1). */
+/* Triangle t's terms of G (t = 0: v = a, sgn = −1; t = 1: v = b, sgn = +1; ∇_v C = sgn σ|e| u):
+ *   vv = P[e]×                            G_vv = sgn σ|e| vv
+ *   ve = u êᵀ − |e| P[v]×                 G_ve = sgn σ ve,  G_ev = G_veᵀ
+ *   ee = u (v − s_v ê)ᵀ/|e| − s_v P[v]×   G_ee gets −sgn σ ee (∇_e C has −s_b u2)
+ * all = 0: vv only. */
+typedef struct hinge_tri {
+    double vv[9], ve[9], ee[9];
+} hinge_tri;
+
+static void hinge_tri_terms(const hinge *h, int t, int all, hinge_tri *o)
+{
+    const double *v = t == 0 ? h->a : h->b, *n = t == 0 ? h->n1 : h->n2;
+    double area = t == 0 ? h->c1n : h->c2n, el = h->elen, eh[3];
+    double u[3], P[9], S[9], PS[9], w[3];
+    v3_scale(u, n, 1.0 / area);
+    for (int i = 0; i < 9; i++) P[i] = 0.0;
+    for (int i = 0; i < 3; i++) P[4 * i] = 1.0;
+    m3_add_outer(P, -2.0, n, n);
+    for (int i = 0; i < 9; i++) P[i] /= area * area;
+    m3_skew(S, h->e, 1.0);
+    m3_mul(o->vv, P, S); /* P[e]× */
+    if (!all) return;
+    v3_scale(eh, h->e, 1.0 / el);
+    double sv = v3_dot(v, eh);
+    m3_skew(S, v, 1.0);
+    m3_mul(PS, P, S); /* P[v]× */
+    for (int i = 0; i < 9; i++) o->ve[i] = -el * PS[i];
+    m3_add_outer(o->ve, 1.0, u, eh);
+    v3_copy(w, v);
+    v3_axpy(w, -sv, eh);
+    for (int i = 0; i < 9; i++) o->ee[i] = -sv * PS[i];
+    m3_add_outer(o->ee, 1.0 / el, u, w);
+}
+
+static void dihedral_G(const hinge *h, double *G)
+{
+    double sigma = h->sin_signed > 0.0 ? 1.0 : -1.0, el = h->elen;
+    for (int i = 0; i < 81; i++) G[i] = 0.0;
+    for (int t = 0; t < 2; t++) {
+        double sgn = t == 0 ? -1.0 : 1.0;
+        hinge_tri o;
+        hinge_tri_terms(h, t, 1, &o);
+        h3_add_block(G, 9, 1 + t, 1 + t, sgn * sigma * el, o.vv, 0);
+        h3_add_block(G, 9, 1 + t, 0, sgn * sigma, o.ve, 1); /* G_ve and G_ev = G_veᵀ */
+        h3_add_block(G, 9, 0, 0, -sgn * sigma, o.ee, 0);
+    }
+}
+
 static int dihedral_hessian(const pbd_eval_input *in, double *H)
 {
     hinge h;
@@ -157,36 +208,67 @@ static int dihedral_hessian(const pbd_eval_input *in, double *H)
         for (int i = 0; i < 144; i++) H[i] = 0.0;
         return PBD_EVAL_DEGENERATE;
     }
-    double sigma = h.sin_signed > 0.0 ? 1.0 : -1.0, el = h.elen, eh[3];
-    v3_scale(eh, h.e, 1.0 / el);
-    const double *side[2] = {h.a, h.b}, *nrm[2] = {h.n1, h.n2};
-    const double area[2] = {h.c1n, h.c2n};
-    double G[81] = {0};
-    for (int t = 0; t < 2; t++) { /* triangle t: its vertex v = a (t = 0) or b (t = 1) */
-        const double *v = side[t];
-        double sgn = t == 0 ? -1.0 : 1.0; /* ∇_v C = sgn σ|e| u */
-        double u[3], P[9], S[9], PS[9], tmp[9], sv = v3_dot(v, eh), w[3];
-        v3_scale(u, nrm[t], 1.0 / area[t]);
-        for (int i = 0; i < 9; i++) P[i] = 0.0;
-        for (int i = 0; i < 3; i++) P[4 * i] = 1.0;
-        m3_add_outer(P, -2.0, nrm[t], nrm[t]);
-        for (int i = 0; i < 9; i++) P[i] /= area[t] * area[t];
-        m3_skew(S, h.e, 1.0);
-        m3_mul(PS, P, S); /* P[e]× */
-        h3_add_block(G, 9, 1 + t, 1 + t, sgn * sigma * el, PS, 0);
-        m3_skew(S, v, 1.0);
-        m3_mul(PS, P, S); /* P[v]× */
-        for (int i = 0; i < 9; i++) tmp[i] = -el * PS[i];
-        m3_add_outer(tmp, 1.0, u, eh); /* u êᵀ - |e| P[v]× */
-        h3_add_block(G, 9, 1 + t, 0, sgn * sigma, tmp, 1); /* G_ve and G_ev = G_veᵀ */
-        /* G_ee: ∓σ [u (v - s_v ê)ᵀ/|e| - s_v P[v]×] (minus for b: ∇_e C has -s_b u2) */
-        v3_copy(w, v);
-        v3_axpy(w, -sv, eh);
-        for (int i = 0; i < 9; i++) tmp[i] = -sv * PS[i];
-        m3_add_outer(tmp, 1.0 / el, u, w);
-        h3_add_block(G, 9, 0, 0, -sgn * sigma, tmp, 0);
-    }
+    double G[81];
+    dihedral_G(&h, G);
     h3_expand_relative(G, H);
+    return PBD_EVAL_OK;
+}
+
+/* H_jj of dihedral_hessian alone: the terms of G it sums (h3_relative_entry: from 0, in the
+ * order G_ee, G_ea, G_eb, G_ae, G_aa, G_ab, G_be, G_ba, G_bb for p1; one block for the
+ * others), each G entry formed as dihedral_G forms it (0 + s·term), so the same bits. */
+static void hinge_block(const hinge *h, int j, double *B)
+{
+    double sigma = h->sin_signed > 0.0 ? 1.0 : -1.0, el = h->elen;
+    const double s_vv[2] = {-1.0 * sigma * el, 1.0 * sigma * el};
+    const double s_ve[2] = {-1.0 * sigma, 1.0 * sigma}, s_ee[2] = {1.0 * sigma, -1.0 * sigma};
+    hinge_tri o[2];
+    if (j >= 2) { /* p3, p4: G_aa, G_bb */
+        hinge_tri_terms(h, j - 2, 0, &o[0]);
+        for (int k = 0; k < 9; k++) B[k] = 0.0 + (0.0 + s_vv[j - 2] * o[0].vv[k]);
+        return;
+    }
+    hinge_tri_terms(h, 0, 1, &o[0]);
+    hinge_tri_terms(h, 1, 1, &o[1]);
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+            int k = 3 * a + b, kt = 3 * b + a;
+            double ee = (0.0 + s_ee[0] * o[0].ee[k]) + s_ee[1] * o[1].ee[k];
+            if (j == 1) {
+                B[k] = 0.0 + ee;
+                continue;
+            }
+            double s = 0.0 + ee;
+            s += 0.0 + s_ve[0] * o[0].ve[kt]; /* G_ea */
+            s += 0.0 + s_ve[1] * o[1].ve[kt]; /* G_eb */
+            s += 0.0 + s_ve[0] * o[0].ve[k];  /* G_ae */
+            s += 0.0 + s_vv[0] * o[0].vv[k];  /* G_aa */
+            s += 0.0;                         /* G_ab */
+            s += 0.0 + s_ve[1] * o[1].ve[k];  /* G_be */
+            s += 0.0;                         /* G_ba */
+            s += 0.0 + s_vv[1] * o[1].vv[k];  /* G_bb */
+            B[k] = s;
+        }
+}
+
+/* One particle's row and block (pbd_vertex_block_fn): eval's gradient and the (j, j) block
+ * of the expansion of G, the same operations as eval and hessian without the other 15 blocks. */
+static int dihedral_vertex_block(const pbd_eval_input *in, int j, double *C, double *g,
+                                 double *B, int *hess_ok)
+{
+    hinge h;
+    int hs = hinge_compute(in->x, &h);
+    *hess_ok = hs == HINGE_OK;
+    if (hs != HINGE_OK) { /* as eval: zero area (C = 0) or the kink */
+        *C = hs == HINGE_ZERO_AREA ? 0.0 : h.phi - in->rest[0];
+        for (int c = 0; c < 3; c++) g[c] = 0.0;
+        return PBD_EVAL_DEGENERATE;
+    }
+    double grad[12];
+    *C = h.phi - in->rest[0];
+    hinge_grad(&h, grad);
+    v3_copy(g, grad + 3 * j);
+    hinge_block(&h, j, B);
     return PBD_EVAL_OK;
 }
 
@@ -293,4 +375,5 @@ const pbd_constraint_type pbd_bend_dihedral_type = {
     .sample = dihedral_sample,
     .project_closed_form = dihedral_project,
     .kernels = &dihedral_kernels,
+    .vertex_block = dihedral_vertex_block,
 };

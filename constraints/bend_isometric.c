@@ -102,6 +102,19 @@ static int isometric_hessian(const pbd_eval_input *in, double *H)
     return st;
 }
 
+/* One particle's row and block (pbd_vertex_block_fn): eval's ∇_jC and ∇²_jjC = Q_jj I. */
+static int isometric_vertex_block(const pbd_eval_input *in, int j, double *C, double *g,
+                                  double *B, int *hess_ok)
+{
+    double grad[12], Q[4][4];
+    int st = isometric_eval(in, C, grad);
+    v3_copy(g, grad + 3 * j);
+    q_unpack(in->rest, Q);
+    for (int k = 0; k < 9; k++) B[k] = k % 4 == 0 ? Q[j][j] : 0.0;
+    *hess_ok = st == PBD_EVAL_OK;
+    return st;
+}
+
 /* Q = 3/(A0 + A1) K Kᵀ from the rest configuration, and E0 = E(rest). */
 static void isometric_rest(const pbd_eval_input *in, double *rest)
 {
@@ -177,4 +190,5 @@ const pbd_constraint_type pbd_bend_isometric_type = {
     .sample = isometric_sample,
     .project_closed_form = NULL,
     .kernels = &isometric_kernels,
+    .vertex_block = isometric_vertex_block,
 };

@@ -42,6 +42,23 @@ static int distance_hessian(const pbd_eval_input *in, double *H)
     return PBD_EVAL_OK;
 }
 
+/* One particle's row and block (pbd_vertex_block_fn): ∇_jC = ±n, ∇²_jjC = B, the same
+ * operations as eval and hessian. */
+static int distance_vertex_block(const pbd_eval_input *in, int j, double *C, double *g,
+                                 double *B, int *hess_ok)
+{
+    double d[3], n[3];
+    v3_sub(d, in->x, in->x + 3);
+    double len = v3_norm(d);
+    *C = len - in->rest[0];
+    *hess_ok = !(len < DISTANCE_MIN_LENGTH); /* as eval and hessian */
+    if (!*hess_ok) return PBD_EVAL_DEGENERATE;
+    v3_scale(g, d, j == 0 ? 1.0 / len : -1.0 / len);
+    v3_scale(n, d, 1.0 / len);
+    m3_projector(B, n, 1.0 / len);
+    return PBD_EVAL_OK;
+}
+
 static void distance_rest(const pbd_eval_input *in, double *rest)
 {
     double d[3];
@@ -152,4 +169,5 @@ const pbd_constraint_type pbd_distance_type = {
     .sample = distance_sample,
     .project_closed_form = distance_project,
     .kernels = &distance_kernels,
+    .vertex_block = distance_vertex_block,
 };

@@ -254,6 +254,11 @@ int fem_stvk_hessian(const pbd_eval_input *in, double *H);
 int fem_triangle_hessian(const pbd_eval_input *in, double *H);
 int fem_strain_tet_hessian(const pbd_eval_input *in, double *H);
 int fem_strain_triangle_hessian(const pbd_eval_input *in, double *H);
+/* ... and the vertex blocks (pbd_vertex_block_fn) of snh_tet and fem_tet_stvk from them */
+int fem_snh_vertex_block(const pbd_eval_input *in, int j, double *C, double *g, double *B,
+                         int *hess_ok);
+int fem_stvk_vertex_block(const pbd_eval_input *in, int j, double *C, double *g, double *B,
+                          int *hess_ok);
 
 int fem_sample_element(pbd_rng *r, int degenerate, int n, pbd_material_fn material,
                        int n_components, double nu_max, double *x, double *rest);

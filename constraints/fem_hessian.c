@@ -9,26 +9,44 @@
 
 #include <string.h>
 
-/* H (3n × 3n) from H_F (3·cols square, F row-major: index a·cols + i), n = cols + 1. */
-static void map_to_x(const double *HF, const double *dm_inv, int cols, double *H)
+/* B_pi of the map below (4 × 3), from D_m⁻¹. */
+static void map_weights(const double *dm_inv, int cols, double B[4][3])
 {
-    const int n = cols + 1, nF = 3 * cols, N = 3 * n;
-    double B[4][3] = {{0}};
-    for (int p = 1; p < n; p++)
+    for (int p = 0; p < 4; p++)
+        for (int i = 0; i < 3; i++) B[p][i] = 0.0;
+    for (int p = 1; p < cols + 1; p++)
         for (int i = 0; i < cols; i++) {
             B[p][i] = dm_inv[(p - 1) * cols + i];
             B[0][i] -= B[p][i];
         }
+}
+
+/* Block (p, q) of the map below: out[3a + b] = Σ_ij B_pi B_qj H_F[(a,i),(b,j)]. */
+static void map_block(const double *HF, double B[4][3], int cols, int p, int q, double *out)
+{
+    const int nF = 3 * cols;
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+            double s = 0.0;
+            for (int i = 0; i < cols; i++)
+                for (int j = 0; j < cols; j++)
+                    s += B[p][i] * B[q][j] * HF[(a * cols + i) * nF + b * cols + j];
+            out[3 * a + b] = s;
+        }
+}
+
+/* H (3n × 3n) from H_F (3·cols square, F row-major: index a·cols + i), n = cols + 1. */
+static void map_to_x(const double *HF, const double *dm_inv, int cols, double *H)
+{
+    const int n = cols + 1, N = 3 * n;
+    double B[4][3], blk[9];
+    map_weights(dm_inv, cols, B);
     for (int p = 0; p < n; p++)
-        for (int a = 0; a < 3; a++)
-            for (int q = 0; q < n; q++)
-                for (int b = 0; b < 3; b++) {
-                    double s = 0.0;
-                    for (int i = 0; i < cols; i++)
-                        for (int j = 0; j < cols; j++)
-                            s += B[p][i] * B[q][j] * HF[(a * cols + i) * nF + b * cols + j];
-                    H[(3 * p + a) * N + 3 * q + b] = s;
-                }
+        for (int q = 0; q < n; q++) {
+            map_block(HF, B, cols, p, q, blk);
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++) H[(3 * p + a) * N + 3 * q + b] = blk[3 * a + b];
+        }
 }
 
 static int levi(int i, int j, int k)
@@ -40,12 +58,9 @@ static int levi(int i, int j, int k)
  *   C_H = det F − γ:  ∂²det/∂F_ai ∂F_bj = Σ_kc ε_ijk ε_abc F_ck  (det F = (1/6) ε_ijk ε_abc
  *                     F_ai F_bj F_ck);
  *   C_D = ‖F‖:        ∂²/∂F∂F = (I − F̂ F̂ᵀ)/‖F‖. */
-int fem_snh_hessian(const pbd_eval_input *in, double *H)
+static void snh_HF(const pbd_eval_input *in, double *HF)
 {
-    double C, HF[81], F[9];
-    memset(H, 0, 144 * sizeof *H);
-    int st = pbd_snh_tet_type.eval(in, &C, NULL);
-    if (st != PBD_EVAL_OK) return st;
+    double F[9];
     fem_tet_F(in->x, in->rest, F);
     if (in->rest[10] < 0.5) {
         for (int a = 0; a < 3; a++)
@@ -63,8 +78,33 @@ int fem_snh_hessian(const pbd_eval_input *in, double *H)
         for (int r = 0; r < 9; r++)
             for (int c = 0; c < 9; c++) HF[9 * r + c] = ((r == c) - F[r] * F[c] / (nF * nF)) / nF;
     }
+}
+
+int fem_snh_hessian(const pbd_eval_input *in, double *H)
+{
+    double C, HF[81];
+    memset(H, 0, 144 * sizeof *H);
+    int st = pbd_snh_tet_type.eval(in, &C, NULL);
+    if (st != PBD_EVAL_OK) return st;
+    snh_HF(in, HF);
     map_to_x(HF, in->rest, 3, H);
     return PBD_EVAL_OK;
+}
+
+/* The vertex block (pbd_vertex_block_fn) of the two above: eval's row and H_F mapped to
+ * block (j, j) alone, the same sums. */
+int fem_snh_vertex_block(const pbd_eval_input *in, int j, double *C, double *g, double *B,
+                         int *hess_ok)
+{
+    double grad[12], HF[81], W[4][3];
+    int st = pbd_snh_tet_type.eval(in, C, grad);
+    for (int a = 0; a < 3; a++) g[a] = grad[3 * j + a];
+    *hess_ok = st == PBD_EVAL_OK;
+    if (st != PBD_EVAL_OK) return st;
+    snh_HF(in, HF);
+    map_weights(in->rest, 3, W);
+    map_block(HF, W, 3, j, j, B);
+    return st;
 }
 
 /* StVK on F with `cols` columns: P = F S, S = 2μE + λ tr(E) I, E = ½(FᵀF − I). dP/dF column by
@@ -127,6 +167,25 @@ int fem_stvk_hessian(const pbd_eval_input *in, double *H)
 {
     const double *r = in->rest;
     return energy_hessian(&pbd_fem_tet_stvk_type, in, 3, r[9], r[10], r[11], H);
+}
+
+/* The vertex block of the above: block (j, j) of the same map, then (V h − g gᵀ)/C on it. */
+int fem_stvk_vertex_block(const pbd_eval_input *in, int j, double *C, double *g, double *B,
+                          int *hess_ok)
+{
+    const double *r = in->rest;
+    double grad[12], F[9], A[81], W[4][3];
+    int st = pbd_fem_tet_stvk_type.eval(in, C, grad);
+    for (int a = 0; a < 3; a++) g[a] = grad[3 * j + a];
+    *hess_ok = st == PBD_EVAL_OK && *C > 0.0;
+    if (!*hess_ok) return st;
+    fem_tet_F(in->x, r, F);
+    stvk_dPdF(F, 3, r[10], r[11], A);
+    map_weights(r, 3, W);
+    map_block(A, W, 3, j, j, B);
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) B[3 * a + b] = (r[9] * B[3 * a + b] - g[a] * g[b]) / *C;
+    return st;
 }
 
 int fem_triangle_hessian(const pbd_eval_input *in, double *H)

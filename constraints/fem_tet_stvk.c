@@ -52,5 +52,6 @@ const pbd_constraint_type pbd_fem_tet_stvk_type = {
     .n_components = 1,
     .material = fem_tet_lame_material,
     .hessian = fem_stvk_hessian,
+    .vertex_block = fem_stvk_vertex_block,
     .energy = 1,
 };

@@ -110,6 +110,16 @@ typedef struct pbd_batch {
 } pbd_batch;
 typedef int (*pbd_batch_fn)(const pbd_batch *b, const int32_t *rows, int begin, int end);
 
+/* Optional, for the vertex solves of VBD and AVBD (solver/vbd/): at in->x, C, the gradient
+ * row ∇_jC of the element's particle j (3 doubles) and the diagonal block ∇²_jjC (9 doubles,
+ * row-major), without the element's whole gradient or Hessian (a vertex visit reads only
+ * these). Returns eval's status (PBD_EVAL_DEGENERATE: C, grad_j unspecified but finite); *hess_ok
+ * = 0 where eval is OK but ∇²C is not defined (where `hessian` reports degenerate), hess_jj
+ * then unspecified. Equal to eval's ∇_jC and the (j, j) block of `hessian` (or of the
+ * differences, for a type without one) to rounding; tests/test_vertex_block.c holds them to it. */
+typedef int (*pbd_vertex_block_fn)(const pbd_eval_input *in, int j, double *C, double *grad_j,
+                                   double *hess_jj, int *hess_ok);
+
 /* A type's kernels; any may be NULL (the solver then uses the generic path). */
 typedef struct pbd_kernels {
     /* Gauss–Seidel: in order, each constraint sees its predecessors' result */
@@ -189,6 +199,8 @@ typedef struct pbd_constraint_type {
     /* Orientation types: the closed form of the element's rows together (Kugelstadt &
      * Schömer 2016 Eq. 37, Eq. 40), used with def.rod_projection = closed-form; NULL: none */
     pbd_element_project_fn project_element;
+    /* may be NULL: VBD and AVBD then take ∇_jC from eval and ∇²_jjC from hessian (above) */
+    pbd_vertex_block_fn vertex_block;
 } pbd_constraint_type;
 
 #define PBD_MAX_BLOCK 6

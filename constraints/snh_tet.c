@@ -115,4 +115,5 @@ const pbd_constraint_type pbd_snh_tet_type = {
     .material = snh_material,
     .block = 2, /* hydrostatic and deviatoric solved together (Macklin & Müller 2021) */
     .hessian = fem_snh_hessian,
+    .vertex_block = fem_snh_vertex_block,
 };

@@ -17,6 +17,13 @@ int pbd_project_one(pbd_world *w, pbd_constraint_set *s, int c, double alpha_sca
  * there (degenerate). */
 int pbd_constraint_hessian(const pbd_constraint_type *type, pbd_eval_input *in, double *xl,
                            double *gp, double *gm, double *H);
+/* Its diagonal block ∇²_jjC of particle j alone into B (9 doubles, row-major), bit for bit
+ * the block of the above: the analytic Hessian (H its scratch), or the differences in
+ * particle j's three coordinates only (6 evaluations instead of 6·arity). Returns 0, or 1
+ * when the Hessian is degenerate, or (differences) an evaluation at particle j's six
+ * displaced positions is. */
+int pbd_constraint_hessian_block(const pbd_constraint_type *type, pbd_eval_input *in, int j,
+                                 double *xl, double *gp, double *gm, double *H, double *B);
 
 /* The BLAS and OpenMP threads of a sparse factorisation or solve, set explicitly so that no
  * threaded BLAS kernel waits for a thread its region did not get (solver/newton_blas.c). */

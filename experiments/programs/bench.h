@@ -53,7 +53,7 @@ long bench_resident_kb(const char *field);
 extern int bench_only_exact;
 int bench_selected(const char *scene, const char *only);
 
-/* The targets' lines (experiments/programs/bench_targets.c): up to 16 of 256 characters,
+/* The targets' lines (experiments/programs/bench_targets.c): up to 24 of 256 characters,
  * each saying met or NOT met with its figure; returns how many. */
 int bench_targets(const bench_row *rows, int n, int threads, int quick, char out[][256]);
 

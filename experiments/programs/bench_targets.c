@@ -45,6 +45,43 @@ static int bend_targets(const bench_row *rows, int n, int threads, int quick, ch
     return k;
 }
 
+/* The solver families against coloured XPBD on the same scene, threads and iterations
+ * (medians of the same run, so the ratio of steps is the ratio of iterations): VBD <= 3x and
+ * AVBD <= 3.5x on the bending cloth, 2 threads >= 1.7x faster than 1; the other scenes' ratios
+ * without a target. The families' 1- and N-thread steps give the same bits. */
+static int family_targets(const bench_row *rows, int n, int threads, int quick, char out[][256])
+{
+    const char *scenes[2] = {quick ? "cloth32-bend-families" : "cloth100-bend-families",
+                             quick ? "cloth100-families" : "cloth316-families"};
+    const char *methods[3] = {"vbd", "avbd", "pd"};
+    const double limit[3] = {3.0, 3.5, 0.0};
+    int k = 0;
+    for (int s = 0; s < 2; s++)
+        for (int m = 0; m < 3; m++) {
+            char name1[32], namet[32], x1[32], xt[32];
+            snprintf(name1, sizeof name1, "%s-1t", methods[m]);
+            snprintf(namet, sizeof namet, "%s-%dt", methods[m], threads);
+            snprintf(x1, sizeof x1, "colour-1t-xpbd");
+            snprintf(xt, sizeof xt, "colour-%dt-xpbd", threads);
+            const bench_row *f1 = find(rows, n, scenes[s], name1), *ft = find(rows, n, scenes[s], namet),
+                            *c1 = find(rows, n, scenes[s], x1), *ct = find(rows, n, scenes[s], xt);
+            if (!f1 || !ft || !c1 || !ct) continue;
+            double r1 = f1->ms_median / c1->ms_median, rt = ft->ms_median / ct->ms_median;
+            double up = f1->ms_median / ft->ms_median, lim = s == 0 ? limit[m] : 0.0;
+            char goal1[48] = "", goalt[48] = "", goalu[48] = "";
+            if (lim > 0.0) {
+                snprintf(goal1, sizeof goal1, " (<= %.1f: %s)", lim, MET(r1 <= lim));
+                snprintf(goalt, sizeof goalt, " (<= %.1f: %s)", lim, MET(rt <= lim));
+                snprintf(goalu, sizeof goalu, " (>= 1.7: %s)", MET(up >= 1.7));
+            }
+            snprintf(out[k++], 256, "%s iteration / coloured XPBD's, %s (medians): 1t %.2fx%s, %dt "
+                     "%.2fx%s; %dt speed-up %.2fx%s; 1t = %dt bits: %s", methods[m], scenes[s], r1,
+                     goal1, threads, rt, goalt, threads, up, goalu, threads,
+                     f1->checksum == ft->checksum ? "yes" : "NO");
+        }
+    return k;
+}
+
 int bench_targets(const bench_row *rows, int n, int threads, int quick, char out[][256])
 {
     const char *cloth = quick ? "cloth100" : "cloth316";
@@ -52,6 +89,7 @@ int bench_targets(const bench_row *rows, int n, int threads, int quick, char out
     snprintf(col_t, sizeof col_t, "colour-%dt", threads);
     snprintf(col_t_x, sizeof col_t_x, "colour-%dt-xpbd", threads);
     int k = bend_targets(rows, n, threads, quick, out);
+    k += family_targets(rows, n, threads, quick, out + k);
     const bench_row *base = find(rows, n, cloth, "baseline"), *gs = find(rows, n, cloth, "gs"),
                     *gen = find(rows, n, cloth, "gs-generic"), *col = find(rows, n, cloth, col_t),
                     *gsx = find(rows, n, cloth, "gs-xpbd"), *colx = find(rows, n, cloth, col_t_x);

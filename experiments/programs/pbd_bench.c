@@ -45,9 +45,13 @@ typedef struct config {
     int busy; /* timed while a competing process keeps one CPU busy */
 } config;
 
+/* the targets' lines: bench_targets' 24 and the Newton reference's */
+#define BENCH_MAX_TARGETS 40
+
 enum {
     C_BASE, C_GENERIC, C_GS, C_GS_XPBD, C_COL1, C_COLT, C_COLT_UNSORTED, C_COLT_XPBD,
-    C_COL1_BUSY, C_COLT_BUSY, C_VBD1, C_VBDT, C_AVBD1, C_AVBDT, C_PD1, C_PDT, C_COUNT
+    C_COL1_BUSY, C_COLT_BUSY, C_VBD1, C_VBDT, C_AVBD1, C_AVBDT, C_PD1, C_PDT, C_COL1_XPBD,
+    C_COUNT
 };
 static const config configs[C_COUNT] = {
     [C_BASE] = {"baseline", 1, 0, 0, 0, 0, 0, 0},
@@ -68,11 +72,17 @@ static const config configs[C_COUNT] = {
     [C_AVBDT] = {"avbd-Nt", 0, 0, PBD_METHOD_AVBD, 1, 1, 0, 0},
     [C_PD1] = {"pd-1t", 0, 0, PBD_METHOD_PD, 1, 0, 0, 0},
     [C_PDT] = {"pd-Nt", 0, 0, PBD_METHOD_PD, 1, 1, 0, 0},
+    /* the families' yardstick: coloured XPBD with kernels on the same constraints */
+    [C_COL1_XPBD] = {"colour-1t-xpbd", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_XPBD, 1, 0, 1, 0},
 };
 #define BIT(c) (1u << (c))
-#define FAMILIES (BIT(C_VBD1) | BIT(C_VBDT) | BIT(C_AVBD1) | BIT(C_AVBDT))
-#define FAMILIES_PD (FAMILIES | BIT(C_PD1) | BIT(C_PDT))
-#define ALL_CONFIGS (((1u << C_COUNT) - 1) & ~(BIT(C_COL1_BUSY) | BIT(C_COLT_BUSY) | FAMILIES_PD))
+#define VBD_ROWS (BIT(C_VBD1) | BIT(C_VBDT) | BIT(C_AVBD1) | BIT(C_AVBDT))
+#define PD_ROWS (BIT(C_PD1) | BIT(C_PDT))
+/* the families beside coloured XPBD at 1 and N threads (bench_targets.c: the ratios) */
+#define FAMILIES (VBD_ROWS | BIT(C_COL1_XPBD) | BIT(C_COLT_XPBD))
+#define FAMILIES_PD (FAMILIES | PD_ROWS)
+#define ALL_CONFIGS (((1u << C_COUNT) - 1) & ~(BIT(C_COL1_BUSY) | BIT(C_COLT_BUSY) | VBD_ROWS | \
+                                               PD_ROWS | BIT(C_COL1_XPBD)))
 
 enum { S_CLOTH, S_CLOTH_DIHEDRAL, S_TET_BEAM, S_CHAIN, S_CLOTH_SHUFFLED, S_CLOTH_RENUMBERED,
        S_CLOTH_BEND };
@@ -90,7 +100,7 @@ typedef struct scene_spec {
 #define BEND (FAST | BIT(C_COL1_BUSY) | BIT(C_COLT_BUSY))
 static const scene_spec full_scenes[] = {
     {"cloth100-bend", S_CLOTH_BEND, 100, 10, 0, 0, BEND, 300},
-    {"cloth100-bend-families", S_CLOTH_BEND, 100, 10, 0, 0, FAMILIES, 6},
+    {"cloth100-bend-families", S_CLOTH_BEND, 100, 10, 0, 0, FAMILIES, 30},
     {"cloth316-families", S_CLOTH, 316, 10, 1, 1, FAMILIES_PD, 0},
     {"cloth100-dihedral", S_CLOTH_DIHEDRAL, 100, 10, 5, 3, ALL_CONFIGS & ~BIT(C_COLT_UNSORTED), 0},
     {"cloth316", S_CLOTH, 316, 10, 4, 2, ALL_CONFIGS, 0},
@@ -464,7 +474,7 @@ int main(int argc, char **argv)
         printf("# load average %.2f -> %.2f\n", rows[first].load_before, rows[first].load_after);
         fflush(stdout);
     }
-    char lines[24][256] = {{0}};
+    char lines[BENCH_MAX_TARGETS][256] = {{0}};
     int n_targets = bench_targets(rows, n_rows, threads, quick, lines);
     printf("# the Newton reference: one implicit step to the relative tolerance 1e-10 (min of "
            "the timed steps), memory it holds\n");
@@ -472,7 +482,7 @@ int main(int argc, char **argv)
     printf("# Position Based Fluids: dam break at 4 iterations, the step, the neighbour search "
            "and the projection timed apart (min and median of %d steps)\n", 6);
     if (bench_fluid(quick, only, rows, &n_rows) < 0) return 1;
-    const char *tp[24];
+    const char *tp[BENCH_MAX_TARGETS];
     printf("# targets%s:\n", quick ? " (quick run: small scenes, indicative only)" : "");
     for (int i = 0; i < n_targets; i++) {
         printf("#   %s\n", lines[i]);

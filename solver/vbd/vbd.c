@@ -17,6 +17,7 @@
  *   x^(n+1) = ω_{n+1} (x̂^(n+1) − x^(n−1)) + x^(n−1),  ω_1 = 1, ω_2 = 2/(2 − ρ²),
  *   ω_{n+1} = 4/(4 − ρ² ω_n). */
 #include "solver/families.h"
+#include "solver/solver_private.h"
 
 #include <math.h>
 #include <omp.h>
@@ -41,6 +42,45 @@ static double det3(const double *A)
            A[2] * (A[3] * A[7] - A[4] * A[6]);
 }
 
+/* C, ∇_jC (g) and, when hess_ok, ∇²_jjC (B) of a constraint at w->p for its particle j:
+ * terms_eval takes them from the type's vertex_block (def.kernels on), else C and g from eval
+ * and, only when terms_hessian asks, B from hessian or the differences (solver/hessian.c);
+ * the same bits either way (tests/test_vertex_block.c). terms_eval returns eval's status. */
+typedef struct vertex_terms {
+    double C, g[3], B[9];
+    int hess_ok, fast;
+    pbd_eval_input in;
+} vertex_terms;
+
+static int terms_eval(const pbd_world *w, const pbd_constraint_set *set, int c, int j,
+                      family_scratch *sc, vertex_terms *t)
+{
+    pbd_vertex_block_fn vb = w->def.kernels ? set->type->vertex_block : NULL;
+    t->fast = vb != NULL;
+    if (!vb) {
+        int st = pbd_family_eval(w, set, c, w->p, sc, &t->in, &t->C);
+        for (int k = 0; k < 3; k++) t->g[k] = sc->grad[3 * j + k];
+        t->hess_ok = 0;
+        return st;
+    }
+    const int32_t *idx = set->idx + (size_t)c * set->arity;
+    for (int q = 0; q < set->arity; q++)
+        for (int k = 0; k < 3; k++) sc->xl[3 * q + k] = w->p[3 * (size_t)idx[q] + k];
+    int nr = set->type->n_rest;
+    pbd_eval_input e = {sc->xl, set->arity, set->rest + (size_t)c * (nr > 0 ? nr : 1), set->aux,
+                        set->n_aux};
+    return vb(&e, j, &t->C, t->g, t->B, &t->hess_ok);
+}
+
+static int terms_hessian(const pbd_constraint_set *set, int j, family_scratch *sc,
+                         vertex_terms *t)
+{
+    if (!t->fast)
+        t->hess_ok = pbd_constraint_hessian_block(set->type, &t->in, j, sc->xl, sc->gp, sc->gm,
+                                                  sc->H, t->B) == 0;
+    return t->hess_ok;
+}
+
 /* The local Newton step of free particle i on w->p. */
 void pbd_vbd_vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int i, double h)
 {
@@ -55,27 +95,24 @@ void pbd_vbd_vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, 
     for (int a = fw->adj_ptr[i]; a < fw->adj_ptr[i + 1]; a++) {
         int s = fw->adj_s[a], c = fw->adj_c[a], j = fw->adj_j[a];
         const pbd_constraint_set *set = &w->sets[s];
-        pbd_eval_input in;
-        double C, lam, k;
-        if (pbd_family_eval(w, set, c, w->p, sc, &in, &C) != PBD_EVAL_OK) continue;
-        if (!pbd_vbd_force(w, fw, s, c, C, &lam, &k)) continue;
-        const double *g = sc->grad + 3 * j;
+        vertex_terms t;
+        double lam, k;
+        if (terms_eval(w, set, c, j, sc, &t) != PBD_EVAL_OK) continue;
+        if (!pbd_vbd_force(w, fw, s, c, t.C, &lam, &k)) continue;
+        const double *g = t.g, *B = t.B;
         double Hl[9];
         for (int r = 0; r < 3; r++) {
             f[r] -= lam * g[r];
             for (int q = 0; q < 3; q++) Hl[3 * r + q] = k * g[r] * g[q];
         }
-        int n3 = 3 * set->arity;
-        if (lam != 0.0 &&
-            pbd_constraint_hessian(set->type, &in, sc->xl, sc->gp, sc->gm, sc->H) == 0) {
-            const double *B = sc->H + (size_t)(3 * j) * n3 + 3 * j; /* the (j, j) block */
+        if (lam != 0.0 && terms_hessian(set, j, sc, &t)) {
             for (int r = 0; r < 3; r++)
                 if (avbd) {
                     double col = 0.0;
-                    for (int q = 0; q < 3; q++) col += pow(B[(size_t)q * n3 + r], 2);
+                    for (int q = 0; q < 3; q++) col += pow(B[3 * q + r], 2);
                     Hl[4 * r] += fabs(lam) * sqrt(col);
                 } else {
-                    for (int q = 0; q < 3; q++) Hl[3 * r + q] += lam * B[(size_t)r * n3 + q];
+                    for (int q = 0; q < 3; q++) Hl[3 * r + q] += lam * B[3 * r + q];
                 }
         }
         if (kd > 0.0) {

@@ -1,0 +1,219 @@
+/* The vertex solves' fast path (suite `vertex_block`): each type's vertex_block — C, one
+ * particle's gradient row ∇_jC and its Hessian block ∇²_jjC — against eval and the whole
+ * Hessian (solver/hessian.c) on the type's random samples; the differences' block of one
+ * particle against the whole differences; whole VBD and AVBD steps with the fast path
+ * against the generic one (def.kernels = 0) and on 1 against 2 threads.
+ *
+ * Rounding bound: a vertex_block does the operations of eval and hessian on the particle's
+ * entries in the same order (it only leaves the other entries out), so the bound is zero:
+ * equal bit for bit; a type whose block is summed in another order states its bound here. */
+#include "tests.h"
+#include "solver/families.h"
+#include "solver/solver_private.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_N3 (3 * PBD_SAMPLE_MAX_ARITY)
+
+/* Where the fast block may differ from the whole Hessian's by rounding: entrywise bound
+ * relative to the block's largest entry (0: bit for bit, as explained above). */
+static double block_rel_bound(const pbd_constraint_type *type)
+{
+    (void)type;
+    return 0.0;
+}
+
+/* Every type with a vertex_block, on 2000 samples (one in four near-degenerate), every
+ * particle: the same status as eval; C and ∇_jC equal to eval's; ∇²_jjC defined exactly where
+ * the whole Hessian is, and equal to its (j, j) block. */
+static void test_blocks_equal_generic(void)
+{
+    static double x[MAX_N3], xl[MAX_N3], rest[256], grad[MAX_N3], gp[MAX_N3], gm[MAX_N3],
+        H[MAX_N3 * MAX_N3];
+    static int32_t aux[PBD_SAMPLE_MAX_AUX];
+    int n_types = 0;
+    for (int t = 0; t < pbd_constraint_type_count(); t++) {
+        const pbd_constraint_type *type = pbd_constraint_type_at(t);
+        if (!type->vertex_block) continue;
+        n_types++;
+        pbd_rng r;
+        pbd_rng_seed(&r, 500 + (uint64_t)t);
+        long compared = 0, blocks = 0, bad = 0;
+        for (int s = 0; s < 2000; s++) {
+            int n_aux = 0, arity = type->sample(&r, s % 4 == 3, x, rest, aux, &n_aux);
+            for (int j = 0; j < arity; j++) {
+                memcpy(xl, x, 3 * (size_t)arity * sizeof *x);
+                pbd_eval_input in = {xl, arity, rest, aux, n_aux};
+                double C, Cf, g[3], B[9];
+                int hess_ok = -1;
+                int st = type->eval(&in, &C, grad);
+                int sf = type->vertex_block(&in, j, &Cf, g, B, &hess_ok);
+                CU_ASSERT_EQUAL(sf, st);
+                CU_ASSERT_EQUAL(memcmp(xl, x, 3 * (size_t)arity * sizeof *x), 0); /* read only */
+                if (st != PBD_EVAL_OK || sf != st) continue;
+                compared++;
+                int ok = Cf == C && memcmp(g, grad + 3 * j, sizeof g) == 0;
+                int hs = pbd_constraint_hessian(type, &in, xl, gp, gm, H);
+                ok = ok && hess_ok == (hs == 0);
+                if (hs == 0 && hess_ok == 1) {
+                    blocks++;
+                    int n3 = 3 * arity;
+                    double scale = 0.0, worst = 0.0;
+                    for (int a = 0; a < 3; a++)
+                        for (int b = 0; b < 3; b++)
+                            scale = fmax(scale, fabs(H[(size_t)(3 * j + a) * n3 + 3 * j + b]));
+                    for (int a = 0; a < 3; a++)
+                        for (int b = 0; b < 3; b++)
+                            worst = fmax(worst, fabs(B[3 * a + b] -
+                                                     H[(size_t)(3 * j + a) * n3 + 3 * j + b]));
+                    ok = ok && worst <= block_rel_bound(type) * scale;
+                }
+                if (!ok && bad++ < 3)
+                    fprintf(stderr, "vertex_block %s sample %d particle %d: C %.17g vs %.17g, "
+                            "hess_ok %d vs %d\n", type->name, s, j, Cf, C, hess_ok, hs == 0);
+            }
+        }
+        CU_ASSERT_EQUAL(bad, 0);
+        CU_ASSERT(compared > 3000 && blocks > 3000); /* the path ran, not only refusals */
+    }
+    CU_ASSERT(n_types >= 5); /* distance, the two bendings, snh_tet, fem_tet_stvk */
+}
+
+/* The differences' block of one particle (6 evaluations) is the whole differences' (j, j)
+ * block bit for bit, wherever both are defined: every particle type without an analytic
+ * Hessian, on its samples. */
+static void test_difference_block(void)
+{
+    static double x[MAX_N3], rest[256], gp[MAX_N3], gm[MAX_N3], H[MAX_N3 * MAX_N3];
+    static int32_t aux[PBD_SAMPLE_MAX_AUX];
+    int n_types = 0;
+    for (int t = 0; t < pbd_constraint_type_count(); t++) {
+        const pbd_constraint_type *type = pbd_constraint_type_at(t);
+        if (type->hessian || !type->eval || type->n_orient > 0 || !type->sample) continue;
+        n_types++;
+        pbd_rng r;
+        pbd_rng_seed(&r, 900 + (uint64_t)t);
+        long blocks = 0, bad = 0;
+        for (int s = 0; s < 200; s++) {
+            int n_aux = 0, arity = type->sample(&r, 0, x, rest, aux, &n_aux);
+            int n3 = 3 * arity;
+            pbd_eval_input in = {x, arity, rest, aux, n_aux};
+            if (pbd_constraint_hessian(type, &in, x, gp, gm, H) != 0) continue;
+            for (int j = 0; j < arity && j < 8; j++) {
+                double B[9], Hs[9];
+                if (pbd_constraint_hessian_block(type, &in, j, x, gp, gm, Hs, B) != 0) continue;
+                blocks++;
+                for (int a = 0; a < 3; a++)
+                    for (int b = 0; b < 3; b++)
+                        bad += B[3 * a + b] != H[(size_t)(3 * j + a) * n3 + 3 * j + b];
+            }
+        }
+        CU_ASSERT_EQUAL(bad, 0);
+        CU_ASSERT(blocks > 100);
+        if (bad) fprintf(stderr, "difference block %s: %ld entries differ\n", type->name, bad);
+    }
+    CU_ASSERT(n_types >= 1); /* fem_tet_corotated */
+}
+
+/* A 48² bending cloth (parallel above 2048 particles) with both bending models on its hinges,
+ * lifted out of plane at random so that no hinge is flat (the dihedral angle's kink). */
+static pbd_world *bent_cloth(pbd_method method, int kernels, int threads)
+{
+    pbd_scene_params sp = pbd_scene_params_default();
+    sp.resolution = 48;
+    sp.compliance = 1e-6;
+    sp.k_bend = 1.0;
+    sp.bend_compliance = 1e-2;
+    pbd_world *w = pbd_scene_cloth_bend(&sp);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    int hinges = -1;
+    for (int s = 0; s < w->n_sets; s++)
+        if (w->sets[s].type == &pbd_bend_dihedral_type) hinges = s;
+    CU_ASSERT_FATAL(hinges >= 0);
+    int iso = pbd_world_add_set(w, &pbd_bend_isometric_type, 0);
+    const pbd_constraint_set *h = &w->sets[hinges];
+    for (int c = 0; c < h->count; c++) pbd_set_add(w, iso, h->idx + 4 * c, NULL, 1.0, 3e-3);
+    pbd_rng r;
+    pbd_rng_seed(&r, 77);
+    for (int i = 0; i < w->n; i++) w->x[3 * i + 1] = w->p[3 * i + 1] = 0.02 * pbd_rng_uniform(&r);
+    w->def.method = method;
+    w->def.iterations = 3;
+    w->def.kernels = kernels;
+    w->def.threads = threads;
+    return w;
+}
+
+/* Two steps of VBD and AVBD with the fast path, against the generic path and on 2 threads
+ * against 1: the same bits (bound 0, see the top of the file). */
+static void test_steps_equal(void)
+{
+    const pbd_method methods[2] = {PBD_METHOD_VBD, PBD_METHOD_AVBD};
+    for (int m = 0; m < 2; m++) {
+        pbd_world *fast = bent_cloth(methods[m], 1, 1), *generic = bent_cloth(methods[m], 0, 1),
+                  *two = bent_cloth(methods[m], 1, 2), *start = bent_cloth(methods[m], 1, 1);
+        for (int s = 0; s < 2; s++) {
+            CU_ASSERT_EQUAL_FATAL(pbd_step(fast), PBD_OK);
+            CU_ASSERT_EQUAL_FATAL(pbd_step(generic), PBD_OK);
+            CU_ASSERT_EQUAL_FATAL(pbd_step(two), PBD_OK);
+        }
+        size_t bytes = 3 * (size_t)fast->n * sizeof(double);
+        CU_ASSERT(two->stats.threads == 2);
+        CU_ASSERT_EQUAL(memcmp(fast->x, generic->x, bytes), 0);
+        CU_ASSERT_EQUAL(memcmp(fast->v, generic->v, bytes), 0);
+        CU_ASSERT_EQUAL(memcmp(fast->x, two->x, bytes), 0);
+        CU_ASSERT_EQUAL(memcmp(fast->v, two->v, bytes), 0);
+        double moved = 0.0; /* the bending forces acted: a real problem */
+        for (int i = 0; i < 3 * fast->n; i++) moved = fmax(moved, fabs(fast->x[i] - start->x[i]));
+        CU_ASSERT(moved > 1e-4);
+        pbd_world_free(fast);
+        pbd_world_free(generic);
+        pbd_world_free(two);
+        pbd_world_free(start);
+    }
+}
+
+/* The tet beam of each material (Stable Neo-Hookean, StVK: vertex blocks; corotated: the
+ * differences' block), two VBD and two AVBD steps: the fast path's bits are the generic
+ * path's. */
+static void test_tet_steps_equal(void)
+{
+    const pbd_method methods[2] = {PBD_METHOD_VBD, PBD_METHOD_AVBD};
+    for (int material = 1; material <= 3; material++)
+        for (int m = 0; m < 2; m++) {
+            pbd_world *w[2];
+            for (int k = 0; k < 2; k++) {
+                pbd_scene_params sp = pbd_scene_params_default();
+                sp.resolution = 8;
+                sp.material = material;
+                w[k] = pbd_scene_tet_beam(&sp);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(w[k]);
+                w[k]->def.method = methods[m];
+                w[k]->def.iterations = 4;
+                w[k]->def.kernels = k == 0;
+            }
+            size_t bytes = 3 * (size_t)w[0]->n * sizeof(double);
+            double *x0 = malloc(bytes), moved = 0.0;
+            memcpy(x0, w[0]->x, bytes);
+            for (int k = 0; k < 2; k++)
+                for (int s = 0; s < 2; s++) CU_ASSERT_EQUAL_FATAL(pbd_step(w[k]), PBD_OK);
+            CU_ASSERT_EQUAL(memcmp(w[0]->x, w[1]->x, bytes), 0);
+            for (int i = 0; i < 3 * w[0]->n; i++) moved = fmax(moved, fabs(w[0]->x[i] - x0[i]));
+            CU_ASSERT(moved > 1e-4); /* the beam sags: the elastic forces act */
+            if (!(moved > 1e-4)) fprintf(stderr, "tet_steps_equal: material %d moved %g\n", material, moved);
+            free(x0);
+            pbd_world_free(w[0]);
+            pbd_world_free(w[1]);
+        }
+}
+
+void register_vertex_block_tests(void)
+{
+    CU_pSuite s = CU_add_suite("vertex_block", NULL, NULL);
+    CU_add_test(s, "blocks_equal_generic", test_blocks_equal_generic);
+    CU_add_test(s, "difference_block", test_difference_block);
+    CU_add_test(s, "steps_equal", test_steps_equal);
+    CU_add_test(s, "tet_steps_equal", test_tet_steps_equal);
+}
