@@ -57,7 +57,7 @@ int main(int argc, char **argv)
     pbd_scene_params sp = pbd_scene_params_default();
     int steps = 100, every = 1, quiet = 0, list_experiments = 0, frames = 0, fault_step = 0,
         frame_velocities = 0, fault_kind = 0;
-    static const char *const fault_kinds[] = {"nan", "oom", NULL};
+    static const char *const fault_kinds[] = {"nan", "oom", "hang", NULL};
     int reference = 0;
     static const char *const reference_names[] = {"none", "newton", NULL};
     const char *out_dir = NULL, *run = "run";
@@ -86,7 +86,8 @@ int main(int argc, char **argv)
          "TEST ONLY: step N gets a NaN velocity, so that the watchdog stops the run (0: off)",
          NULL},
         {"test-fault", CLI_CHOICE, &fault_kind, 0, 0, 0,
-         "TEST ONLY: what --test-fault-step does (oom: the step runs out of memory)", fault_kinds},
+         "TEST ONLY: what --test-fault-step does (oom: the step runs out of memory; hang: the "
+         "step never ends, as a stuck factorisation)", fault_kinds},
     };
     for (unsigned i = 0; i < sizeof own / sizeof own[0]; i++) opts[n_opts++] = own[i];
     n_opts += pbd_solver_options(&def, opts + n_opts);
@@ -180,6 +181,7 @@ int main(int argc, char **argv)
     }
     pbd_test_fault_step = fault_step;
     pbd_test_fault_oom = fault_kind == 1;
+    pbd_test_fault_hang = fault_kind == 2;
     /* what cannot act or run here, before any step (exit 2): run_refusals.c */
     pbd_solver_context sctx = {.fluid = w->fluid != NULL, .reference = reference,
                                .out = out_dir != NULL};
