@@ -73,6 +73,7 @@ total=$(make --no-print-directory -n -f "$mk" parallel serial 2>/dev/null | grep
 start=$(date +%s)
 echo "$total" > "$out/.suite-total"
 echo "$start" > "$out/.suite-start"
+suite_report_estimate "$out" "$mode"
 : > "$out/.suite-progress"
 rm -rf "$out/.suite-running"
 echo "pbd: running the experiment suite ($mode) with $jobs jobs: $total runs to do; results in $out/"
@@ -95,9 +96,10 @@ echo "pbd: a run's time limit: $policy; past it SIGTERM, and SIGKILL ${RUN_TIMEO
             t=$(cat "$r" 2>/dev/null) && [ -n "$t" ] &&
                 printf ' %s (%s s)' "$(echo "$r" | sed 's/\./\//')" "$((now - t))"
         done || true)
+        suite_min_s el $((now - start))
+        suite_left "$out" "$k" "$now"
         printf 'pbd: %s of %s runs ended (%s done, %s failed), elapsed %s%s; running:%s\n' \
-            "$k" "$total" "$((k - f))" "$f" "$(suite_min_s $((now - start)))" \
-            "$(suite_left "$out" "$k")" "${running:- none}"
+            "$k" "$total" "$((k - f))" "$f" "$el" "$suite_left_text" "${running:- none}"
     done
 ) &
 monitor=$!
@@ -125,4 +127,5 @@ if [ "$nfail" -gt 0 ]; then
     exit 1
 fi
 [ "$status" = 0 ] || exit "$status"
-echo "pbd: suite done in $(suite_min_s $(( $(date +%s) - start ))) ($total runs)"
+suite_min_s el $(($(date +%s) - start))
+echo "pbd: suite done in $el ($total runs)"

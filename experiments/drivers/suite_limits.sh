@@ -35,18 +35,12 @@ suite_record() {
     echo "$2 $3 $4" >> "$1/.suite-seconds"
 }
 
-# suite_recorded OUT MODE KEY: the last record of KEY; nothing when there is none.
+# suite_recorded OUT MODE KEY: the last record of KEY; nothing when there is none (no file
+# either: status 0, for callers under set -e).
 suite_recorded() {
+    [ -f "$1/.suite-seconds" ] || return 0
     awk -v m="$2" -v k="$3" '$1 == m && $2 == k { s = $3 } END { if (s != "") print s }' \
-        "$1/.suite-seconds" 2>/dev/null
-}
-
-# suite_longest OUT MODE EXPERIMENT: the longest record of the experiment's runs (their last
-# records); nothing when none.
-suite_longest() {
-    awk -v m="$2" -v e="$3/" '$1 == m && index($2, e) == 1 { s[$2] = $3 }
-        END { for (r in s) if (best == "" || s[r] + 0 > best + 0) best = s[r]; if (best != "") print best }' \
-        "$1/.suite-seconds" 2>/dev/null
+        "$1/.suite-seconds"
 }
 
 # suite_limit OUT MODE EXPERIMENT RUN: "<seconds> <why>" (seconds 0: no limit).
@@ -55,53 +49,62 @@ suite_limit() {
         echo "$RUN_TIMEOUT RUN_TIMEOUT"
         return
     fi
-    _sl_f=${RUN_TIMEOUT_FACTOR:-10} _sl_min=${RUN_TIMEOUT_MIN:-120}
-    _sl_last=$(suite_recorded "$1" "$2" "$3/$4")
-    _sl_why="$_sl_f × its last duration, ${_sl_last} s"
-    if [ -z "$_sl_last" ]; then
-        _sl_last=$(suite_longest "$1" "$2" "$3")
-        _sl_why="$_sl_f × the longest recorded run of $3, ${_sl_last} s"
-    fi
-    if [ -z "$_sl_last" ]; then
-        _sl_d=900
-        [ "$2" = quick=1 ] && _sl_d=300
-        echo "${RUN_TIMEOUT_DEFAULT:-$_sl_d} the default (no run of $3 recorded)"
-        return
-    fi
-    _sl_s=$((_sl_f * _sl_last))
-    [ "$_sl_s" -ge "$_sl_min" ] || { _sl_s=$_sl_min; _sl_why="$_sl_why; at least RUN_TIMEOUT_MIN"; }
-    echo "$_sl_s $_sl_why"
+    _sl_d=900
+    [ "$2" = quick=1 ] && _sl_d=300
+    # one pass: the run's last record, else the longest last record of the experiment's runs
+    awk -v m="$2" -v e="$3" -v k="$3/$4" -v f="${RUN_TIMEOUT_FACTOR:-10}" \
+        -v lo="${RUN_TIMEOUT_MIN:-120}" -v d="${RUN_TIMEOUT_DEFAULT:-$_sl_d}" '
+        $1 == m && index($2, e "/") == 1 { last[$2] = $3 }
+        END {
+            if (k in last) { s = last[k]; why = f " × its last duration, " s " s" }
+            else {
+                for (r in last) if (s == "" || last[r] + 0 > s + 0) s = last[r]
+                if (s == "") { print d " the default (no run of " e " recorded)"; exit }
+                why = f " × the longest recorded run of " e ", " s " s"
+            }
+            t = f * s
+            if (t < lo) { t = lo; why = why "; at least RUN_TIMEOUT_MIN" }
+            print t " " why
+        }' "$1/.suite-seconds" 2>/dev/null ||
+        echo "${RUN_TIMEOUT_DEFAULT:-$_sl_d} the default (no run recorded)"
 }
 
-# suite_min_s SECONDS: "M min S s".
+# suite_min_s VAR SECONDS: VAR = "M min S s".
 suite_min_s() {
-    echo "$(($1 / 60)) min $(($1 % 60)) s"
+    eval "$1=\"$(($2 / 60)) min $(($2 % 60)) s\""
 }
 
-# suite_left OUT [K]: ", about … left …" from the runs ended (K, or the lines of
-# OUT/.suite-progress), .suite-total, .suite-start and the figures-and-report record (default
-# 60 s; QUICK=1: 20 s).
-suite_left() {
-    _lf_k=${2:-$(grep -c . "$1/.suite-progress" 2>/dev/null || true)}
-    _lf_n=$(cat "$1/.suite-total" 2>/dev/null || echo 0)
-    _lf_t0=$(cat "$1/.suite-start" 2>/dev/null || date +%s)
-    _lf_mode=$(cat "$1/.suite-mode" 2>/dev/null || echo quick=0)
-    _lf_el=$(($(date +%s) - _lf_t0))
-    _lf_rep=$(suite_recorded "$1" "$_lf_mode" report)
-    _lf_repwhy="as last time"
-    if [ -z "$_lf_rep" ]; then
-        _lf_rep=60
-        [ "$_lf_mode" = quick=1 ] && _lf_rep=20
-        _lf_repwhy="a guess: not timed here yet"
+# suite_report_estimate OUT MODE: OUT/.suite-report, "<seconds> <why>" of the figures and
+# report stage for the estimates (its record, else 60 s; QUICK=1: 20 s).
+suite_report_estimate() {
+    _re=$(suite_recorded "$1" "$2" report)
+    if [ -n "$_re" ]; then
+        echo "$_re as last time" > "$1/.suite-report"
+    elif [ "$2" = quick=1 ]; then
+        echo "20 a guess: not timed here yet" > "$1/.suite-report"
+    else
+        echo "60 a guess: not timed here yet" > "$1/.suite-report"
     fi
-    if [ "${_lf_k:-0}" -ge "$_lf_n" ]; then
+}
+
+# suite_left OUT K NOW: suite_left_text = ", about … left …" from the runs ended (K) of
+# OUT/.suite-total since OUT/.suite-start, and OUT/.suite-report.
+suite_left() {
+    read -r _lf_n 2>/dev/null < "$1/.suite-total" || _lf_n=0
+    read -r _lf_t0 2>/dev/null < "$1/.suite-start" || _lf_t0=$3
+    read -r _lf_rep _lf_repwhy 2>/dev/null < "$1/.suite-report" || { _lf_rep=60; _lf_repwhy="a guess"; }
+    _lf_k=$2 _lf_el=$(($3 - _lf_t0))
+    suite_min_s _lf_reps "$_lf_rep"
+    if [ "$_lf_k" -ge "$_lf_n" ]; then
         _lf_runs=0
-    elif [ "${_lf_k:-0}" -gt 0 ]; then
+    elif [ "$_lf_k" -gt 0 ]; then
         # the runs left as long on average as those ended (rough while long runs are ahead)
         _lf_runs=$((_lf_el * (_lf_n - _lf_k) / _lf_k))
     else
-        echo ", no estimate before the first run ends (then figures and report, $(suite_min_s "$_lf_rep"), $_lf_repwhy)"
+        suite_left_text=", no estimate before the first run ends (then figures and report, $_lf_reps, $_lf_repwhy)"
         return
     fi
-    echo ", about $(suite_min_s $((_lf_runs + _lf_rep))) left (runs $(suite_min_s "$_lf_runs"), then figures and report $(suite_min_s "$_lf_rep"), $_lf_repwhy)"
+    suite_min_s _lf_all $((_lf_runs + _lf_rep))
+    suite_min_s _lf_runs "$_lf_runs"
+    suite_left_text=", about $_lf_all left (runs $_lf_runs, then figures and report $_lf_reps, $_lf_repwhy)"
 }

@@ -12,13 +12,13 @@
 # run stopped at its time limit: the suite goes on (run_all.sh names it at the end).
 out=$1 exp=$2 run=$3
 shift 3
-here=$(cd "$(dirname "$0")" && pwd)
+case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 . "$here/suite_limits.sh"
 logs=$out/logs/$exp
 mkdir -p "$logs" "$out/.suite-running"
 log=$logs/$run.log
 running=$out/.suite-running/$exp.$run
-mode=$(cat "$out/.suite-mode" 2>/dev/null || echo quick=0)
+read -r mode 2>/dev/null < "$out/.suite-mode" || mode=quick=0
 limit=$(suite_limit "$out" "$mode" "$exp" "$run")
 limit_why=${limit#* }
 limit=${limit%% *}
@@ -79,14 +79,16 @@ fi
 # the line this run appended is its number: unique when runs end together
 line="$exp/$run $rc $secs"
 echo "$line" >> "$out/.suite-progress"
-k=$(grep -n -x -F "$line" "$out/.suite-progress" | head -n 1 | cut -d: -f1)
-n=$(cat "$out/.suite-total" 2>/dev/null || echo "?")
-t0=$(cat "$out/.suite-start" 2>/dev/null || echo "$start")
-el=$((end - t0))
+k=$(grep -m 1 -n -x -F "$line" "$out/.suite-progress")
+k=${k%%:*}
+read -r n 2>/dev/null < "$out/.suite-total" || n=0
+read -r t0 2>/dev/null < "$out/.suite-start" || t0=$start
+suite_min_s el $((end - t0))
+suite_left "$out" "$k" "$end"
 what=done
 [ "$rc" = 0 ] || what=FAILED
 printf 'pbd: run %s of %s %s (%s, %s s), elapsed %s%s\n' "$k" "$n" "$what" "$exp/$run" \
-    "$secs" "$(suite_min_s "$el")" "$(suite_left "$out" "$k")"
+    "$secs" "$el" "$suite_left_text"
 # a run stopped at its limit does not stop the suite
 [ -n "$how" ] && exit 0
 exit "$rc"
