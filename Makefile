@@ -54,6 +54,7 @@ endif
 help:
 	@echo "make [all]         build libpbd.a, the programs and the test runner (build/)"
 	@echo "make experiments   run the experiment suite and build the report (QUICK=1: reduced)"
+	@echo "                   RUN_TIMEOUT=S: every run's time limit (default: 10 x its last duration)"
 	@echo "                   SCHEDULER=slurm [SLURM_ARGS=...]: as Slurm job arrays; RESULTS=DIR"
 	@echo "                   make -k experiments: every run tried, the failed ones named"
 	@echo "make test          build and run the CUnit tests"
@@ -149,6 +150,9 @@ gradcheck: $(BUILD)/pbd-gradcheck
 
 # The suite into RESULTS: on this machine (SCHEDULER=local) or as Slurm job arrays with a
 # dependent merge/report job (SCHEDULER=slurm; SLURM_ARGS e.g. "--partition=cpu --account=x").
+# Locally each run has a time limit (RUN_TIMEOUT=S for every run, RUN_TIMEOUT_FACTOR,
+# RUN_TIMEOUT_MIN, RUN_TIMEOUT_DEFAULT, RUN_TIMEOUT_GRACE: experiments/drivers/suite_limits.sh);
+# the figures-and-report stage's seconds are recorded for the next suite's estimate.
 RESULTS   ?= data/results
 SCHEDULER ?= local
 SLURM_ARGS ?=
@@ -156,7 +160,8 @@ experiments: $(BINS)
 ifeq ($(SCHEDULER),local)
 	@mkdir -p $(RESULTS)
 	sh experiments/drivers/run_all.sh $(BUILD) $(QUICK) $(RESULTS)
-	@$(MAKE) --no-print-directory report RESULTS=$(RESULTS)
+	@t=$$(date +%s); $(MAKE) --no-print-directory report RESULTS=$(RESULTS) && \
+	  echo "quick=$(QUICK) report $$(( $$(date +%s) - t ))" >> $(RESULTS)/.suite-seconds
 else ifeq ($(SCHEDULER),slurm)
 	sh experiments/drivers/slurm.sh submit $(BUILD) $(QUICK) $(RESULTS) $(SLURM_ARGS)
 else

@@ -43,7 +43,9 @@ sweep() {
     scene=$1 mat=$2 eacts=$3
     shift 3
     for how in newton reference; do
-        if [ $how = newton ]; then m="--method=newton"; else m="--method=xpbd --reference=newton"; fi
+        # (a failed reference must stop the run here: by default it is recorded, exit 0)
+        if [ $how = newton ]; then m="--method=newton"
+        else m="--method=xpbd --reference=newton --reference-failure=stop"; fi
         row="$scene $mat $how:"
         if [ "$eacts" = 1 ]; then
             for e in $exps; do

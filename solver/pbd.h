@@ -403,6 +403,10 @@ extern long pbd_test_fault_step;
 /* TEST HOOK with pbd_test_fault_step (`--test-fault=oom`): that step fails with PBD_ENOMEM
  * instead, as an allocation inside it would. */
 extern int pbd_test_fault_oom;
+/* TEST HOOK with pbd_test_fault_step (`--test-fault=hang`): that step never ends and never
+ * looks at the stop flag, as a stuck factorisation (a signal ends the program only through
+ * its grace timer, experiments/cli/interrupt.c). */
+extern int pbd_test_fault_hang;
 
 /* ---- single projections: one constraint, no world (solver/project.c) --------------
  *

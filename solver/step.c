@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 const char *const pbd_stage_names[PBD_STAGE_COUNT] = {
     "external_forces", "damp_velocities", "predict",        "generate_collisions",
@@ -269,6 +270,7 @@ static pbd_status check_measured(pbd_world *w)
 
 long pbd_test_fault_step = 0;
 int pbd_test_fault_oom = 0;
+int pbd_test_fault_hang = 0;
 
 /* The test hook above: a NaN velocity on the first free particle. */
 static void inject_test_fault(pbd_world *w)
@@ -286,6 +288,8 @@ pbd_status pbd_step(pbd_world *w)
         if (pbd_test_fault_oom) /* as an allocation inside the step would fail */
             return pbd_error(PBD_ENOMEM, "step %ld: out of memory (test hook)",
                              w->step_count + 1);
+        if (pbd_test_fault_hang) /* as work that never looks at the stop flag */
+            for (;;) pause();
         inject_test_fault(w);
     }
     pbd_status status = pbd_solver_def_validate(&w->def);

@@ -140,7 +140,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int mode, int 
     pbd_h5log_attr_int(log, "budget", budget);
     pbd_h5log_attr_int(log, "warmup_frames", P.warmup);
     pbd_exp_reference ref;
-    pbd_status st = pbd_exp_reference_init(&ref, w, log);
+    pbd_status st = pbd_exp_reference_init(&ref, w, log, 0);
     if (st != PBD_OK) {
         pbd_h5log_discard(log);
         pbd_world_free(w);

@@ -369,7 +369,9 @@ int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv)
     cli_option opts[PBD_MAX_OPTIONS + 16];
     int n_params = e->options(opts, quick);
     const char *out_dir = "data/results", *only = NULL;
-    int quiet = 0, list = 0, summarize = 0, frames = 0, fault_step = 0, allow_missing = 0;
+    int quiet = 0, list = 0, summarize = 0, frames = 0, fault_step = 0, allow_missing = 0,
+        fault_kind = 0;
+    static const char *const fault_kinds[] = {"nan", "hang", NULL};
     const cli_option common[] = {
         {"quick", CLI_FLAG, &quick, 0, 0, 0, "reduced sizes and steps (the CI suite)", NULL},
         {"quiet", CLI_FLAG, &quiet, 0, 0, 0, "print only errors (no per-run lines, no progress)",
@@ -387,6 +389,9 @@ int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv)
         {"test-fault-step", CLI_INT, &fault_step, 0, 1e9, 0,
          "TEST ONLY: step N of each run gets a NaN velocity, so that the watchdog stops it "
          "(0: off)", NULL},
+        {"test-fault", CLI_CHOICE, &fault_kind, 0, 0, 0,
+         "TEST ONLY: what --test-fault-step does (hang: the step never ends, as a stuck "
+         "factorisation)", fault_kinds},
     };
     int n_opts = n_params;
     for (unsigned i = 0; i < sizeof common / sizeof common[0]; i++) opts[n_opts++] = common[i];
@@ -403,7 +408,13 @@ int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv)
         fprintf(stderr, "%s: --out: expected a directory, found ''\n", prog);
         return 2;
     }
+    if (cli_given(&fault_kind) && fault_step == 0) {
+        fprintf(stderr, "%s: --test-fault: cannot act here: it says what --test-fault-step does: "
+                "give --test-fault-step=N\n", prog);
+        return 2;
+    }
     pbd_test_fault_step = fault_step;
+    pbd_test_fault_hang = fault_kind == 1;
     pbd_interrupt_install();
 
     pbd_exp_ctx ctx = {

@@ -154,9 +154,18 @@ typedef struct pbd_exp_reference {
     double *force_error;     /* per set; NaN where Newton's forces are all zero */
     pbd_h5log *log;
     int c_max, c_rms, c_it, c_res, c_min, *c_force;
+    /* record_failures: a step whose reference does not converge (PBD_ENUMERIC) is recorded
+     * (failed = 1, NaN distances and force errors, the reason in the root attribute
+     * reference_failures, /series/newton_reference_failed) and the run goes on */
+    int record_failures, failed;
+    long n_failed;
+    int c_failed;
+    char failures[2048];     /* "step N: reason; …" of the first failures */
 } pbd_exp_reference;
-/* log may be NULL (no columns). The world's topology must stay as it is. */
-pbd_status pbd_exp_reference_init(pbd_exp_reference *r, const pbd_world *w, pbd_h5log *log);
+/* log may be NULL (no columns). The world's topology must stay as it is. record_failures: 0
+ * stops the run at a reference that fails (pbd_exp_reference_solve returns its status). */
+pbd_status pbd_exp_reference_init(pbd_exp_reference *r, const pbd_world *w, pbd_h5log *log,
+                                  int record_failures);
 pbd_status pbd_exp_reference_solve(pbd_exp_reference *r, pbd_world *w);
 void pbd_exp_reference_compare(pbd_exp_reference *r, const pbd_world *w);
 /* Set the log columns from r's fields again (after a caller changed them). */

@@ -23,7 +23,8 @@ void pbd_exp_reference_free(pbd_exp_reference *r)
     memset(r, 0, sizeof *r);
 }
 
-pbd_status pbd_exp_reference_init(pbd_exp_reference *r, const pbd_world *w, pbd_h5log *log)
+pbd_status pbd_exp_reference_init(pbd_exp_reference *r, const pbd_world *w, pbd_h5log *log,
+                                  int record_failures)
 {
     memset(r, 0, sizeof *r);
     r->n = w->n;
@@ -38,7 +39,8 @@ pbd_status pbd_exp_reference_init(pbd_exp_reference *r, const pbd_world *w, pbd_
         return pbd_error(PBD_ENOMEM, "--reference=newton: out of memory");
     }
     r->log = log;
-    r->c_max = r->c_rms = r->c_it = r->c_res = r->c_min = -1;
+    r->record_failures = record_failures;
+    r->c_max = r->c_rms = r->c_it = r->c_res = r->c_min = r->c_failed = -1;
     for (int s = 0; s < w->n_sets; s++) r->c_force[s] = -1;
     if (!log) return PBD_OK;
     r->c_max = pbd_h5log_column(log, "newton_max_distance", 1, "m");
@@ -54,9 +56,41 @@ pbd_status pbd_exp_reference_init(pbd_exp_reference *r, const pbd_world *w, pbd_
         r->c_force[s] = pbd_h5log_column(log, name, 1, "1");
         bad = r->c_force[s] < 0;
     }
+    if (!bad && record_failures) {
+        r->c_failed = pbd_h5log_column_described(
+            log, "newton_reference_failed", 1, "1",
+            "1 where the Newton reference failed at this step (the reasons: root attribute "
+            "reference_failures): its distances and force errors are NaN there; 0 otherwise");
+        bad = r->c_failed < 0;
+    }
     pbd_status st = bad ? PBD_EIO : pbd_h5log_attr_string(log, "reference", "newton");
+    if (st == PBD_OK && record_failures) st = pbd_h5log_attr_int(log, "reference_failed_steps", 0);
     if (st != PBD_OK) pbd_exp_reference_free(r);
     return st;
+}
+
+/* The reference of the coming step did not converge: the step is still made and measured,
+ * its reference columns are NaN, and the reason goes to the file (the first few) and to
+ * stderr (the first few; the rest are counted). */
+enum { REFERENCE_FAILURES_SHOWN = 5 };
+static pbd_status record_failure(pbd_exp_reference *r, const pbd_world *w)
+{
+    r->failed = 1;
+    r->n_failed++;
+    long step = w->step_count + 1;
+    if (r->n_failed <= REFERENCE_FAILURES_SHOWN) {
+        fprintf(stderr, "pbd-run: --reference=newton: step %ld: %s; recorded, the run goes on "
+                "(--reference-failure=stop: stop instead)\n", step, pbd_last_error());
+        size_t len = strlen(r->failures);
+        snprintf(r->failures + len, sizeof r->failures - len, "%sstep %ld: %s",
+                 len ? "; " : "", step, pbd_last_error());
+    }
+    if (!r->log) return PBD_OK;
+    char text[sizeof r->failures + 96];
+    snprintf(text, sizeof text, "%ld steps failed%s: %s", r->n_failed,
+             r->n_failed > REFERENCE_FAILURES_SHOWN ? " (the first listed)" : "", r->failures);
+    pbd_status st = pbd_h5log_attr_string(r->log, "reference_failures", text);
+    return st == PBD_OK ? pbd_h5log_attr_int(r->log, "reference_failed_steps", r->n_failed) : st;
 }
 
 pbd_status pbd_exp_reference_solve(pbd_exp_reference *r, pbd_world *w)
@@ -75,7 +109,9 @@ pbd_status pbd_exp_reference_solve(pbd_exp_reference *r, pbd_world *w)
     pbd_newton_info info;
     pbd_newton_last_info(w, &info);
     r->residual = info.residual;
-    r->minimum = info.minimum; /* a saddle is refused (st below): never measured against */
+    r->minimum = info.minimum; /* a saddle is refused (st below): a failed step, not measured */
+    r->failed = 0;
+    if (st == PBD_ENUMERIC && r->record_failures) return record_failure(r, w);
     if (st != PBD_OK)
         return pbd_error(st, "--reference=newton: step %ld: %s", w->step_count + 1,
                          pbd_last_error());
@@ -84,6 +120,12 @@ pbd_status pbd_exp_reference_solve(pbd_exp_reference *r, pbd_world *w)
 
 void pbd_exp_reference_compare(pbd_exp_reference *r, const pbd_world *w)
 {
+    if (r->failed) { /* no reference for this step */
+        r->max_distance = r->rms_distance = NAN;
+        for (int s = 0; s < w->n_sets; s++) r->force_error[s] = NAN;
+        pbd_exp_reference_compare_log(r, w);
+        return;
+    }
     double max_d = 0.0, sum = 0.0;
     for (int i = 0; i < w->n; i++) {
         double d2 = 0.0;
@@ -117,4 +159,5 @@ void pbd_exp_reference_compare_log(pbd_exp_reference *r, const pbd_world *w)
     pbd_h5log_set1(r->log, r->c_res, r->residual);
     pbd_h5log_set1(r->log, r->c_min, r->minimum);
     for (int s = 0; s < w->n_sets; s++) pbd_h5log_set1(r->log, r->c_force[s], r->force_error[s]);
+    pbd_h5log_set1(r->log, r->c_failed, r->failed);
 }

@@ -5,9 +5,12 @@
 # The run list and flags are frozen first in OUT/sweep.manifest (manifest.sh), which the
 # fragment and the merge (analysis/make_plots.sh) read.
 # A run whose file is newer than build/pbd-run (and of the same QUICK mode) is not redone.
-# Each run goes through suite_run.sh (its log in OUT/logs/, "run k of N done", elapsed and an
-# estimate of what is left); a line at least every 30 s says what is running. With make -k
-# (or KEEP_GOING=1) every run is tried and the failed ones are named at the end (exit 1).
+# Each run goes through suite_run.sh (its time limit, its log in OUT/logs/, "run k of N
+# done" or "FAILED", elapsed and an estimate of what is left); a line at least every 30 s
+# says how many runs ended, the estimate and what is running. A run stopped at its time
+# limit (suite_limits.sh) is failed and the suite goes on; any other failed run stops it,
+# unless make -k (or KEEP_GOING=1): then every run is tried. The failed runs are named at
+# the end with their reasons (exit 1).
 # Usage: run_all.sh BUILD_DIR QUICK [OUT_DIR]
 set -eu
 bin=${1:-build}
@@ -19,6 +22,9 @@ jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 mk=$bin/experiments.mk
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/manifest.sh"
+. "$here/suite_limits.sh"
+suite_check_settings
+suite_check_whole SUITE_HEARTBEAT "${SUITE_HEARTBEAT:-30}"
 mkdir -p "$out"
 
 # switching between QUICK=0 and QUICK=1 redoes every run
@@ -67,21 +73,33 @@ total=$(make --no-print-directory -n -f "$mk" parallel serial 2>/dev/null | grep
 start=$(date +%s)
 echo "$total" > "$out/.suite-total"
 echo "$start" > "$out/.suite-start"
+suite_report_estimate "$out" "$mode"
 : > "$out/.suite-progress"
 rm -rf "$out/.suite-running"
 echo "pbd: running the experiment suite ($mode) with $jobs jobs: $total runs to do; results in $out/"
-# a line at least every 30 s: what is done and what is running (each run's own progress
-# lines say how far it is)
+if [ -n "${RUN_TIMEOUT:-}" ]; then
+    policy="RUN_TIMEOUT=$RUN_TIMEOUT s"
+else
+    policy="${RUN_TIMEOUT_FACTOR:-10} × its last recorded duration (at least ${RUN_TIMEOUT_MIN:-120} s; not recorded: experiments/drivers/suite_limits.sh)"
+fi
+echo "pbd: a run's time limit: $policy; past it SIGTERM, and SIGKILL ${RUN_TIMEOUT_GRACE:-10} s later"
+# a line at least every SUITE_HEARTBEAT s (30): how many runs ended, the estimate and what is running (each
+# run's own progress lines say how far it is)
 (
-    while sleep 30 >/dev/null 2>&1 </dev/null; do
-        k=$(wc -l < "$out/.suite-progress" 2>/dev/null || echo 0)
+    while sleep "${SUITE_HEARTBEAT:-30}" >/dev/null 2>&1 </dev/null; do
+        k=$(grep -c . "$out/.suite-progress" 2>/dev/null || true)
+        f=$(awk '$2 != 0' "$out/.suite-progress" 2>/dev/null | grep -c . || true)
         now=$(date +%s)
+        # (|| true: under set -e a failed substitution would end this loop for good, e.g.
+        # between two runs, when nothing is running)
         running=$(cd "$out/.suite-running" 2>/dev/null && for r in *; do
             t=$(cat "$r" 2>/dev/null) && [ -n "$t" ] &&
                 printf ' %s (%s s)' "$(echo "$r" | sed 's/\./\//')" "$((now - t))"
-        done)
-        printf 'pbd: %s of %s runs done, elapsed %d min %d s; running:%s\n' "$k" "$total" \
-            $(((now - start) / 60)) $(((now - start) % 60)) "${running:- none}"
+        done || true)
+        suite_min_s el $((now - start))
+        suite_left "$out" "$k" "$now"
+        printf 'pbd: %s of %s runs ended (%s done, %s failed), elapsed %s%s; running:%s\n' \
+            "$k" "$total" "$((k - f))" "$f" "$el" "$suite_left_text" "${running:- none}"
     done
 ) &
 monitor=$!
@@ -94,11 +112,20 @@ if [ "$status" = 0 ] || [ -n "$keep" ]; then
     make --no-print-directory $keep -f "$mk" -j1 serial || status=$?
 fi
 kill "$monitor" 2>/dev/null || true
-failed=$(awk '$2 != 0 { printf " %s (exit %s)", $1, $2 }' "$out/.suite-progress")
-if [ -n "$failed" ]; then
-    echo "pbd: FAILED runs:$failed; why: $out/logs/<experiment>/<run>.failed and .log" >&2
-    echo "pbd: a report of the others: make report ALLOW_MISSING=1 RESULTS=$out" >&2
+# the summary: every failed run with its reason (suite_run.sh's <run>.failed)
+nfail=$(awk '$2 != 0' "$out/.suite-progress" | grep -c . || true)
+if [ "$nfail" -gt 0 ]; then
+    {
+        echo "pbd: $nfail of $(grep -c . "$out/.suite-progress") runs ended FAILED:"
+        awk '$2 != 0 { print $1 }' "$out/.suite-progress" | while read -r r; do
+            echo "pbd:   $r: $(cat "$out/logs/$r.failed" 2>/dev/null || echo "no reason recorded")"
+        done
+        [ "$status" = 0 ] || [ -n "$keep" ] ||
+            echo "pbd: the suite stopped at the first failure (make -k experiments: every run tried)"
+        echo "pbd: logs: $out/logs/<experiment>/<run>.log; a report of the others: make report ALLOW_MISSING=1 RESULTS=$out"
+    } >&2
     exit 1
 fi
 [ "$status" = 0 ] || exit "$status"
-echo "pbd: suite done in $(( $(date +%s) - start )) s ($total runs)"
+suite_min_s el $(($(date +%s) - start))
+echo "pbd: suite done in $el ($total runs)"

@@ -234,6 +234,12 @@ int log_make_iterations(pbd_h5log *log, const pbd_world *w)
 
 int pbd_h5log_column(pbd_h5log *log, const char *name, int width, const char *units)
 {
+    return pbd_h5log_column_described(log, name, width, units, NULL);
+}
+
+int pbd_h5log_column_described(pbd_h5log *log, const char *name, int width, const char *units,
+                               const char *description)
+{
     if (log->rows > 0 || log->buffered > 0) {
         pbd_error(PBD_EINVAL, "%s: column %s: expected before the first step, found %ld steps",
                   log->partial, name, log->steps);
@@ -242,7 +248,7 @@ int pbd_h5log_column(pbd_h5log *log, const char *name, int width, const char *un
     log_enter(log);
     log->dirty = 1;
     hid_t g = H5Gopen2(log->file, "series", H5P_DEFAULT);
-    int id = log_add_column(log, g, name, width, units, NULL);
+    int id = log_add_column(log, g, name, width, units, description);
     H5Gclose(g);
     log_leave(log);
     if (id < 0) pbd_error(PBD_EIO, "%s: cannot add column /series/%s", log->partial, name);

@@ -57,6 +57,9 @@ pbd_status pbd_h5log_scene_params(pbd_h5log *log, const pbd_scene_params *sp);
 /* An extra per-step column /series/<name> of `width` doubles (before the first step).
  * Returns its id, or -1. pbd_h5log_set stores this step's values (NaN when not set). */
 int pbd_h5log_column(pbd_h5log *log, const char *name, int width, const char *units);
+/* The same with a `description` attribute. */
+int pbd_h5log_column_described(pbd_h5log *log, const char *name, int width, const char *units,
+                               const char *description);
 void pbd_h5log_set(pbd_h5log *log, int column, const double *values);
 void pbd_h5log_set1(pbd_h5log *log, int column, double value);
 

@@ -57,9 +57,10 @@ int main(int argc, char **argv)
     pbd_scene_params sp = pbd_scene_params_default();
     int steps = 100, every = 1, quiet = 0, list_experiments = 0, frames = 0, fault_step = 0,
         frame_velocities = 0, fault_kind = 0;
-    static const char *const fault_kinds[] = {"nan", "oom", NULL};
-    int reference = 0;
+    static const char *const fault_kinds[] = {"nan", "oom", "hang", NULL};
+    int reference = 0, reference_failure = 0;
     static const char *const reference_names[] = {"none", "newton", NULL};
+    static const char *const reference_failure_names[] = {"record", "stop", NULL};
     const char *out_dir = NULL, *run = "run";
     cli_option opts[PBD_MAX_OPTIONS];
     int n_opts = 0;
@@ -82,11 +83,17 @@ int main(int argc, char **argv)
          "newton: each step is also solved by the Newton reference from the same state; the "
          "distance to it (max, RMS) and per set the force error go to the output",
          reference_names},
+        {"reference-failure", CLI_CHOICE, &reference_failure, 0, 0, 0,
+         "with --reference=newton, a step whose reference does not converge: record (NaN in "
+         "its reference columns, the reason in the file's attribute reference_failures; the "
+         "run goes on) or stop (the run stops there, exit status 5)",
+         reference_failure_names},
         {"test-fault-step", CLI_INT, &fault_step, 0, 1e9, 0,
          "TEST ONLY: step N gets a NaN velocity, so that the watchdog stops the run (0: off)",
          NULL},
         {"test-fault", CLI_CHOICE, &fault_kind, 0, 0, 0,
-         "TEST ONLY: what --test-fault-step does (oom: the step runs out of memory)", fault_kinds},
+         "TEST ONLY: what --test-fault-step does (oom: the step runs out of memory; hang: the "
+         "step never ends, as a stuck factorisation)", fault_kinds},
     };
     for (unsigned i = 0; i < sizeof own / sizeof own[0]; i++) opts[n_opts++] = own[i];
     n_opts += pbd_solver_options(&def, opts + n_opts);
@@ -150,6 +157,9 @@ int main(int argc, char **argv)
     else if (cli_given(&fault_kind) && fault_step == 0)
         unread = "test-fault", unread_why = "it says what --test-fault-step does: give "
                                             "--test-fault-step=N";
+    else if (cli_given(&reference_failure) && !reference)
+        unread = "reference-failure", unread_why = "it says what a failure of the Newton "
+                                                   "reference does: give --reference=newton";
     else if (cli_given(&every) && quiet)
         unread = "every", unread_why = "--quiet prints only the final line";
     cli_option rows[PBD_MAX_OPTIONS];
@@ -180,6 +190,7 @@ int main(int argc, char **argv)
     }
     pbd_test_fault_step = fault_step;
     pbd_test_fault_oom = fault_kind == 1;
+    pbd_test_fault_hang = fault_kind == 2;
     /* what cannot act or run here, before any step (exit 2): run_refusals.c */
     pbd_solver_context sctx = {.fluid = w->fluid != NULL, .reference = reference,
                                .out = out_dir != NULL};
@@ -242,7 +253,7 @@ int main(int argc, char **argv)
     }
     pbd_exp_reference ref = {0};
     if (reference) {
-        pbd_status rs = pbd_exp_reference_init(&ref, w, log);
+        pbd_status rs = pbd_exp_reference_init(&ref, w, log, reference_failure == 0);
         if (rs != PBD_OK) {
             fprintf(stderr, "pbd-run: %s\n", pbd_last_error());
             if (log) pbd_h5log_discard(log);
@@ -281,11 +292,15 @@ int main(int argc, char **argv)
                 pbd_newton_last_info(w, &info);
                 printf(" %3d %.3e %.3f", info.iterations, info.residual, info.seconds_total);
             }
-            if (reference) printf(" %.6e %.6e", ref.max_distance, ref.rms_distance);
+            if (reference && ref.failed) printf(" - -"); /* no reference at this step */
+            else if (reference) printf(" %.6e %.6e", ref.max_distance, ref.rms_distance);
             printf("\n");
         }
         if (log) st = pbd_h5log_step(log, w);
     }
+    if (ref.n_failed > 0)
+        printf("# newton reference: failed at %ld of %ld steps, recorded (NaN; the reasons: "
+               "attribute reference_failures)\n", ref.n_failed, w->step_count);
     pbd_exp_reference_free(&ref);
     long hwm = bench_resident_kb("VmHWM:");
     if (estimate > 0 && st == PBD_OK && rss0 > 0 && hwm > 0)
