@@ -4,7 +4,10 @@
  * (rolling and sliding on a ramp, a box at rest, a stopping distance, bounce heights) and the
  * up-front refusals. */
 #include "tests.h"
+#include "analysis/pbd_analysis.h"
 #include "solver/rigid/pbd_rigid.h"
+
+#include <stdlib.h>
 
 #include <float.h>
 #include <math.h>
@@ -478,6 +481,38 @@ static void test_bounce_heights(void)
     pbd_rigid_world_free(w);
 }
 
+/* ---- the triple pendulum against the Lagrangian reference --------------------------- */
+
+/* The reference itself (analysis/planar_chain.c): one link at θ0 = 1e-3 rad is θ0 cos ωt,
+ * ω² = m g a/(I + m a²), to the nonlinear phase drift θ0³ ω t/16 ~ 1e-9 rad over 1 s. Then
+ * rigid_pendulum's triple pendulum (pbd-run) at 25 and 50 substeps over 0.5 s: its angle error
+ * against the reference halves with the substep (first order) and is below 0.02 rad at 50. */
+static void test_triple_reference(void)
+{
+    const double m = 1.0, l = 0.8, I = 0.05, th0 = 1e-3;
+    double th[10];
+    CU_ASSERT_EQUAL_FATAL(pbd_planar_chain(1, &m, &l, &I, 9.81, &th0, 1.0, 10, th), PBD_OK);
+    double om = sqrt(m * 9.81 * 0.4 / (I + m * 0.16)), worst = 0.0;
+    for (int k = 0; k < 10; k++) worst = fmax(worst, fabs(th[k] - th0 * cos(om * 0.1 * (k + 1))));
+    printf("\n    one link: |theta - theta0 cos wt| <= %.1e rad; ", worst);
+    CU_ASSERT(worst <= 1e-8);
+
+    char dir[] = "/tmp/pbd_rigid_XXXXXX", cmd[1024], path[1200];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "%s/pbd-run rigid_pendulum --pairs=2x1 --seconds=0.1 "
+             "--substeps=25,50 --triple-seconds=0.5 --quiet --out=%s", test_bin_dir(), dir);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd), 0);
+    double e[2] = {-1, -1};
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/rigid_pendulum/triple_s%d.h5", dir, 25 * (k + 1));
+        CU_ASSERT_EQUAL(pbd_h5_read_attr_double(path, "result.angle_error", &e[k]), 0);
+    }
+    printf("triple: %.3g rad at 25 substeps, %.3g at 50 ", e[0], e[1]);
+    CU_ASSERT(e[1] > 0.0 && e[1] < 0.02);
+    CU_ASSERT(e[0] / e[1] > 1.6 && e[0] / e[1] < 2.5);
+    test_remove_dir(dir);
+}
+
 /* ---- refusals ----------------------------------------------------------------------- */
 
 static void test_refusals(void)
@@ -539,5 +574,6 @@ void register_rigid_xpbd_tests(void)
     CU_add_test(s, "box_on_ramp", test_box_on_ramp);
     CU_add_test(s, "stopping_distance", test_stopping_distance);
     CU_add_test(s, "bounce_heights", test_bounce_heights);
+    CU_add_test(s, "triple_reference", test_triple_reference);
     CU_add_test(s, "refusals", test_refusals);
 }
