@@ -115,53 +115,82 @@ static double log_measures(pbd_h5log *log, const columns *c, const pbd_rigid_wor
     return m.kinetic_translational + m.kinetic_rotational + m.potential;
 }
 
-/* The log's step: the particle world it expects is an empty stand-in that carries the
- * rigid world's step and time. */
-static pbd_status log_step(pbd_exp_ctx *ctx, pbd_h5log *log, pbd_world *shadow,
-                           const pbd_rigid_world *w)
+/* A run: the rigid world and its log. The log expects a particle world: an empty stand-in
+ * carries the rigid world's step and time. */
+typedef struct {
+    pbd_rigid_world *w;
+    pbd_world *shadow;
+    pbd_h5log *log;
+    columns c;
+} rigid_run;
+
+static void run_close(rigid_run *r)
 {
-    (void)ctx;
-    shadow->time = w->time;
-    shadow->step_count++;
-    return pbd_h5log_step(log, shadow);
+    pbd_rigid_world_free(r->w);
+    pbd_world_free(r->shadow);
+}
+
+/* Open the log of the world w (taken over; NULL: it could not be built) and log the start. */
+static pbd_status run_open(pbd_exp_ctx *ctx, const char *name, pbd_rigid_world *w, int triple,
+                           rigid_run *r)
+{
+    memset(r, 0, sizeof *r);
+    r->w = w;
+    r->shadow = pbd_world_create(0);
+    r->log = w && r->shadow ? pbd_exp_log_open(ctx, name, r->shadow, NULL) : NULL;
+    if (!r->log) {
+        run_close(r);
+        return pbd_last_status() ? pbd_last_status() : PBD_EIO;
+    }
+    log_columns(r->log, &r->c, triple);
+    pbd_h5log_attr_double(r->log, "rigid.substeps", w->substeps);
+    pbd_h5log_attr_double(r->log, "rigid.iterations", w->iterations);
+    log_measures(r->log, &r->c, w);
+    return PBD_OK;
+}
+
+/* One step of the world, a stop request honoured; the measures set (energy in *E). */
+static pbd_status run_step(rigid_run *r, double *E)
+{
+    pbd_status st = pbd_rigid_step(r->w);
+    if (st == PBD_OK && pbd_stop_requested()) st = pbd_error(PBD_EINTR, "stopped on request");
+    if (st == PBD_OK) *E = log_measures(r->log, &r->c, r->w);
+    return st;
+}
+
+static pbd_status run_log_step(rigid_run *r)
+{
+    r->shadow->time = r->w->time;
+    r->shadow->step_count++;
+    return pbd_h5log_step(r->log, r->shadow);
 }
 
 static int run_single(pbd_exp_ctx *ctx, const char *name, int substeps, int iterations)
 {
     const double th0 = 1.0, l = 1.0;
-    pbd_rigid_world *w = chain(1, l, &th0, substeps, iterations);
-    pbd_world *shadow = pbd_world_create(0);
-    pbd_h5log *log = w && shadow ? pbd_exp_log_open(ctx, name, shadow, NULL) : NULL;
-    if (!log) {
-        pbd_rigid_world_free(w);
-        pbd_world_free(shadow);
-        return pbd_last_status() ? (int)pbd_last_status() : PBD_EIO;
-    }
-    columns c;
-    log_columns(log, &c, 0);
-    pbd_h5log_attr_double(log, "rigid.substeps", substeps);
-    pbd_h5log_attr_double(log, "rigid.iterations", iterations);
-    double E0 = log_measures(log, &c, w), scale = 9.81 * 0.5 * l * (1.0 - cos(th0)), drift = 0.0;
-    pbd_status st = PBD_OK;
+    rigid_run r;
+    pbd_status st = run_open(ctx, name, chain(1, l, &th0, substeps, iterations), 0, &r);
+    if (st != PBD_OK) return st;
+    pbd_rigid_measures m0;
+    pbd_rigid_measure(r.w, &m0);
+    double E0 = m0.kinetic_translational + m0.kinetic_rotational + m0.potential, E = E0;
+    double scale = 9.81 * 0.5 * l * (1.0 - cos(th0)), drift = 0.0;
     long steps = lround(P.seconds * 60.0);
     for (long k = 0; k < steps && st == PBD_OK; k++) {
-        st = pbd_rigid_step(w);
-        if (st == PBD_OK && pbd_stop_requested()) st = pbd_error(PBD_EINTR, "stopped on request");
+        st = run_step(&r, &E);
         if (st != PBD_OK) break;
-        double E = log_measures(log, &c, w);
         drift = fmax(drift, fabs(E - E0) / scale);
-        st = log_step(ctx, log, shadow, w);
+        st = run_log_step(&r);
     }
     if (st == PBD_OK) {
-        pbd_h5log_attr_double(log, "result.energy_drift", drift);
-        st = pbd_exp_log_finish(ctx, log, "%d substeps x %d iterations: max |E - E0| = %.3g of "
-                                "the swing energy over %g s", substeps, iterations, drift,
+        pbd_h5log_attr_double(r.log, "result.energy_drift", drift);
+        st = pbd_exp_log_finish(ctx, r.log, "%d substeps x %d iterations: max |E - E0| = %.3g "
+                                "of the swing energy over %g s", substeps, iterations, drift,
                                 P.seconds);
     } else {
-        pbd_exp_log_abort(ctx, log, st);
+        pbd_exp_log_abort(ctx, r.log, st);
     }
-    pbd_rigid_world_free(w);
-    pbd_world_free(shadow);
+    run_close(&r);
     return st;
 }
 
@@ -180,45 +209,34 @@ static int run_triple(pbd_exp_ctx *ctx, const char *name, int substeps)
         free(ref);
         return st;
     }
-    pbd_rigid_world *w = chain(3, l, th0, substeps, 1);
-    pbd_world *shadow = pbd_world_create(0);
-    pbd_h5log *log = w && shadow ? pbd_exp_log_open(ctx, name, shadow, NULL) : NULL;
-    if (!log) {
+    rigid_run r;
+    st = run_open(ctx, name, chain(3, l, th0, substeps, 1), 1, &r);
+    if (st != PBD_OK) {
         free(ref);
-        pbd_rigid_world_free(w);
-        pbd_world_free(shadow);
-        return pbd_last_status() ? (int)pbd_last_status() : PBD_EIO;
+        return st;
     }
-    columns c;
-    log_columns(log, &c, 1);
-    pbd_h5log_attr_double(log, "rigid.substeps", substeps);
-    pbd_h5log_attr_double(log, "rigid.iterations", 1);
-    log_measures(log, &c, w);
-    double err = 0.0;
+    double err = 0.0, E;
     for (long k = 0; k < steps && st == PBD_OK; k++) {
-        st = pbd_rigid_step(w);
-        if (st == PBD_OK && pbd_stop_requested()) st = pbd_error(PBD_EINTR, "stopped on request");
+        st = run_step(&r, &E);
         if (st != PBD_OK) break;
-        log_measures(log, &c, w);
         double th[3];
         for (int i = 0; i < 3; i++) {
-            th[i] = link_angle(&w->bodies[1 + i]);
+            th[i] = link_angle(&r.w->bodies[1 + i]);
             err = fmax(err, fabs(remainder(th[i] - ref[3 * k + i], 2.0 * M_PI)));
         }
-        pbd_h5log_set(log, c.c_th, th);
-        pbd_h5log_set(log, c.c_ref, ref + 3 * k);
-        st = log_step(ctx, log, shadow, w);
+        pbd_h5log_set(r.log, r.c.c_th, th);
+        pbd_h5log_set(r.log, r.c.c_ref, ref + 3 * k);
+        st = run_log_step(&r);
     }
     if (st == PBD_OK) {
-        pbd_h5log_attr_double(log, "result.angle_error", err);
-        st = pbd_exp_log_finish(ctx, log, "%d substeps: max angle error %.3g rad over %g s vs "
-                                "the Lagrangian reference", substeps, err, P.triple_seconds);
+        pbd_h5log_attr_double(r.log, "result.angle_error", err);
+        st = pbd_exp_log_finish(ctx, r.log, "%d substeps: max angle error %.3g rad over %g s "
+                                "vs the Lagrangian reference", substeps, err, P.triple_seconds);
     } else {
-        pbd_exp_log_abort(ctx, log, st);
+        pbd_exp_log_abort(ctx, r.log, st);
     }
     free(ref);
-    pbd_rigid_world_free(w);
-    pbd_world_free(shadow);
+    run_close(&r);
     return st;
 }
 
