@@ -108,6 +108,18 @@ int pbd_gradcheck_format_line(char *buf, size_t size, const pbd_gradcheck_result
 pbd_status pbd_elastica_cantilever(double load, double *deflection, double *reach,
                                    double *root_curvature);
 
+/* ---- a planar chain of rigid links (analysis/planar_chain.c) ------------------------- */
+
+#define PBD_CHAIN_MAX 8
+/* n links (mass kg, length m, inertia about the centre kg m^2, each > 0) pinned end to end,
+ * link 0 to a fixed pivot, released at rest at the angles theta0 (rad, from the downward
+ * vertical) under gravity g (m/s^2): the angles at t_end k/samples, k = 1..samples (samples × n
+ * doubles), from the Lagrangian equations integrated by GSL's rk8pd at 1e-13. PBD_EINVAL for
+ * bad sizes, PBD_ENUMERIC when the integrator fails. */
+pbd_status pbd_planar_chain(int n, const double *mass, const double *length,
+                            const double *inertia, double g, const double *theta0,
+                            double t_end, int samples, double *theta);
+
 /* ---- central finite differences (analysis/fd_gradient.c) ------------------------------ */
 
 /* A function f: R^n -> R^m for pbd_fd_jacobian: writes f(x) (m doubles) and returns

@@ -322,6 +322,16 @@ void pbd_quat_perturb(const double q[4], const double theta[3], double out[4]);
 void pbd_quat_random(pbd_rng *r, double q[4]);
 /* The quaternion of the rotation by |θ| about θ/|θ| */
 void pbd_quat_from_rotvec(const double theta[3], double out[4]);
+/* out = normalize(q + s/2 (0, θ) q), s = ±1: the first-order update of q by the world-frame
+ * rotation sθ (K&S Algorithm 1; Müller et al. 2020 Algorithm 2 and Sec. 3.3); out may be q */
+void pbd_quat_add_rotation(const double q[4], const double theta[3], double s, double out[4]);
+/* ω = ±2 Im(q q_prev⁻¹)/h, the sign of the real part: the shorter way round (rad/s) */
+void pbd_quat_angular_velocity(const double q[4], const double q_prev[4], double h,
+                               double omega[3]);
+/* ω += h I⁻¹(τ − ω × Iω) with τ = 0 in the body frame of q, for principal inverse inertias
+ * all > 0: the explicit gyroscopic step (world-frame ω in and out) */
+void pbd_quat_gyroscopic_step(const double q[4], const double inv_inertia[3], double h,
+                              double omega[3]);
 
 /* The Lamé parameters μ = E/(2(1+ν)), λ = Eν/((1+ν)(1−2ν)) (λ = ∞ at ν = 1/2) of Young's
  * modulus E > 0 and Poisson ratio −1 < ν <= 1/2; returns 0 (and leaves them) outside. */

@@ -61,3 +61,38 @@ void pbd_quat_perturb(const double q[4], const double theta[3], double out[4])
     }
     for (int k = 0; k < 4; k++) out[k] = r[k] / n;
 }
+
+void pbd_quat_add_rotation(const double q[4], const double theta[3], double s, double out[4])
+{
+    double o[4] = {0.0, 0.5 * s * theta[0], 0.5 * s * theta[1], 0.5 * s * theta[2]}, d[4];
+    pbd_quat_mul(o, q, d);
+    double n = 0.0;
+    for (int k = 0; k < 4; k++) {
+        out[k] = q[k] + d[k];
+        n += out[k] * out[k];
+    }
+    n = sqrt(n);
+    for (int k = 0; k < 4; k++) out[k] /= n;
+}
+
+void pbd_quat_angular_velocity(const double q[4], const double q_prev[4], double h,
+                               double omega[3])
+{
+    double qc[4] = {q_prev[0], -q_prev[1], -q_prev[2], -q_prev[3]}, r[4];
+    pbd_quat_mul(q, qc, r);
+    double sgn = r[0] < 0.0 ? -1.0 : 1.0; /* the shorter way round */
+    for (int k = 0; k < 3; k++) omega[k] = 2.0 * sgn * r[1 + k] / h;
+}
+
+void pbd_quat_gyroscopic_step(const double q[4], const double inv_inertia[3], double h,
+                              double omega[3])
+{
+    double b[3], Ib[3], t[3];
+    pbd_quat_rotate_inv(q, omega, b);
+    for (int k = 0; k < 3; k++) Ib[k] = b[k] / inv_inertia[k];
+    t[0] = b[1] * Ib[2] - b[2] * Ib[1];
+    t[1] = b[2] * Ib[0] - b[0] * Ib[2];
+    t[2] = b[0] * Ib[1] - b[1] * Ib[0];
+    for (int k = 0; k < 3; k++) b[k] -= h * inv_inertia[k] * t[k];
+    pbd_quat_rotate(q, b, omega);
+}

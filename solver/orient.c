@@ -178,16 +178,8 @@ void pbd_orient_forces(pbd_world *w, double h)
             om[0] = om[1] = om[2] = 0.0;
             continue;
         }
-        if (all_free(iinv)) { /* ω += h I⁻¹ (τ − ω × I ω), τ = 0 (K&S Alg. 1), body frame */
-            double b[3], Ib[3], t[3];
-            pbd_quat_rotate_inv(q, om, b);
-            for (int k = 0; k < 3; k++) Ib[k] = b[k] / iinv[k];
-            t[0] = b[1] * Ib[2] - b[2] * Ib[1];
-            t[1] = b[2] * Ib[0] - b[0] * Ib[2];
-            t[2] = b[0] * Ib[1] - b[1] * Ib[0];
-            for (int k = 0; k < 3; k++) b[k] -= h * iinv[k] * t[k];
-            pbd_quat_rotate(q, b, om);
-        }
+        if (all_free(iinv)) /* ω += h I⁻¹ (τ − ω × I ω), τ = 0 (K&S Alg. 1), body frame */
+            pbd_quat_gyroscopic_step(q, iinv, h, om);
         if (scale) /* dampVelocities' v <- (1 - k) v, for ω too */
             for (int k = 0; k < 3; k++) om[k] *= 1.0 - w->def.k_damping;
     }
@@ -196,26 +188,17 @@ void pbd_orient_forces(pbd_world *w, double h)
 void pbd_orient_predict(pbd_world *w, double h)
 {
     for (int i = 0; i < w->n_orient; i++) { /* u = q + ½ h (0, ω) q, normalised (K&S Alg. 1) */
-        const double *q = w->q + 4 * i, *om = w->omega + 3 * i;
-        double o[4] = {0.0, 0.5 * h * om[0], 0.5 * h * om[1], 0.5 * h * om[2]}, d[4];
-        pbd_quat_mul(o, q, d);
-        double *u = w->u + 4 * i, n = 0.0;
-        for (int k = 0; k < 4; k++) {
-            u[k] = q[k] + d[k];
-            n += u[k] * u[k];
-        }
-        n = sqrt(n);
-        for (int k = 0; k < 4; k++) u[k] /= n;
+        const double *om = w->omega + 3 * i;
+        double theta[3] = {h * om[0], h * om[1], h * om[2]};
+        pbd_quat_add_rotation(w->q + 4 * i, theta, 1.0, w->u + 4 * i);
     }
 }
 
 void pbd_orient_update(pbd_world *w, double h)
 {
     for (int i = 0; i < w->n_orient; i++) { /* ω = 2 Im(u q̄)/h, q = u (K&S Alg. 1) */
-        double *q = w->q + 4 * i, *u = w->u + 4 * i, qc[4] = {q[0], -q[1], -q[2], -q[3]}, r[4];
-        pbd_quat_mul(u, qc, r);
-        double sgn = r[0] < 0.0 ? -1.0 : 1.0; /* the shorter way round */
-        for (int k = 0; k < 3; k++) w->omega[3 * i + k] = 2.0 * sgn * r[1 + k] / h;
+        double *q = w->q + 4 * i, *u = w->u + 4 * i;
+        pbd_quat_angular_velocity(u, q, h, w->omega + 3 * i);
         memcpy(q, u, 4 * sizeof *q);
     }
 }

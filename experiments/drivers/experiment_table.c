@@ -23,6 +23,7 @@ extern const pbd_experiment pbd_exp_fluid_density;
 extern const pbd_experiment pbd_exp_rod_cantilever;
 extern const pbd_experiment pbd_exp_rod_twist;
 extern const pbd_experiment pbd_exp_contact;
+extern const pbd_experiment pbd_exp_rigid_pendulum;
 
 static const pbd_experiment *const experiments[] = {
     &pbd_exp_stiffness_vs_iterations,
@@ -43,6 +44,7 @@ static const pbd_experiment *const experiments[] = {
     &pbd_exp_rod_cantilever,
     &pbd_exp_rod_twist,
     &pbd_exp_contact,
+    &pbd_exp_rigid_pendulum,
     &pbd_exp_scaling,
     &pbd_exp_gradcheck,
 };

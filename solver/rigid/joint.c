@@ -1,0 +1,149 @@
+/* Joints (paper Sec. 3.4): fixed, ball (spherical) and hinge with angle limits, each a
+ * positional constraint on the joint points and angular constraints on the orientations. */
+#include "rigid_private.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *kind_name(pbd_joint_kind k)
+{
+    return k == PBD_JOINT_FIXED ? "fixed" : k == PBD_JOINT_BALL ? "ball" : "hinge";
+}
+
+/* a unit v; b made unit and normal to a (Gram–Schmidt); 0 when a is zero or b ∥ a */
+static int orthonormalise(double a[3], double b[3])
+{
+    double na = v3_norm(a);
+    if (!(na > 1e-12)) return 0;
+    v3_scale(a, a, 1.0 / na);
+    v3_axpy(b, -v3_dot(a, b), a);
+    double nb = v3_norm(b);
+    if (!(nb > 1e-9)) return 0; /* b within ~1e-9 rad of the axis: no angle reference */
+    v3_scale(b, b, 1.0 / nb);
+    return 1;
+}
+
+int pbd_rigid_add_joint(pbd_rigid_world *w, const pbd_rigid_joint *in)
+{
+    pbd_rigid_joint j = *in;
+    const char *name = kind_name(j.kind);
+    if (j.kind != PBD_JOINT_FIXED && j.kind != PBD_JOINT_BALL && j.kind != PBD_JOINT_HINGE) {
+        pbd_error(PBD_EINVAL, "rigid joint kind: expected fixed, ball or hinge, found %d",
+                  (int)j.kind);
+        return -1;
+    }
+    for (int s = 0; s < 2; s++)
+        if (j.body[s] < 0 || j.body[s] >= w->n_bodies) {
+            pbd_error(PBD_EINVAL, "%s joint body %d: expected a body index in 0..%d, found %d",
+                      name, s + 1, w->n_bodies - 1, j.body[s]);
+            return -1;
+        }
+    if (j.body[0] == j.body[1]) {
+        pbd_error(PBD_EINVAL, "%s joint: expected two different bodies, found body %d joined to "
+                  "itself", name, j.body[0]);
+        return -1;
+    }
+    if (!rigid_dynamic(&w->bodies[j.body[0]]) && !rigid_dynamic(&w->bodies[j.body[1]])) {
+        pbd_error(PBD_EINVAL, "%s joint: expected at least one dynamic body, found bodies %d and "
+                  "%d both fixed", name, j.body[0], j.body[1]);
+        return -1;
+    }
+    if (!(j.compliance >= 0.0 && isfinite(j.compliance)) ||
+        !(j.angular_compliance >= 0.0 && isfinite(j.angular_compliance))) {
+        pbd_error(PBD_EINVAL, "%s joint compliance: expected >= 0 and finite, found %g m/N and "
+                  "%g rad/(N m)", name, j.compliance, j.angular_compliance);
+        return -1;
+    }
+    if (j.kind == PBD_JOINT_HINGE) {
+        for (int s = 0; s < 2; s++)
+            if (!orthonormalise(j.axis[s], j.ref[s])) {
+                pbd_error(PBD_EINVAL, "hinge joint body %d: expected a non-zero axis and a "
+                          "reference vector not parallel to it, found axis (%g, %g, %g), "
+                          "reference (%g, %g, %g)", s + 1, in->axis[s][0], in->axis[s][1],
+                          in->axis[s][2], in->ref[s][0], in->ref[s][1], in->ref[s][2]);
+                return -1;
+            }
+        if (j.has_limit && !(j.lower <= j.upper && j.lower >= -M_PI && j.upper <= M_PI)) {
+            pbd_error(PBD_EINVAL, "hinge joint limits: expected -pi <= lower <= upper <= pi rad, "
+                      "found lower %g, upper %g", j.lower, j.upper);
+            return -1;
+        }
+    }
+    /* the fixed joint's rest: q_rel = q2⁻¹ q1 at creation */
+    const double *q1 = w->bodies[j.body[0]].q, *q2 = w->bodies[j.body[1]].q;
+    double q2c[4] = {q2[0], -q2[1], -q2[2], -q2[3]};
+    pbd_quat_mul(q2c, q1, j.q_rel);
+    memset(j.lambda, 0, sizeof j.lambda);
+    pbd_rigid_joint *a = realloc(w->joints, ((size_t)w->n_joints + 1) * sizeof *a);
+    if (!a) {
+        pbd_error(PBD_ENOMEM, "rigid world: out of memory for %d joints", w->n_joints + 1);
+        return -1;
+    }
+    w->joints = a;
+    w->joints[w->n_joints] = j;
+    return w->n_joints++;
+}
+
+/* The world rotation vector 2 vec(d) (sign of d_w) of the unit quaternion d, to first order
+ * the rotation's angle times axis (the paper's Δq_fixed = 2 (q1 q2⁻¹)_xyz) */
+static void rotation_vector(const double d[4], double out[3])
+{
+    double s = d[0] < 0.0 ? -2.0 : 2.0;
+    out[0] = s * d[1]; out[1] = s * d[2]; out[2] = s * d[3];
+}
+
+double pbd_rigid_hinge_angle(const pbd_rigid_joint *j, const pbd_rigid_body *b1,
+                             const pbd_rigid_body *b2)
+{
+    double a1[3], u1[3], u2[3], c[3];
+    pbd_quat_rotate(b1->q, j->axis[0], a1);
+    pbd_quat_rotate(b1->q, j->ref[0], u1);
+    pbd_quat_rotate(b2->q, j->ref[1], u2);
+    v3_cross(c, u1, u2);
+    return atan2(v3_dot(c, a1), v3_dot(u1, u2));
+}
+
+static void solve_joint(pbd_rigid_world *w, pbd_rigid_joint *j, double h)
+{
+    pbd_rigid_body *b1 = &w->bodies[j->body[0]], *b2 = &w->bodies[j->body[1]];
+    if (j->kind == PBD_JOINT_FIXED) {
+        /* the rotation of body 1 away from q2 q_rel: 2 vec(q1 (q2 q_rel)⁻¹) */
+        double t[4], d[4], dtheta[3];
+        pbd_quat_mul(b2->q, j->q_rel, t);
+        double tc[4] = {t[0], -t[1], -t[2], -t[3]};
+        pbd_quat_mul(b1->q, tc, d);
+        rotation_vector(d, dtheta);
+        pbd_rigid_correct_angular(b1, b2, dtheta, j->angular_compliance, h, &j->lambda[1]);
+    } else if (j->kind == PBD_JOINT_HINGE) {
+        /* align the axes: body 1's axis is rotated from body 2's about a2 × a1 (by the sine
+         * of the angle between them: the first-order violation) */
+        double a1[3], a2[3], dtheta[3];
+        pbd_quat_rotate(b1->q, j->axis[0], a1);
+        pbd_quat_rotate(b2->q, j->axis[1], a2);
+        v3_cross(dtheta, a2, a1);
+        pbd_rigid_correct_angular(b1, b2, dtheta, j->angular_compliance, h, &j->lambda[1]);
+        if (j->has_limit) {
+            double phi = pbd_rigid_hinge_angle(j, b1, b2);
+            double target = phi < j->lower ? j->lower : phi > j->upper ? j->upper : phi;
+            if (target != phi) {
+                /* body 2 is at φ about a1 relative to body 1: body 1 is at −φ relative to
+                 * body 2, too much by (target − φ) */
+                pbd_quat_rotate(b1->q, j->axis[0], a1);
+                v3_scale(dtheta, a1, target - phi);
+                pbd_rigid_correct_angular(b1, b2, dtheta, 0.0, h, &j->lambda[2]);
+            }
+        }
+    }
+    /* the joint points coincide: dx = p1 − p2 */
+    double r1[3], r2[3], dx[3];
+    rigid_world_offset(b1, j->anchor[0], r1);
+    rigid_world_offset(b2, j->anchor[1], r2);
+    for (int k = 0; k < 3; k++) dx[k] = (b1->x[k] + r1[k]) - (b2->x[k] + r2[k]);
+    pbd_rigid_correct_positional(b1, b2, r1, r2, dx, j->compliance, h, &j->lambda[0]);
+}
+
+void rigid_joints_solve(pbd_rigid_world *w, double h)
+{
+    for (int i = 0; i < w->n_joints; i++) solve_joint(w, &w->joints[i], h);
+}

@@ -1,0 +1,165 @@
+/* XPBD rigid bodies after Müller, Macklin, Chentanez, Jeschke and Kim, "Detailed Rigid Body
+ * Simulation with Extended Position Based Dynamics" (SCA 2020): bodies with shapes, joints
+ * (fixed, ball, hinge with angle limits) and contacts with the ground plane, stepped by the
+ * paper's Algorithm 2. A rigid world stands beside the particle world (solver/pbd.h); it
+ * shares its quaternions (constraints/quat.c) and its errors (pbd_error).
+ * Conventions, equations and errata: solver/rigid/README.md. */
+#ifndef PBD_RIGID_H
+#define PBD_RIGID_H
+
+#include "solver/pbd.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- shapes and bodies ------------------------------------------------------------- */
+
+typedef enum {
+    PBD_RIGID_SPHERE, PBD_RIGID_BOX, PBD_RIGID_CAPSULE,
+    PBD_RIGID_NO_SHAPE /* a body that does not collide (e.g. a joint's anchor) */
+} pbd_rigid_shape_kind;
+
+typedef struct {
+    pbd_rigid_shape_kind kind;
+    double radius;  /* sphere, capsule (m) */
+    double half[3]; /* box: half extents along the body axes (m); capsule: half[0] is the
+                     * half length of its segment, which lies along the body x axis */
+} pbd_rigid_shape;
+
+typedef struct {
+    double x[3];     /* centre of mass (m) */
+    double q[4];     /* orientation, unit quaternion (w, x, y, z), body to world */
+    double v[3];     /* m/s */
+    double omega[3]; /* angular velocity in world coordinates (rad/s) */
+    double inv_mass; /* 1/kg; 0 for a fixed body */
+    double inv_inertia[3]; /* principal inverse inertias in the body frame, 1/(kg m^2) */
+    pbd_rigid_shape shape;
+    double static_friction, dynamic_friction, restitution; /* with the ground */
+    /* per substep (Algorithm 2): the pose before the position solve's integration and the
+     * velocities after it (the restitution's pre-solve normal velocity) */
+    double x_prev[3], q_prev[4], v_pre[3], omega_pre[3];
+} pbd_rigid_body;
+
+/* Principal inertias (kg m^2) of a solid of the shape with mass m (kg). Returns PBD_EINVAL
+ * (naming the field) for a non-positive or non-finite size or mass. */
+pbd_status pbd_rigid_shape_inertia(const pbd_rigid_shape *s, double mass, double inertia[3]);
+
+/* ---- joints ------------------------------------------------------------------------ */
+
+typedef enum { PBD_JOINT_FIXED, PBD_JOINT_BALL, PBD_JOINT_HINGE } pbd_joint_kind;
+
+typedef struct {
+    pbd_joint_kind kind;
+    int body[2];         /* two different bodies of the world (a fixed body anchors) */
+    double anchor[2][3]; /* the joint point in each body's frame (m) */
+    double axis[2][3];   /* hinge: its axis in each body's frame (normalised when added) */
+    double ref[2][3];    /* hinge: a vector normal to the axis in each body's frame, the
+                          * zero of the hinge angle (made unit and normal when added) */
+    double compliance;         /* positional, m/N */
+    double angular_compliance; /* alignment, rad/(N m) */
+    int has_limit;             /* hinge: lower <= angle <= upper (rad, in (-pi, pi]) */
+    double lower, upper;
+    /* filled when added and per substep */
+    double q_rel[4];  /* fixed: body 1's orientation in body 2's frame at creation */
+    double lambda[3]; /* positional, alignment, limit: kg m, kg m^2, kg m^2 */
+} pbd_rigid_joint;
+
+/* The hinge angle of body 2 relative to body 1 about body 1's axis (rad, in (-pi, pi]). */
+double pbd_rigid_hinge_angle(const pbd_rigid_joint *j, const pbd_rigid_body *b1,
+                             const pbd_rigid_body *b2);
+
+/* ---- contacts with the ground plane (y = ground_height, normal +y) ------------------ */
+
+typedef struct {
+    int body;
+    double r[3];      /* the contact point in the body's frame (m) */
+    double lambda_n;  /* normal, kg m (<= 0 in the paper's sign) */
+    double lambda_t;  /* static friction, kg m */
+} pbd_rigid_contact;
+
+/* ---- the world ---------------------------------------------------------------------- */
+
+typedef enum {
+    PBD_RIGID_FRICTION_CONSISTENT = 0, /* Δv = min(w_t h μ_d |f_n|, |v_t|) (README errata) */
+    PBD_RIGID_FRICTION_AS_PRINTED = 1  /* Δv = min(h μ_d |f_n|, |v_t|), the paper's */
+} pbd_rigid_friction_form;
+
+typedef struct {
+    double dt;         /* s, one step */
+    int substeps;      /* Algorithm 2's numSubsteps */
+    int iterations;    /* numPosIters */
+    double gravity[3]; /* m/s^2 */
+    int ground;        /* 1: bodies with shapes collide with the plane y = ground_height */
+    double ground_height;
+    pbd_rigid_friction_form friction_form;
+    int n_bodies, n_joints, n_contacts;
+    pbd_rigid_body *bodies;
+    pbd_rigid_joint *joints;
+    pbd_rigid_contact *contacts; /* rebuilt every substep; capacity 8 per body */
+    double time;
+    long substeps_done;
+} pbd_rigid_world;
+
+pbd_rigid_world *pbd_rigid_world_create(double dt, int substeps, int iterations);
+void pbd_rigid_world_free(pbd_rigid_world *w);
+
+/* Add a body with the shape, the mass (kg; 0: fixed), the pose x, q (q NULL: identity) and
+ * ground friction/restitution 0. Its inertia is the shape's (pbd_rigid_shape_inertia).
+ * Returns its index, or -1 with pbd_last_error() naming what is wrong. */
+int pbd_rigid_add_body(pbd_rigid_world *w, const pbd_rigid_shape *s, double mass,
+                       const double x[3], const double q[4]);
+/* Add a body with explicit principal inertias (kg m^2, each > 0 and satisfying the
+ * triangle inequality I_a <= I_b + I_c of a real mass distribution); shape as for contacts
+ * (NULL: none). Returns its index or -1. */
+int pbd_rigid_add_body_inertia(pbd_rigid_world *w, double mass, const double inertia[3],
+                               const pbd_rigid_shape *s, const double x[3], const double q[4]);
+/* Add a joint (copied; axes and references normalised); refuses a joint of a body with
+ * itself, between two fixed bodies, an unknown body, a zero axis or reference parallel to
+ * the axis, negative compliance, lower > upper. Returns its index or -1. */
+int pbd_rigid_add_joint(pbd_rigid_world *w, const pbd_rigid_joint *j);
+
+/* One step of dt: Algorithm 2 with substeps × iterations. PBD_OK, or PBD_ENUMERIC when a
+ * body's state became non-finite. */
+pbd_status pbd_rigid_step(pbd_rigid_world *w);
+
+/* ---- measures ----------------------------------------------------------------------- */
+
+typedef struct {
+    double momentum[3];         /* Σ m v, kg m/s */
+    double angular_momentum[3]; /* Σ x × m v + R I Rᵀ ω about the origin, kg m^2/s */
+    double kinetic_translational, kinetic_rotational, potential; /* J; potential −Σ m g·x */
+} pbd_rigid_measures;
+
+void pbd_rigid_measure(const pbd_rigid_world *w, pbd_rigid_measures *m);
+
+/* ---- the corrections (paper Sec. 3.3), exposed for the tests --------------------------- */
+
+/* The generalized inverse masses: w = 1/m + (r × n)ᵀ I⁻¹ (r × n) of a point at world offset
+ * r from the centre along unit n (positional), w = nᵀ I⁻¹ n about unit n (angular). */
+double pbd_rigid_inverse_mass_positional(const pbd_rigid_body *b, const double r[3],
+                                         const double n[3]);
+double pbd_rigid_inverse_mass_angular(const pbd_rigid_body *b, const double n[3]);
+/* Remove the violation dx = p1 − p2 between the points at world offsets r1, r2 from the
+ * bodies' centres (b2 may be NULL: the ground), with compliance alpha (m/N) over the
+ * substep h, updating *lambda; returns Δλ (kg m). */
+double pbd_rigid_correct_positional(pbd_rigid_body *b1, pbd_rigid_body *b2, const double r1[3],
+                                    const double r2[3], const double dx[3], double alpha,
+                                    double h, double *lambda);
+/* Remove the rotation dtheta (rad, world frame) of body 1 relative to body 2, compliance
+ * alpha (rad/(N m)); returns Δλ (kg m^2). */
+double pbd_rigid_correct_angular(pbd_rigid_body *b1, pbd_rigid_body *b2, const double dtheta[3],
+                                 double alpha, double h, double *lambda);
+/* Apply the velocity impulse p (kg m/s) at world offsets r1 to body 1 and −p at r2 to body 2
+ * (b2 may be NULL). */
+void pbd_rigid_apply_impulse(pbd_rigid_body *b1, pbd_rigid_body *b2, const double r1[3],
+                             const double r2[3], const double p[3]);
+/* World-frame I⁻¹ a = R diag(inv_inertia) Rᵀ a, and I a likewise. */
+void pbd_rigid_inv_inertia_apply(const pbd_rigid_body *b, const double a[3], double out[3]);
+void pbd_rigid_inertia_apply(const pbd_rigid_body *b, const double a[3], double out[3]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
