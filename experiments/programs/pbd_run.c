@@ -256,6 +256,9 @@ int main(int argc, char **argv)
            "stiffness=%g%s, compliance=%g\n",
            scene->name, w->n, def.dt, def.iterations, def.substeps, pbd_method_name(def.method),
            sp.stiffness, def.linearize_stiffness ? " (linearized)" : "", sp.compliance);
+    if (sp.pin || sp.mesh_path || sp.tet_path) /* a user's mesh: say what holds it */
+        printf("# pinned %d of %d particles (%s)\n", w->n_attach, w->n,
+               sp.pin ? "--pin" : "the scene's own rule; --pin chooses them");
     if (!quiet) { /* max |C| per constraint set, each in its type's unit */
         printf("# step  time_s");
         for (int k = 0; k < w->n_sets; k++)
