@@ -155,15 +155,7 @@ static int run_disc(const char *scene_and_flags, char *err, size_t size)
     snprintf(errf, sizeof errf, "%s/err.txt", dir);
     snprintf(cmd, sizeof cmd, "%s/pbd-run %s --steps=5 --quiet --out=%s/out >/dev/null 2>%s",
              test_bin_dir(), scene_and_flags, dir, errf);
-    int rc = test_run(cmd);
-    err[0] = '\0';
-    FILE *f = fopen(errf, "r");
-    if (f) {
-        size_t n = fread(err, 1, size - 1, f);
-        err[n] = '\0';
-        fclose(f);
-    }
-    return rc;
+    return test_run_stderr(cmd, errf, err, size);
 }
 
 /* In a run the pinned particles stay where they started (w = 0) and the file's

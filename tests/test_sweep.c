@@ -35,15 +35,7 @@ static int run(const char *args, char *err, size_t size)
     char cmd[2048], errf[128];
     snprintf(errf, sizeof errf, "%s/err.txt", dir);
     snprintf(cmd, sizeof cmd, "%s/pbd-run %s >%s/out.txt 2>%s", test_bin_dir(), args, dir, errf);
-    int rc = test_run(cmd);
-    err[0] = '\0';
-    FILE *f = fopen(errf, "r");
-    if (f) {
-        size_t n = fread(err, 1, size - 1, f);
-        err[n] = '\0';
-        fclose(f);
-    }
-    return rc;
+    return test_run_stderr(cmd, errf, err, size);
 }
 
 static const char *const grid_file =
