@@ -268,7 +268,7 @@ int pbd_sweep_main(int argc, char **argv, const cli_option *opts, int n_opts)
          NULL},
         {"allow-missing", CLI_FLAG, &allow_missing, 0, 0, 0,
          "merge the good runs when some are missing or failed, naming the others", NULL},
-        {"quiet", CLI_FLAG, &quiet, 0, 0, 0, "print only errors and the runs' own lines", NULL},
+        {"quiet", CLI_FLAG, &quiet, 0, 0, 0, "print only errors (no per-run lines, no headline)", NULL},
     };
     const char *positional[1];
     int np = 0;

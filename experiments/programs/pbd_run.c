@@ -105,7 +105,8 @@ int main(int argc, char **argv)
     const char *positional[1];
     int np = 0;
     int rc = cli_parse("pbd-run", "pbd-run SCENE [options]\n       pbd-run EXPERIMENT [options] "
-                       "(pbd-run EXPERIMENT --help lists its parameters)", argc, argv, 1, opts,
+                       "(pbd-run EXPERIMENT --help lists its parameters)\n       pbd-run "
+                       "[SCENE] --sweep=FILE --out=DIR (pbd-run --sweep=FILE --help)", argc, argv, 1, opts,
                        n_opts, positional, 1, &np);
     if (rc == CLI_EXIT_OK) {
         int help = 0;
