@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -73,8 +74,12 @@ static int run_child(const pbd_exp_ctx *ctx, long r, const char *name)
         fprintf(stderr, "pbd-run --sweep: cannot start /proc/self/exe: %s\n", strerror(errno));
         _exit(127);
     }
-    int status = -1;
-    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    int status = -1, forwarded = 0;
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        if (pbd_interrupt_signal() && !forwarded) { /* a signal to this process alone */
+            kill(pid, pbd_interrupt_signal());          /* stops its run too */
+            forwarded = 1;
+        }
     for (int k = 2; k < n - 4; k++) free(argv[k]);
     free(argv);
     if (pid < 0) return pbd_exit_status(PBD_ENOMEM);
