@@ -1,7 +1,8 @@
 #!/bin/sh
 # make plots: merge each experiment's runs (pbd-run <experiment> --summarize, which also
 # prints the headline) and draw its figures with analysis/plots/<experiment>.gp into
-# <results>/figures/ as PNG and SVG. Experiments without results are skipped.
+# <results>/figures/ as PNG and SVG. Experiments without results are skipped; any other
+# directory of run files gets the generic per-run figures of analysis/plot_runs.sh.
 # The merge carries the flags of the sweep frozen in <results>/sweep.manifest (written by
 # `make experiments`, locally or on Slurm: experiments/drivers/manifest.sh), e.g. --quick.
 # Usage: [ALLOW_MISSING=1] make_plots.sh BUILD_DIR RESULTS_DIR
@@ -31,5 +32,7 @@ for exp in $("$bin/pbd-run" --list-experiments | cut -d' ' -f1); do
         status=1
     fi
 done
+# directories of one's own runs (a sweep file's, pbd-run SCENE --out): generic figures
+sh analysis/plot_runs.sh "$bin" "$out" || status=1
 echo "pbd: figures in $fig/"
 exit $status

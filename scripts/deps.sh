@@ -5,7 +5,8 @@
 # `command -v`, three pkg-config/gcc calls, ~10 ms). Checked, with the package that has it:
 #   gcc (the compiler, with OpenMP and the runtimes `make asan` links: libasan, libubsan),
 #   libc6-dev, pkg-config, libgsl-dev, libhdf5-dev, libcunit1-dev, libsuitesparse-dev
-#   (UMFPACK, CHOLMOD), libsleef-dev, gnuplot-nox, and with BLAS=openblas (the default)
+#   (UMFPACK, CHOLMOD), libsleef-dev, gnuplot-nox, python3 with python3-h5py, python3-numpy
+#   and python3-matplotlib (the Python route, python/), and with BLAS=openblas (the default)
 #   libopenblas0-openmp (OpenBLAS's OpenMP build, which the build links by its path).
 #   Installing OpenBLAS makes Debian point the system's libblas.so.3/liblapack.so.3
 #   alternatives at it; deps.sh sets them back to what they were (pbdlab links OpenBLAS
@@ -123,6 +124,14 @@ check() {
     esac
 
     if p=$(command -v gnuplot); then have "gnuplot $p"; else need "gnuplot (the program)" gnuplot-nox; fi
+
+    # The Python route (python/pbdlab.py, its examples, suite python): Debian's python3 and
+    # its h5py, NumPy and Matplotlib (the module files: no interpreter started here).
+    if [ -x /usr/bin/python3 ]; then have "python3 /usr/bin/python3"; else need "Python 3 (/usr/bin/python3)" python3; fi
+    for m in h5py:python3-h5py numpy:python3-numpy matplotlib:python3-matplotlib; do
+        if p=$(first_file "/usr/lib/python3/dist-packages/${m%%:*}/__init__.py"); then have "python $p"
+        else need "Python's ${m%%:*} (/usr/lib/python3/dist-packages/${m%%:*})" "${m#*:}"; fi
+    done
 
     [ -z "$missing_pkgs" ]
 }

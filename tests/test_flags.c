@@ -27,15 +27,7 @@ static int run_program(const char *prog, const char *args, const char *suffix, c
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "%s/%s %s %s >/dev/null 2>%s", test_bin_dir(), prog, args, suffix,
              err_path);
-    int rc = test_run(cmd);
-    err[0] = '\0';
-    FILE *f = fopen(err_path, "r");
-    if (f) {
-        size_t n = fread(err, 1, size - 1, f);
-        err[n] = '\0';
-        fclose(f);
-    }
-    return rc;
+    return test_run_stderr(cmd, err_path, err, size);
 }
 
 /* pbd-run ARGS --steps=1 --quiet */

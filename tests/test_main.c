@@ -57,6 +57,19 @@ int test_run(const char *cmd)
     return WEXITSTATUS(rc);
 }
 
+int test_run_stderr(const char *cmd, const char *err_path, char *err, size_t size)
+{
+    int rc = test_run(cmd);
+    err[0] = '\0';
+    FILE *f = fopen(err_path, "r");
+    if (f) {
+        size_t n = fread(err, 1, size - 1, f);
+        err[n] = '\0';
+        fclose(f);
+    }
+    return rc;
+}
+
 int test_remove_dir(const char *dir)
 {
     char cmd[4200];

@@ -23,7 +23,8 @@
     X(newton_sheets) X(blas_threads) X(defects) X(orient) X(fluid_passes) \
     X(run_truths) X(rod_closed_form) X(families_path) X(contact_scenes) \
     X(memory_refusal) X(newton_saddle) X(contact_truths) X(vertex_block) \
-    X(suite_timeout) X(reference_failure) X(schema_doc) X(rigid_xpbd)
+    X(suite_timeout) X(reference_failure) X(schema_doc) X(rigid_xpbd) X(pin) X(sweep) \
+    X(python)
 #define PBD_DECLARE_SUITE(area) void register_##area##_tests(void) __attribute__((weak));
 PBD_TEST_SUITES(PBD_DECLARE_SUITE)
 
@@ -39,6 +40,10 @@ pbd_world *test_newton_sheet(const char *scene, const char *stretch, double E, d
 int test_remove_dir(const char *dir);
 /* Run a shell command, return its exit status (or -1). */
 int test_run(const char *cmd);
+/* Run a shell command whose stderr goes to err_path (the command says so: 2>err_path), then
+ * read that file into err (size bytes, NUL-terminated; "" when there is none): its exit
+ * status, as test_run. */
+int test_run_stderr(const char *cmd, const char *err_path, char *err, size_t size);
 /* The directory that holds the programs (PBD_BIN, default "build"). */
 const char *test_bin_dir(void);
 /* 1 when path exists (stat succeeds). */

@@ -193,6 +193,11 @@ int pbd_scene_options(pbd_scene_params *sp, cli_option *out)
          "rigid_coupling: the body's initial downward speed in m/s", NULL},
         {"pin-corners", CLI_INT, &sp->pin_corners, 0, 1, 0,
          "rigid_coupling: 1 the cloth's four corners held (a hammock), 0 a free cloth", NULL},
+        {"pin", CLI_STRING, &sp->pin, 0, 0, 0,
+         "mesh scenes (cloth, cloth_bend, cloth_bag, balloon, tet_beam; --mesh/--tet too): the "
+         "pinned vertices in place of the scene's: 0-based indices I,J,..., "
+         "box:XMIN,YMIN,ZMIN,XMAX,YMAX,ZMAX (m, bounds included), top (the vertices at the "
+         "largest y) or boundary (the surface's open edges); selecting none is an error", NULL},
     };
     int n = (int)(sizeof rows / sizeof rows[0]);
     for (int i = 0; i < n; i++) out[i] = rows[i];

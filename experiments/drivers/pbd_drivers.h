@@ -69,6 +69,13 @@ const pbd_experiment *pbd_experiment_find(const char *name);
 /* `pbd-run <experiment> args…` (argv[0] is the experiment's name). Returns the exit status. */
 int pbd_experiment_main(const pbd_experiment *e, int argc, char **argv);
 
+/* `pbd-run [SCENE] --sweep=FILE --out=DIR [--list|--only=RUN|--summarize]
+ * [--allow-missing] [--quiet]` (sweep_run.c): the grid of runs a sweep file lists, each run
+ * a `pbd-run SCENE …` process of its own (this program, /proc/self/exe) writing
+ * DIR/<scene>/<run>.h5, then merged into DIR/<scene>/summary.h5 as an experiment's runs.
+ * opts: pbd-run's scene-mode option rows (the keys a file may set). The exit status. */
+int pbd_sweep_main(int argc, char **argv, const cli_option *opts, int n_opts);
+
 /* 1 when the run named `run` should be executed now (records the name in every mode). */
 int pbd_exp_want(pbd_exp_ctx *ctx, const char *run);
 /* Open the run's log: pbd_h5log_open (provenance: the true command line) + the experiment's

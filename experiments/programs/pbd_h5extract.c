@@ -25,12 +25,23 @@ static void print_value(double v)
     else printf("%.15g", v);
 }
 
+/* A root attribute NAME, or with a '/' in it OBJECT/NAME: an attribute of a dataset or group
+ * (e.g. /series/time/units). Strings as they are, numbers space-separated. */
 static int print_attr(const char *path, const char *name)
 {
-    char buf[8192];
-    if (pbd_h5_read_attr_string(path, name, buf, sizeof buf) == 0) {
+    char buf[8192], obj[4096] = "/";
+    const char *slash = strrchr(name, '/');
+    if (slash) { /* an object's attribute */
+        snprintf(obj, sizeof obj, "%.*s", (int)(slash - name), name);
+        if (!obj[0]) snprintf(obj, sizeof obj, "/");
+        name = slash + 1;
+    } else if (pbd_h5_read_attr_string(path, name, buf, sizeof buf) == 0) {
         printf("%s\n", buf);
         return 0;
+    }
+    if (pbd_h5_regular_file(path, buf, sizeof buf) != 0) {
+        fprintf(stderr, "pbd-h5extract: %s\n", buf);
+        return 1;
     }
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) {
@@ -42,19 +53,28 @@ static int print_attr(const char *path, const char *name)
     H5T_class_t cls;
     size_t size;
     int rank = -1;
-    if (H5Aexists(f, name) > 0 && H5LTget_attribute_ndims(f, "/", name, &rank) >= 0 &&
-        rank >= 0 && rank <= 1 && H5LTget_attribute_info(f, "/", name, dims, &cls, &size) >= 0 &&
-        (cls == H5T_FLOAT || cls == H5T_INTEGER) && dims[0] <= 64) {
-        double v[64];
-        if (H5LTget_attribute_double(f, "/", name, v) >= 0) {
-            for (hsize_t i = 0; i < dims[0]; i++) printf(i ? " %.12g" : "%.12g", v[i]);
-            putchar('\n');
-            rc = 0;
+    if ((strcmp(obj, "/") == 0 || H5Lexists(f, obj, H5P_DEFAULT) > 0) &&
+        H5Aexists_by_name(f, obj, name, H5P_DEFAULT) > 0 &&
+        H5LTget_attribute_ndims(f, obj, name, &rank) >= 0 && rank >= 0 && rank <= 1 &&
+        H5LTget_attribute_info(f, obj, name, dims, &cls, &size) >= 0) {
+        if (cls == H5T_STRING && (rank == 0 || dims[0] == 1) && size < sizeof buf) {
+            if (H5LTget_attribute_string(f, obj, name, buf) >= 0) {
+                buf[size] = '\0';
+                printf("%s\n", buf);
+                rc = 0;
+            }
+        } else if ((cls == H5T_FLOAT || cls == H5T_INTEGER) && dims[0] <= 64) {
+            double v[64];
+            if (H5LTget_attribute_double(f, obj, name, v) >= 0) {
+                for (hsize_t i = 0; i < dims[0]; i++) printf(i ? " %.12g" : "%.12g", v[i]);
+                putchar('\n');
+                rc = 0;
+            }
         }
     }
     H5Fclose(f);
-    if (rc) fprintf(stderr, "pbd-h5extract: %s: attribute %s: expected it on /, found none\n",
-                    path, name);
+    if (rc) fprintf(stderr, "pbd-h5extract: %s: attribute %s: expected it on %s, found none\n",
+                    path, name, obj);
     return rc;
 }
 
@@ -81,7 +101,7 @@ int main(int argc, char **argv)
     const char *attr = NULL;
     int list = 0, every = 1, row = -1, has_row = 0;
     cli_option opts[] = {
-        {"attr", CLI_STRING, &attr, 0, 0, 0, "print the root attribute NAME and exit", NULL},
+        {"attr", CLI_STRING, &attr, 0, 0, 0, "print the root attribute NAME (OBJECT/NAME: a dataset's or group's, e.g. /series/time/units) and exit", NULL},
         {"list", CLI_FLAG, &list, 0, 0, 0, "list the datasets and their shapes", NULL},
         {"every", CLI_INT, &every, 1, 1e9, 0, "print every N-th row", NULL},
         {"row", CLI_INT, &row, -1e9, 1e9, 0,

@@ -61,7 +61,7 @@ int main(int argc, char **argv)
     int reference = 0, reference_failure = 0;
     static const char *const reference_names[] = {"none", "newton", NULL};
     static const char *const reference_failure_names[] = {"record", "stop", NULL};
-    const char *out_dir = NULL, *run = "run";
+    const char *out_dir = NULL, *run = "run", *sweep_file = NULL, *sweep_hash = NULL;
     cli_option opts[PBD_MAX_OPTIONS];
     int n_opts = 0;
     const cli_option own[] = {
@@ -75,6 +75,14 @@ int main(int argc, char **argv)
          "log the run to DIR/<scene>/<run>.h5 (HDF5 schema: experiments/README.md "
          "\"HDF5 results\")", NULL},
         {"run", CLI_STRING, &run, 0, 0, 0, "the file's name with --out (default run)", NULL},
+        {"sweep", CLI_STRING, &sweep_file, 0, 0, 0,
+         "FILE: run the grid of a sweep file (lines KEY = V1, V2, ...: scene and any option "
+         "here) into --out=DIR, one run and file each, and merge them into "
+         "DIR/<scene>/summary.h5 (experiments/README.md \"Your own sweep\"; pbd-run "
+         "--sweep=FILE --help lists its options)", NULL},
+        {"sweep-hash", CLI_STRING, &sweep_hash, 0, 0, 0,
+         "with --out: the run file's sweep_hash attribute, 16 hex digits (set by --sweep for "
+         "each of its runs: the merge takes only its own sweep's files)", NULL},
         {"frames", CLI_INT, &frames, 0, 1e9, 0, "with --out: /frames every N steps (0: none)",
          NULL},
         {"frame-velocities", CLI_FLAG, &frame_velocities, 0, 0, 0,
@@ -98,10 +106,14 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < sizeof own / sizeof own[0]; i++) opts[n_opts++] = own[i];
     n_opts += pbd_solver_options(&def, opts + n_opts);
     n_opts += pbd_scene_options(&sp, opts + n_opts);
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) /* a sweep: sweep_run.c */
+        if (!strncmp(argv[i], "--sweep=", 8) || !strcmp(argv[i], "--sweep"))
+            return pbd_sweep_main(argc, argv, opts, n_opts);
     const char *positional[1];
     int np = 0;
     int rc = cli_parse("pbd-run", "pbd-run SCENE [options]\n       pbd-run EXPERIMENT [options] "
-                       "(pbd-run EXPERIMENT --help lists its parameters)", argc, argv, 1, opts,
+                       "(pbd-run EXPERIMENT --help lists its parameters)\n       pbd-run "
+                       "[SCENE] --sweep=FILE --out=DIR (pbd-run --sweep=FILE --help)", argc, argv, 1, opts,
                        n_opts, positional, 1, &np);
     if (rc == CLI_EXIT_OK) {
         int help = 0;
@@ -138,6 +150,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "pbd-run: --out: expected a directory, found ''\n");
         return 2;
     }
+    if (sweep_hash && (strlen(sweep_hash) != 16 || strspn(sweep_hash, "0123456789abcdef") != 16)) {
+        fprintf(stderr, "pbd-run: --sweep-hash: expected 16 hex digits, found '%s'\n", sweep_hash);
+        return 2;
+    }
     if (!*run || strlen(run) > 200 || strpbrk(run, "/ \t\n") || run[0] == '.') {
         fprintf(stderr, "pbd-run: --run: expected a file name without '/' or spaces, not "
                 "starting with '.' (at most 200 bytes), found '%s'\n", run);
@@ -154,6 +170,8 @@ int main(int argc, char **argv)
         unread = "frame-velocities", unread_why = "velocities go into the frames: give --frames=N";
     else if (cli_given(&run) && !out_dir)
         unread = "run", unread_why = "it names the file --out writes: give --out";
+    else if (cli_given(&sweep_hash) && !out_dir)
+        unread = "sweep-hash", unread_why = "it is written into the run file: give --out";
     else if (cli_given(&fault_kind) && fault_step == 0)
         unread = "test-fault", unread_why = "it says what --test-fault-step does: give "
                                             "--test-fault-step=N";
@@ -233,6 +251,7 @@ int main(int argc, char **argv)
                                .tets = cells.tets, .n_tets = cells.n_tets};
         log = pbd_h5log_open(out_dir, scene->name, run, w, &o);
         pbd_status st = log ? pbd_h5log_scene_params(log, &sp) : PBD_EIO;
+        if (st == PBD_OK && sweep_hash) st = pbd_h5log_attr_string(log, "sweep_hash", sweep_hash);
         if (st != PBD_OK) {
             pbd_status code = log ? st : PBD_EIO;
             fprintf(stderr, "pbd-run: %s\n", pbd_last_error());
@@ -267,6 +286,9 @@ int main(int argc, char **argv)
            "stiffness=%g%s, compliance=%g\n",
            scene->name, w->n, def.dt, def.iterations, def.substeps, pbd_method_name(def.method),
            sp.stiffness, def.linearize_stiffness ? " (linearized)" : "", sp.compliance);
+    if (sp.pin || sp.mesh_path || sp.tet_path) /* a user's mesh: say what holds it */
+        printf("# pinned %d of %d particles (%s)\n", w->n_attach, w->n,
+               sp.pin ? "--pin" : "the scene's own rule; --pin chooses them");
     if (!quiet) { /* max |C| per constraint set, each in its type's unit */
         printf("# step  time_s");
         for (int k = 0; k < w->n_sets; k++)

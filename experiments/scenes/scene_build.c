@@ -109,7 +109,7 @@ int scene_add_edges(pbd_world *w, int n_edges, const int32_t *edges, double k, d
 }
 
 /* Tolerance for "on the same level": 1e-9 of the world's extent. */
-static double extent(const pbd_world *w)
+double scene_extent(const pbd_world *w)
 {
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int i = 0; i < w->n; i++)
@@ -125,7 +125,7 @@ static double extent(const pbd_world *w)
 void scene_attach_top_corners(pbd_world *w)
 {
     if (w->n == 0) return;
-    double tol = 1e-9 * extent(w), top = -INFINITY;
+    double tol = 1e-9 * scene_extent(w), top = -INFINITY;
     for (int i = 0; i < w->n; i++) top = fmax(top, w->x[3 * i + 1]);
     int left = -1, right = -1;
     for (int i = 0; i < w->n; i++) {
@@ -140,7 +140,7 @@ void scene_attach_top_corners(pbd_world *w)
 void scene_attach_top_extremes(pbd_world *w)
 {
     if (w->n == 0) return;
-    double tol = 1e-9 * extent(w), top = -INFINITY;
+    double tol = 1e-9 * scene_extent(w), top = -INFINITY;
     for (int i = 0; i < w->n; i++) top = fmax(top, w->x[3 * i + 1]);
     int best[4] = {-1, -1, -1, -1};
     double score[4];
@@ -164,7 +164,7 @@ void scene_attach_top_extremes(pbd_world *w)
 int scene_attach_side(pbd_world *w, int axis, int max_side)
 {
     if (w->n == 0) return 0;
-    double tol = 1e-9 * extent(w), end = max_side ? -INFINITY : INFINITY;
+    double tol = 1e-9 * scene_extent(w), end = max_side ? -INFINITY : INFINITY;
     for (int i = 0; i < w->n; i++)
         end = max_side ? fmax(end, w->x[3 * i + axis]) : fmin(end, w->x[3 * i + axis]);
     int n = 0;

@@ -18,6 +18,14 @@ int scene_side(const pbd_scene_params *sp, const char *scene, int fallback);
 pbd_world *scene_world(int n_vertices, const double *x, const double *mass, double total_mass);
 /* One distance constraint per unique edge (rest length from x). Returns the set or -1. */
 int scene_add_edges(pbd_world *w, int n_edges, const int32_t *edges, double k, double alpha);
+/* The largest side of the world's bounding box (m); "on the same level" is within 1e-9 of it. */
+double scene_extent(const pbd_world *w);
+/* --pin (scene_pin.c): with sp->pin set, attach the vertices it selects (indices, a box, the
+ * top row, or the open boundary of the surface tri, NULL for a tet mesh) and return 1; without
+ * it return 0 (the caller attaches the scene's own); -1 with one line (PBD_EINVAL) when the
+ * text is malformed, an index is out of range or it selects nothing. */
+int scene_pin(pbd_world *w, const pbd_scene_params *sp, const char *scene, const int32_t *tri,
+              int n_tri);
 /* Attach the two ends of the top edge: of the vertices at the largest y, the ones with
  * the smallest and the largest x (the grid's corners 0 and r-1). */
 void scene_attach_top_corners(pbd_world *w);

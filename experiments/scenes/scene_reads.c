@@ -13,15 +13,15 @@ static const struct {
     const char *reads; /* space separated, with a space at both ends */
 } table[] = {
     {"chain", " stiffness compliance resolution size mass "},
-    {"cloth", " stiffness compliance resolution size mass diagonal mesh stretch youngs-modulus "
+    {"cloth", " pin stiffness compliance resolution size mass diagonal mesh stretch youngs-modulus "
               "poisson-ratio long-range-attachments "},
-    {"cloth_bend", " stiffness compliance resolution size mass diagonal mesh stretch "
+    {"cloth_bend", " pin stiffness compliance resolution size mass diagonal mesh stretch "
                    "youngs-modulus poisson-ratio long-range-attachments k-bend bend-compliance "},
-    {"tet_beam", " stiffness compliance resolution size mass tets-per-cube tet material "
+    {"tet_beam", " pin stiffness compliance resolution size mass tets-per-cube tet material "
                  "youngs-modulus poisson-ratio "},
-    {"balloon", " stiffness compliance resolution size mass mesh stretch youngs-modulus "
+    {"balloon", " pin stiffness compliance resolution size mass mesh stretch youngs-modulus "
                 "poisson-ratio long-range-attachments k-bend bend-compliance k-pressure "},
-    {"cloth_bag", " stiffness compliance resolution size mass diagonal mesh stretch "
+    {"cloth_bag", " pin stiffness compliance resolution size mass diagonal mesh stretch "
                   "youngs-modulus poisson-ratio long-range-attachments k-bend bend-compliance "},
     {"tear", " stiffness compliance resolution size mass diagonal mesh k-bend bend-compliance "
              "tear-threshold "},

@@ -48,6 +48,7 @@ pbd_scene_params pbd_scene_params_default(void)
         .body_size = 0.1,
         .body_speed = 0.0,
         .pin_corners = 1,
+        .pin = NULL,
     };
     return sp;
 }
@@ -126,12 +127,27 @@ static pbd_world *cloth_lra(pbd_world *w, const pbd_scene_params *sp, const pbd_
     return w;
 }
 
+/* The scene's own attachments (own), or --pin's in their place (scene_pin.c: tri NULL for
+ * a tet mesh); frees w and returns NULL when --pin is refused. */
+static pbd_world *attach(pbd_world *w, const pbd_scene_params *sp, const char *scene,
+                         const int32_t *tri, int n_tri, void (*own)(pbd_world *))
+{
+    if (!w) return NULL;
+    int pinned = scene_pin(w, sp, scene, tri, n_tri);
+    if (pinned < 0) {
+        pbd_world_free(w);
+        return NULL;
+    }
+    if (!pinned) own(w);
+    return w;
+}
+
 pbd_world *pbd_scene_cloth(const pbd_scene_params *sp)
 {
     pbd_trimesh m;
     if (cloth_surface(sp, "cloth", &m) != PBD_OK) return NULL;
-    pbd_world *w = cloth_world(sp, &m);
-    if (w) scene_attach_top_corners(w);
+    pbd_world *w = attach(cloth_world(sp, &m), sp, "cloth", m.tri, m.n_triangles,
+                          scene_attach_top_corners);
     w = cloth_lra(w, sp, &m);
     pbd_trimesh_free(&m);
     return w;
@@ -168,11 +184,14 @@ pbd_world *pbd_scene_cloth_bend(const pbd_scene_params *sp)
         pbd_world_free(w);
         w = NULL;
     }
-    if (w) scene_attach_top_corners(w);
+    w = attach(w, sp, "cloth_bend", m.tri, m.n_triangles, scene_attach_top_corners);
     w = cloth_lra(w, sp, &m);
     pbd_trimesh_free(&m);
     return w;
 }
+
+/* The beam: its end at the smallest x. */
+static void attach_min_x(pbd_world *w) { scene_attach_side(w, 0, 0); }
 
 /* The beam: resolution cubes along x (length size), a square section of side size/4 with
  * resolution/4 cubes (at least 1). Particles carry the mass of a quarter of each tet they
@@ -225,13 +244,22 @@ pbd_world *pbd_scene_tet_beam(const pbd_scene_params *sp)
         w = NULL;
         goto done;
     }
-    scene_attach_side(w, 0, 0);
+    w = attach(w, sp, "tet_beam", NULL, 0, attach_min_x);
 done:
     if (!mass) pbd_error(PBD_ENOMEM, "tet_beam: out of memory");
     free(mass);
     free(edges);
     pbd_tetmesh_free(&m);
     return w;
+}
+
+/* The balloon's top vertex (the first at the largest y). */
+static void attach_top_vertex(pbd_world *w)
+{
+    int top = 0;
+    for (int i = 1; i < w->n; i++)
+        if (w->x[3 * i + 1] > w->x[3 * top + 1]) top = i;
+    pbd_world_attach(w, top);
 }
 
 /* A closed surface (the icosphere of level `resolution`, diameter size, or --mesh) with
@@ -282,12 +310,7 @@ pbd_world *pbd_scene_balloon(const pbd_scene_params *sp)
         w = NULL;
     }
     free(all);
-    if (w) {
-        int top = 0;
-        for (int i = 1; i < w->n; i++)
-            if (w->x[3 * i + 1] > w->x[3 * top + 1]) top = i;
-        pbd_world_attach(w, top);
-    }
+    w = attach(w, sp, "balloon", m.tri, m.n_triangles, attach_top_vertex);
     w = cloth_lra(w, sp, &m);
     pbd_trimesh_free(&m);
     return w;
@@ -312,7 +335,7 @@ pbd_world *pbd_scene_cloth_bag(const pbd_scene_params *sp)
         pbd_world_free(w);
         w = NULL;
     }
-    if (w) scene_attach_top_extremes(w);
+    w = attach(w, sp, "cloth_bag", m.tri, m.n_triangles, scene_attach_top_extremes);
     w = cloth_lra(w, sp, &m);
     pbd_trimesh_free(&m);
     return w;
