@@ -17,8 +17,10 @@ num(w) = (w eq '' ? 0 : real(w))
 # has(list, word): 1 when the word is in the list
 has(l, w) = strstrt(' '.l.' ', ' '.w.' ') > 0
 # nodata(what): the command that draws an empty frame saying what is missing, for a figure
-# none of whose runs is in this subset of the sweep:  eval nodata('no tet runs')
-nodata(what) = sprintf("set label 99 '%s' at graph 0.5, graph 0.5 center noenhanced; set key off; plot [1:10][1:10] NaN notitle; unset label 99; set key on", what)
+# none of whose runs is in this subset of the sweep:  eval nodata('no tet runs'). Its label
+# starts 'no data:', which make check-report finds in a report's figures (an empty panel).
+nodata(what) = sprintf("set label 99 'no data: %s' at graph 0.5, graph 0.5 center noenhanced; set key off; plot [1:10][1:10] NaN notitle; unset label 99; set key on", what)
+set encoding utf8
 set grid
 set key outside right top box opaque
 set style data linespoints
