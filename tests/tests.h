@@ -22,7 +22,7 @@
     X(newton_scale) X(headlines) X(rod_twist) X(headline_slips) X(newton_units)          \
     X(newton_sheets) X(blas_threads) X(defects) X(orient) X(fluid_passes) \
     X(run_truths) X(rod_closed_form) X(families_path) X(contact_scenes) \
-    X(memory_refusal)
+    X(memory_refusal) X(bounds)
 #define PBD_DECLARE_SUITE(area) void register_##area##_tests(void) __attribute__((weak));
 PBD_TEST_SUITES(PBD_DECLARE_SUITE)
 
