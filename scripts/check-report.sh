@@ -12,20 +12,10 @@ set -u
 RESULTS=${1:-data/results}
 PACKAGES="chromium chromium-driver python3-selenium"
 PY=/usr/bin/python3 # Debian's, with python3-selenium
+. scripts/need-packages.sh
 if ! [ -x /usr/bin/chromium ] || ! [ -x /usr/bin/chromedriver ] ||
         ! $PY -c 'import selenium' 2>/dev/null; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "check-report: installing $PACKAGES with apt-get (no recommends)" >&2
-        export DEBIAN_FRONTEND=noninteractive
-        apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends $PACKAGES >&2 || {
-            echo "check-report: apt-get failed; run: sudo apt-get install --no-install-recommends $PACKAGES" >&2
-            exit 1
-        }
-    else
-        echo "check-report: chromium, chromedriver or python3-selenium not found; run this, then make check-report again:" >&2
-        echo "  sudo apt-get install --no-install-recommends $PACKAGES" >&2
-        exit 1
-    fi
+    need_packages check-report $PACKAGES
 fi
 report=$RESULTS/report.html
 if [ ! -f "$report" ]; then

@@ -25,7 +25,7 @@ nodata(what) = sprintf("set label 99 'no data: %s' at graph 0.5, graph 0.5 cente
 # x = column xc and "diverged at step N" (labels 100 and up; a diverged run is a finding, its
 # values NaN, no point on the curve):  eval diverged('/tables/stretch', 2, 6) before plot,
 # unset label after
-diverged(t, xc, sc) = system(sprintf('%s/pbd-h5extract ''%s'' %s 2>/dev/null | awk ''NR > 1 && $%d > 0 { printf "set label %%d \"diverged at step %%d\" at first %%s, graph 0.93 point pt 3 ps 2.5 lc rgb \"red\" offset 0.9,-0.2 font \",9\" tc rgb \"red\"; ", 100 + NR, $%d, $%d }''', bin, summary, t, sc, sc, xc))
+diverged(t, xc, sc) = system(sprintf('%s/pbd-h5extract ''%s'' %s 2>/dev/null | awk ''NR > 1 && $%d > 0 { printf "set label %%d \"diverged at step %%d\" at first %%s, graph 0.95 point pt 3 ps 2.5 lc rgb \"red\" rotate by 90 right offset 0.4,-1 font \",9\" tc rgb \"red\"; ", 100 + NR, $%d, $%d }''', bin, summary, t, sc, sc, xc))
 set encoding utf8
 set grid
 set key outside right top box opaque

@@ -556,7 +556,8 @@ int main(int argc, char **argv)
             "table{border-collapse:collapse;margin:0.5em 0}td,th{border:1px solid #bbb;"
             "padding:3px 8px;text-align:left;vertical-align:top}\n"
             /* names are never broken: a table too wide scrolls in its own box (.wide) */
-            "table.data td{font-family:monospace;text-align:right;white-space:nowrap}\n"
+            "table.data{font-size:0.85em}table.data td{font-family:monospace;text-align:right;"
+            "white-space:nowrap}\n"
             "table.data td:first-child{text-align:left}\n"
             "table.summary td:first-child,table.params th{white-space:nowrap}\n"
             "table.params td{overflow-wrap:anywhere}\n"
