@@ -369,9 +369,10 @@ static void print_experiment(FILE *out, const char *results, int k, FILE *summar
     }
     const char *findings = attr_get(&l, "findings"); /* declared run-aways (runaway.c) */
     if (findings && *findings) {
-        fputs("<p class=\"finding\"><b>Findings</b> (runs whose purpose is a run-away, "
-              "stopped by the divergence watchdog as expected; experiments/README.md "
-              "\"Run-aways as findings\"):<br>", out);
+        fputs("<p class=\"finding\"><b>Findings</b> (runs that diverged: a declared "
+              "run-away stopped by the divergence watchdog, or a run past the physical bound "
+              "its experiment declares; experiments/README.md \"Run-aways as findings\"):<br>",
+              out);
         for (const char *p = findings; *p;) {
             size_t n = strcspn(p, "\n");
             for (size_t i = 0; i < n; i++) {
