@@ -46,7 +46,7 @@ endif
 endif
 
 .PHONY: soak fuzz all test asan experiments gradcheck plots report bench bench-repeat clean deps help install \
-  check-paraview test-plots test-slurm \
+  check-paraview check-report test-plots test-slurm \
   uninstall test-install check-signals
 .DEFAULT_GOAL := all
 .SECONDARY:
@@ -62,6 +62,7 @@ help:
 	@echo "make gradcheck     check every constraint's gradient against finite differences"
 	@echo "make plots|report  regenerate figures and RESULTS/report.html (default data/results)"
 	@echo "                   ALLOW_MISSING=1: from a partial sweep, naming what is missing and why"
+	@echo "make check-report  RESULTS/report.html in headless Chromium: images, widths, nan/inf, series; screenshots"
 	@echo "make test-plots    every figure script on every run alone and on narrowed sweeps"
 	@echo "make test-slurm    make experiments SCHEDULER=slurm on a local one-node Slurm vs local"
 	@echo "make bench         performance table (data/results/bench.csv)"
@@ -174,6 +175,13 @@ plots: $(BINS)
 
 report: plots
 	$(BUILD)/pbd-report $(RESULTS)
+
+# The report in headless Chromium at 1400 px: images load, tables fit, no name broken, no raw
+# nan/inf, every figure draws a series; a screenshot per experiment into RESULTS/screenshots/;
+# planted defects must fail (scripts/check-report.sh, scripts/check_report.py). Installs
+# Debian's chromium, chromium-driver and python3-selenium when missing (as root).
+check-report:
+	sh scripts/check-report.sh $(RESULTS)
 
 # Every figure script draws any subset of its sweep: each run alone, the whole sweep, narrowed
 # sweeps (analysis/test_plot_subsets.sh; ~1 min).

@@ -6,20 +6,8 @@
 set -u
 BUILD=${1:-build}
 PACKAGES="python3-paraview python3-h5py"
-if ! command -v pvpython >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "check-paraview: installing $PACKAGES with apt-get (no recommends)" >&2
-        export DEBIAN_FRONTEND=noninteractive
-        apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends $PACKAGES >&2 || {
-            echo "check-paraview: apt-get failed; run: sudo apt-get install --no-install-recommends $PACKAGES" >&2
-            exit 1
-        }
-    else
-        echo "check-paraview: pvpython not found; run this, then make check-paraview again:" >&2
-        echo "  sudo apt-get install --no-install-recommends $PACKAGES" >&2
-        exit 1
-    fi
-fi
+. scripts/need-packages.sh
+command -v pvpython >/dev/null 2>&1 || need_packages check-paraview $PACKAGES
 OUT="$BUILD/check-paraview"
 rm -rf "$OUT"
 start=$(date +%s)

@@ -12,7 +12,7 @@ do for [fmt in 'png svg'] {
     call 'analysis/plots/output.gp' fmt 'chain_forces_force'
     set title 'Force on the fixed top particle of a 20-particle chain released horizontally'
     set xlabel 'time t (s)'
-    set ylabel 'constraint force |{/Symbol l}|/{/Symbol D}t^2 (N)'
+    set ylabel 'constraint force |λ|/Δt^2 (N)'
     set style data lines
     plot h5(first, '/series/time /series/force_newton') using 1:2 title 'Newton reference' lw 2.5 lc rgb 'black', \
          for [n in its] h5(dir.'/xpbd_it'.n.'.h5', '/series/time /series/force_xpbd') using 1:2 title 'XPBD, '.n.' iterations'

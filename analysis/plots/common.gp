@@ -17,8 +17,16 @@ num(w) = (w eq '' ? 0 : real(w))
 # has(list, word): 1 when the word is in the list
 has(l, w) = strstrt(' '.l.' ', ' '.w.' ') > 0
 # nodata(what): the command that draws an empty frame saying what is missing, for a figure
-# none of whose runs is in this subset of the sweep:  eval nodata('no tet runs')
-nodata(what) = sprintf("set label 99 '%s' at graph 0.5, graph 0.5 center noenhanced; set key off; plot [1:10][1:10] NaN notitle; unset label 99; set key on", what)
+# none of whose runs is in this subset of the sweep:  eval nodata('no tet runs'). Its label
+# starts 'no data:', which make check-report finds in a report's figures (an empty panel).
+nodata(what) = sprintf("set label 99 'no data: %s' at graph 0.5, graph 0.5 center noenhanced; set key off; plot [1:10][1:10] NaN notitle; unset label 99; set key on", what)
+# diverged(t, xc, sc): the commands that mark, at the top of the frame, every row of summary
+# table t whose column sc (the step its run left its declared bound at) is > 0: a marker at
+# x = column xc and "diverged at step N" (labels 100 and up; a diverged run is a finding, its
+# values NaN, no point on the curve):  eval diverged('/tables/stretch', 2, 6) before plot,
+# unset label after
+diverged(t, xc, sc) = system(sprintf('%s/pbd-h5extract ''%s'' %s 2>/dev/null | awk ''NR > 1 && $%d > 0 { printf "set label %%d \"diverged at step %%d\" at first %%s, graph 0.95 point pt 3 ps 2.5 lc rgb \"red\" rotate by 90 right offset 0.4,-1 font \",9\" tc rgb \"red\"; ", 100 + NR, $%d, $%d }''', bin, summary, t, sc, sc, xc))
+set encoding utf8
 set grid
 set key outside right top box opaque
 set style data linespoints

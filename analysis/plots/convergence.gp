@@ -21,7 +21,7 @@ do for [fmt in 'png svg'] {
             call 'analysis/plots/output.gp' fmt 'convergence_'.sc.'_residual'.suffix(set)
             set title sprintf('%s, set %s: residual after each iteration of one step (XPBD), and Newton', sc, set) noenhanced
             set xlabel 'iteration (XPBD sweep or Newton step)'
-            set ylabel sprintf('||C + {/Symbol a}~ {/Symbol l}||_2 of the set (%s); Newton: ||(g, h)||_2', unit(set))
+            set ylabel sprintf('||C + α̃ λ||_2 of the set (%s); Newton: ||(g, h)||_2', unit(set))
             set logscale xy
             set style data lines
             if (sruns eq '') { eval nodata('no '.sc.' run merged in '.dir) } else {

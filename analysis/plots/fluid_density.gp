@@ -13,7 +13,7 @@ do for [fmt in 'png svg'] {
     call 'analysis/plots/output.gp' fmt 'fluid_density_iterations'
     set title 'PBF rest column: density error vs iterations (mean over the second half of the run)'
     set xlabel 'solver iterations per (sub)step'
-    set ylabel 'density error |{/Symbol r}/{/Symbol r}_0 - 1| (% of {/Symbol r}_0)'
+    set ylabel 'density error |ρ/ρ_0 - 1| (% of ρ_0)'
     set logscale xy 2
     if (rests eq '') { eval nodata('no plain rest-column runs (epsilon 100, PBD) in this sweep') } else {
     plot for [s in subs] h5(summary, '/tables/runs') using 2:(base(0, num(s)) ? 100 * $7 : NaN) \
@@ -24,9 +24,9 @@ do for [fmt in 'png svg'] {
     unset logscale
 
     call 'analysis/plots/output.gp' fmt 'fluid_density_epsilon'
-    set title 'PBF rest column at 4 iterations: relaxation {/Symbol e}, s_{corr} and the XPBD form'
-    set xlabel 'relaxation {/Symbol e} (1/m^2; XPBD: {/Symbol a} = {/Symbol e} w h^2)'
-    set ylabel 'density error (% of {/Symbol r}_0)'
+    set title 'PBF rest column at 4 iterations: relaxation ε, s_{corr} and the XPBD form'
+    set xlabel 'relaxation ε (1/m^2; XPBD: α = ε w h^2)'
+    set ylabel 'density error (% of ρ_0)'
     set logscale x 10
     set logscale y 2
     if (rest4s eq '') { eval nodata('no rest-column runs at 4 iterations, 1 substep') } else {
@@ -38,7 +38,7 @@ do for [fmt in 'png svg'] {
     unset logscale
 
     call 'analysis/plots/output.gp' fmt 'fluid_density_volume'
-    set title 'Volume over time: dam break (interior {/Symbol r}_0/{/Symbol r}) and rest column (mean height)'
+    set title 'Volume over time: dam break (interior ρ_0/ρ) and rest column (mean height)'
     set xlabel 'time (s)'
     set ylabel 'V / V_0'
     files = ''
@@ -53,11 +53,11 @@ do for [fmt in 'png svg'] {
     }
 
     call 'analysis/plots/output.gp' fmt 'fluid_density_pressure'
-    set title 'Rest column (4 iterations, 1 substep): pressure -{/Symbol l}/(h^2 V) by depth'
+    set title 'Rest column (4 iterations, 1 substep): pressure -λ/(h^2 V) by depth'
     set xlabel 'depth below the surface (m)'
     set ylabel 'pressure (Pa)'
     if (values('/tables/pressure', 1) eq '') { eval nodata('run rest_it4_sub1 not in this sweep') } else {
     plot h5(summary, '/tables/pressure') using 1:2 title 'PBF, layer mean', \
-         h5(summary, '/tables/pressure') using 1:3 with lines dt 2 lc rgb 'gray40' title '{/Symbol r}_0 g depth'
+         h5(summary, '/tables/pressure') using 1:3 with lines dt 2 lc rgb 'gray40' title 'ρ_0 g depth'
     }
 }

@@ -38,7 +38,7 @@ do for [fmt in 'png svg'] {
     set yrange [0:1.2]
     if (words(smats) == 0) { eval nodata('no static solutions in this sweep') } else {
     plot 1 title 'Euler-Bernoulli' lw 2 lc rgb 'black', \
-         eb_t title 'Timoshenko (shear, {/Symbol k} = 5/6)' lw 2 lc rgb 'gray' dt 2, \
+         eb_t title 'Timoshenko (shear, κ = 5/6)' lw 2 lc rgb 'gray' dt 2, \
          for [m in smats] h5(summary, '/tables/static') using 2:($1 == m ? $6 : NaN) \
              title word(names, int(num(m)) + 1) pt 7 ps 1.2
     }

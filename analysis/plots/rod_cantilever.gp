@@ -17,26 +17,26 @@ do for [fmt in 'png svg'] {
     call 'analysis/plots/output.gp' fmt 'rod_cantilever_iterations'
     set title sprintf('Cosserat cantilever (%s segments): tip deflection vs iterations per step', nseg)
     set xlabel 'solver iterations per step'
-    set ylabel 'tip deflection {/Symbol d} (m, L = 1 m)'
+    set ylabel 'tip deflection δ (m, L = 1 m)'
     if (n_base == 0) { eval nodata(sprintf('no runs at %s segments', nseg)) } else {
     plot for [l in loads] h5(summary, '/tables/tip') \
-             using 4:($1 == num(l) && $2 == 1 && $3 == num(nseg) ? $5 : NaN) title 'XPBD, {/Symbol L} = '.l, \
+             using 4:($1 == num(l) && $2 == 1 && $3 == num(nseg) ? $5 : NaN) title 'XPBD, Λ = '.l, \
          for [l in loads] h5(summary, '/tables/tip') \
-             using 4:($1 == num(l) && $2 == 0 && $3 == num(nseg) ? $5 : NaN) dt 3 title 'PBD (k = 1), {/Symbol L} = '.l, \
+             using 4:($1 == num(l) && $2 == 0 && $3 == num(nseg) ? $5 : NaN) dt 3 title 'PBD (k = 1), Λ = '.l, \
          for [l in loads] h5(summary, '/tables/tip') \
-             using 4:($1 == num(l) && $3 == num(nseg) ? $6 : NaN) with lines dt 2 lc rgb 'gray40' title 'elastica, {/Symbol L} = '.l
+             using 4:($1 == num(l) && $3 == num(nseg) ? $6 : NaN) with lines dt 2 lc rgb 'gray40' title 'elastica, Λ = '.l
     }
 
     call 'analysis/plots/output.gp' fmt 'rod_cantilever_error'
     set title 'XPBD tip deflection against the elastica (clamped at the first segment''s middle, plus shear)'
-    set ylabel 'relative error {/Symbol d}/{/Symbol d}_{elastica} - 1 (%)'
+    set ylabel 'relative error δ/δ_{elastica} - 1 (%)'
     if (n_xpbd == 0) { eval nodata('no XPBD runs') } else {
     plot for [l in loads] h5(summary, '/tables/tip') \
              using 4:($1 == num(l) && $2 == 1 && $3 == num(nseg) ? 100 * $8 : NaN) \
-             title sprintf('{/Symbol L} = %s, %s segments', l, nseg), \
+             title sprintf('Λ = %s, %s segments', l, nseg), \
          for [l in loads] h5(summary, '/tables/tip') \
              using 4:($1 == num(l) && $2 == 1 && $3 != num(nseg) ? 100 * $8 : NaN) with points pt 6 \
-             title sprintf('{/Symbol L} = %s, other segment counts', l), \
+             title sprintf('Λ = %s, other segment counts', l), \
          0 with lines lc rgb 'gray50' notitle
     }
 }

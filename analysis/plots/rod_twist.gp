@@ -19,9 +19,9 @@ n_wave_pbd = rows('/tables/wave', '$1 == 0')
 
 do for [fmt in 'png svg'] {
     call 'analysis/plots/output.gp' fmt 'rod_twist_static'
-    set title 'Twisted rod at rest: largest deviation from the linear twist {/Symbol q} = {/Symbol F} s/L'
+    set title 'Twisted rod at rest: largest deviation from the linear twist θ = Φ s/L'
     set xlabel 'solver iterations per step'
-    set ylabel 'max_i |{/Symbol q}_i - {/Symbol F} s_i/L| (rad)'
+    set ylabel 'max_i |θ_i - Φ s_i/L| (rad)'
     set logscale xy
     set format y '10^{%L}'
     if (words(its) > 0) { set xrange [real(word(its, 1)) / 1.5 : real(word(its, words(its))) * 1.5] }
@@ -38,7 +38,7 @@ do for [fmt in 'png svg'] {
     set autoscale x
 
     call 'analysis/plots/output.gp' fmt 'rod_twist_wave'
-    set title 'Twist wave, XPBD: measured front speed over c = (G J/({/Symbol r} I_p))^{1/2}'
+    set title 'Twist wave, XPBD: measured front speed over c = (G J/(ρ I_p))^{1/2}'
     set xlabel 'Courant number c h / l (1)'
     set ylabel 'measured speed / c (1)'
     set xrange [0:1.1]

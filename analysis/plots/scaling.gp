@@ -8,7 +8,7 @@ serial = (has(schemes, '0') ? '0 ' : '').(has(schemes, '1') ? '1' : '')
 
 do for [fmt in 'png svg'] {
     set logscale x
-    set xlabel 'particles (cloth, ~3 distance constraints each)'
+    set xlabel 'particles (cloth, about 3 distance constraints each)'
     call 'analysis/plots/output.gp' fmt 'scaling_time'
     set title 'Wall time per step (median; PBD, fixed iterations)'
     set ylabel 'time per step (ms)'

@@ -22,7 +22,7 @@ ref = run(tm(word(traj, 1)), tn(word(traj, 1)))
 
 do for [fmt in 'png svg'] {
     call 'analysis/plots/output.gp' fmt 'spring_oscillator_trajectory'
-    set title sprintf('Spring oscillator at dt = 1/%s s: rest 1 m, x_0 = 1.5 m, {/Symbol a} = 0.001 m/N, m = 1 kg', hz)
+    set title sprintf('Spring oscillator at dt = 1/%s s: rest 1 m, x_0 = 1.5 m, α = 0.001 m/N, m = 1 kg', hz)
     set xlabel 'time t (s)'
     set ylabel 'particle position x (m)'
     unset logscale
@@ -34,9 +34,9 @@ do for [fmt in 'png svg'] {
     set style data linespoints
 
     call 'analysis/plots/output.gp' fmt 'spring_oscillator_stiffness'
-    set title 'Effective stiffness measured from the trajectory (1/{/Symbol a} = 1000 N/m)'
+    set title 'Effective stiffness measured from the trajectory (1/α = 1000 N/m)'
     set xlabel 'solver iterations per step'
-    set ylabel 'k_{eff} = -m {/Symbol D}v / ({/Symbol D}t u) (N/m)'
+    set ylabel 'k_{eff} = -m Δv / (Δt u) (N/m)'
     set logscale y
     set logscale x 2
     plot for [m in pbd_first] for [r in rates] h5(summary, '/tables/runs') \

@@ -1,6 +1,6 @@
 # stiffness_vs_iterations: sag, stretch and ms/step vs iterations per variant.
 load 'analysis/plots/common.gp'
-label(v) = v eq 'pbd' ? 'PBD (raw k)' : v eq 'xpbd' ? 'XPBD (matching {/Symbol a})' : 'PBD (linearized k)'
+label(v) = v eq 'pbd' ? 'PBD (raw k)' : v eq 'xpbd' ? 'XPBD (matching α)' : 'PBD (linearized k)'
 # the variants merged (a table with rows); the cloth's parameters from the first merged run
 variants = ''
 do for [v in 'pbd pbd_linearized xpbd'] { if (values('/tables/'.v, 1) ne '') { variants = variants.' '.v } }

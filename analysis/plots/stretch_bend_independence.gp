@@ -16,8 +16,8 @@ do for [fmt in 'png svg'] {
     unset logscale y
 
     call 'analysis/plots/output.gp' fmt 'stretch_bend_independence_bending'
-    set title 'Cloth bag: bending (mean |{/Symbol f} - {/Symbol f}_0| over the interior edges) vs k_{stretch}'
-    set ylabel 'mean |{/Symbol f} - {/Symbol f}_0| (rad)'
+    set title 'Cloth bag: bending (mean |φ - φ_0| over the interior edges) vs k_{stretch}'
+    set ylabel 'mean |φ - φ_0| (rad)'
     plot for [m in models] for [kb in kbends] h5(summary, '/tables/bag') \
              using 2:(($1 == num(m) && $3 == num(kb)) ? $5 : NaN) title label(num(m), num(kb))
     unset logscale

@@ -9,7 +9,7 @@ do for [fmt in 'png svg'] {
     set logscale x 2
     set xlabel 'projections per constraint and frame, N'
     call 'analysis/plots/output.gp' fmt 'substeps_vs_iterations_error'
-    set title 'Same cost, spent as substeps or as iterations (XPBD, {/Symbol a} = 0)'
+    set title 'Same cost, spent as substeps or as iterations (XPBD, α = 0)'
     set ylabel 'max |C| after each frame, mean over the run (m)'
     set logscale y
     plot for [m in modes] h5(summary, '/tables/'.m) using 1:2 title label(m)

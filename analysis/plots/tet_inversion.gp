@@ -1,22 +1,39 @@
-# tet_inversion: inverted fraction and smallest V/V0 over time, per body and constraint set.
+# tet_inversion: inverted fraction and smallest V/V0 over time, per body (one panel each) and
+# constraint set. Sets that recover do so at once and then coincide: each set is drawn
+# thinner than the one before, with its own markers, so every curve shows.
 load 'analysis/plots/common.gp'
 runs = attr(summary, 'runs_merged')
-set style data lines
+bodies = ''
+do for [b in 'tet beam'] { do for [r in runs] { if (strstrt(r, b.'_') == 1 && !has(bodies, b)) { bodies = bodies.' '.b } } }
+set style data linespoints
+# the k-th run of a body: line width and marker interval (nested strokes, staggered marks)
+width(k) = 9 - 2 * k
+every(k) = 5 + 2 * k
+body_runs(b) = system(sprintf("for r in %s; do case $r in %s_*) echo $r;; esac; done | tr '\\n' ' '", runs, b))
+name(b) = b eq 'tet' ? 'one tet, a vertex reflected' : 'tet beam, mirrored'
 
 do for [fmt in 'png svg'] {
-    call 'analysis/plots/output.gp' fmt 'tet_inversion_fraction'
-    set title 'Inverted tetrahedra recovering (or not) under each constraint set'
-    set xlabel 'time t (s)'
-    set ylabel 'fraction of tets with V/V_0 < 0'
-    set logscale x
-    set yrange [-0.05:1.05]
-    plot for [r in runs] h5(dir.'/'.r.'.h5', '/series/time /series/inverted_fraction') \
-             using 1:2 title r noenhanced lw 2
-    set autoscale y
-
-    call 'analysis/plots/output.gp' fmt 'tet_inversion_volume'
-    set title 'Smallest volume ratio over the tets'
-    set ylabel 'min V/V_0'
-    plot for [r in runs] h5(dir.'/'.r.'.h5', '/series/time /series/min_volume_ratio') \
-             using 1:2 title r noenhanced lw 2
+    do for [what in 'fraction volume'] {
+        call 'analysis/plots/output.gp' fmt 'tet_inversion_'.what
+        set multiplot layout 1, (words(bodies) > 0 ? words(bodies) : 1) \
+            title (what eq 'fraction' ? 'Inverted tetrahedra recovering (or not) under each constraint set' \
+                                     : 'Smallest volume ratio over the tets')
+        set xlabel 'time t (s)'
+        set logscale x
+        set key inside center right box opaque font ',9'
+        if (what eq 'fraction') { set ylabel 'fraction of tets with V/V_0 < 0'; set yrange [-0.05:1.05] } \
+        else { set ylabel 'min V/V_0'; set autoscale y; set offsets 0, 0, graph 0.06, graph 0.06 }
+        col = what eq 'fraction' ? 'inverted_fraction' : 'min_volume_ratio'
+        if (bodies eq '') { eval nodata('no tet_inversion runs') }
+        do for [b in bodies] {
+            set title name(b)
+            rs = body_runs(b)
+            plot for [k = 1:words(rs)] h5(dir.'/'.word(rs, k).'.h5', '/series/time /series/'.col) \
+                     using 1:2 title word(rs, k) noenhanced lw width(k) pt k + 3 pi every(k) ps 1.2
+        }
+        unset multiplot
+        unset logscale x
+        set autoscale y
+        set offsets 0, 0, 0, 0
+    }
 }

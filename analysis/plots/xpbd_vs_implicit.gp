@@ -18,16 +18,20 @@ do for [fmt in 'png svg'] {
         set title sprintf('%s: distance to the implicit step (Newton), mean over the frames', name(sc))
         set ylabel '|x_{XPBD} - x_{Newton}| (m)'
         if (ms eq '') { eval nodata(none) } else {
+        do for [m in ms] { eval diverged('/tables/'.sc.'_'.m, 1, 10) }
         plot for [m in ms] h5(summary, '/tables/'.sc.'_'.m) using 1:2 \
                  title label(m).', RMS', \
              for [m in ms] h5(summary, '/tables/'.sc.'_'.m) using 1:3 \
                  title label(m).', max' dashtype 2
         }
 
+        unset label
         call 'analysis/plots/output.gp' fmt 'xpbd_vs_implicit_'.sc.'_force'
         set title sprintf('%s: constraint forces against the implicit step''s', name(sc))
         set ylabel '||f_{XPBD} - f_{Newton}|| / ||f_{Newton}||'
-        if (ms eq '') { eval nodata(none) } else { if (sc eq 'cloth') {
+        if (ms eq '') { eval nodata(none) } else {
+        do for [m in ms] { eval diverged('/tables/'.sc.'_'.m, 1, 10) }
+        if (sc eq 'cloth') {
             plot for [m in ms] h5(summary, '/tables/'.sc.'_'.m) using 1:4 \
                      title label(m).', springs'
         } else {
@@ -36,6 +40,7 @@ do for [fmt in 'png svg'] {
                  for [m in ms] h5(summary, '/tables/'.sc.'_'.m) using 1:5 \
                      title label(m).', volumes' dashtype 2
         } }
+        unset label
         unset logscale
     }
 }

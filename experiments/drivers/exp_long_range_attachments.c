@@ -75,11 +75,19 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int lra, int iterations)
     int c_max = pbd_h5log_column(log, "max_stretch", 1, "1");
     int c_mean = pbd_h5log_column(log, "mean_stretch", 1, "1");
     int c_comp = pbd_h5log_column(log, "max_compression", 1, "1");
+    int c_gain = pbd_h5log_column(log, "energy_gain", 1, "J");
+    /* PBD's projections only take energy out of the hanging cloth (kinetic + gravitational,
+     * no elastic energy at k = 1): a run that gains more than lifting the whole cloth by its
+     * side (m |g| L) has diverged, and its stretch is no measurement */
+    const double *g = w->def.gravity;
+    pbd_exp_bound(ctx, "energy_gain", P.mass * sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) *
+                  sp.size, "mechanical energy gained since step 1 (J)", NULL);
     int steps = (int)ceil(P.duration * P.rate), n_avg = 0;
-    double sum_max = 0.0, sum_mean = 0.0, peak = 0.0, sum_comp = 0.0;
+    double sum_max = 0.0, sum_mean = 0.0, peak = 0.0, sum_comp = 0.0, e_first = 0.0;
     pbd_status st = PBD_OK;
     for (int s = 1; s <= steps && st == PBD_OK; s++) {
         if ((st = pbd_step(w)) != PBD_OK) break;
+        if (s == 1) e_first = w->stats.total_energy;
         double mean, max;
         pbd_exp_stretch(w, 0, &mean, &max); /* set 0: the edges */
         double comp = pbd_exp_compression(w, 0);
@@ -93,10 +101,20 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int lra, int iterations)
         pbd_h5log_set1(log, c_max, max);
         pbd_h5log_set1(log, c_mean, mean);
         pbd_h5log_set1(log, c_comp, comp);
+        pbd_h5log_set1(log, c_gain, w->stats.total_energy - e_first);
         st = pbd_h5log_step(log, w);
+        if (pbd_exp_bound_check(ctx, w, w->stats.total_energy - e_first)) break; /* diverged */
         pbd_exp_progress(ctx, s, steps);
     }
-    if (st == PBD_OK) {
+    if (st == PBD_OK && pbd_exp_bound_step(ctx)) { /* a finding, not a measurement */
+        pbd_h5log_attr_double(log, "result.max_stretch", NAN);
+        pbd_h5log_attr_double(log, "result.mean_stretch", NAN);
+        pbd_h5log_attr_double(log, "result.peak_stretch", NAN);
+        pbd_h5log_attr_double(log, "result.max_compression", NAN);
+        st = pbd_exp_log_finish(ctx, log, "diverged at step %ld (t = %.3g s): %s %.3g J, above "
+                                "the bound %.3g J", pbd_exp_bound_step(ctx), ctx->bound_time,
+                                ctx->bound_what, ctx->bound_value, ctx->bound_limit);
+    } else if (st == PBD_OK) {
         pbd_h5log_attr_double(log, "result.max_stretch", sum_max / n_avg);
         pbd_h5log_attr_double(log, "result.mean_stretch", sum_mean / n_avg);
         pbd_h5log_attr_double(log, "result.peak_stretch", peak);
@@ -130,61 +148,76 @@ static int run(pbd_exp_ctx *ctx)
     return PBD_OK;
 }
 
+/* A row's time-averaged largest stretch, or the step it diverged at (a finding, not a
+ * measurement); "not run" without a row. */
+static void stretch_text(const double *row, char *buf, size_t size)
+{
+    if (!row) snprintf(buf, size, "not run");
+    else if (row[5] > 0) snprintf(buf, size, "diverged at step %.0f", row[5]);
+    else snprintf(buf, size, "%.3g%%", 100.0 * row[2]);
+}
+
 static int summarize(pbd_exp_ctx *ctx)
 {
-    /* lra, iterations, max, mean, peak */
-    double *rows = calloc((size_t)ctx->n_runs * 5 + 5, sizeof *rows);
+    /* lra, iterations, max, mean, peak, the step a run diverged at (0: it did not) */
+    enum { COLS = 6 };
+    double *rows = calloc((size_t)ctx->n_runs * COLS + COLS, sizeof *rows);
     if (!rows) return PBD_ENOMEM;
     int n = 0;
     for (int i = 0; i < ctx->n_runs; i++) {
         char path[4096], mode[16];
         pbd_exp_run_path(ctx, ctx->runs[i], path, sizeof path);
-        double *r = rows + 5 * n;
+        double *r = rows + COLS * n;
+        long diverged = 0; /* recomputed from the run's own series (bounds.c) */
         if (pbd_h5_read_attr_string(path, "mode", mode, sizeof mode) ||
             pbd_h5_read_attr_double(path, "solver.iterations", &r[1]) ||
             pbd_h5_read_attr_double(path, "result.max_stretch", &r[2]) ||
             pbd_h5_read_attr_double(path, "result.mean_stretch", &r[3]) ||
             pbd_h5_read_attr_double(path, "result.peak_stretch", &r[4]))
             continue;
+        pbd_exp_bound_recompute(path, &diverged);
         r[0] = strcmp(mode, "lra") == 0;
+        r[5] = (double)diverged;
         n++;
     }
-    pbd_exp_sort_rows(rows, n, 5, 2);
+    pbd_exp_sort_rows(rows, n, COLS, 2);
     pbd_exp_summary *s = pbd_exp_summary_open(ctx);
     if (!s) {
         free(rows);
         return PBD_EIO;
     }
-    const char *cols[] = {"lra", "iterations", "max_stretch", "mean_stretch", "peak_stretch"};
-    pbd_exp_summary_table(s, "stretch", rows, n, 5, cols, "1 1 1 1 1");
+    const char *cols[] = {"lra", "iterations", "max_stretch", "mean_stretch", "peak_stretch",
+                          "diverged_step"};
+    pbd_exp_summary_table(s, "stretch", rows, n, COLS, cols, "1 1 1 1 1 1");
     /* the LRA run with the fewest iterations, and how many the plain solver needs to get its
      * max stretch as low */
     int lra_first = -1;
     for (int i = 0; i < n && lra_first < 0; i++)
-        if (rows[5 * i]) lra_first = i;
+        if (rows[COLS * i] && !rows[COLS * i + 5]) lra_first = i;
     char text[1024] = "largest edge stretch (time-averaged), edges only / with long-range "
                       "attachments:";
     for (int i = 0; i < n; i++) {
-        if (rows[5 * i]) continue;
-        double with = NAN;
+        if (rows[COLS * i]) continue;
+        const double *with = NULL;
         for (int j = 0; j < n; j++)
-            if (rows[5 * j] && rows[5 * j + 1] == rows[5 * i + 1]) with = rows[5 * j + 2];
-        char part[96];
-        snprintf(part, sizeof part, "%s %g it %.3g%% / %.3g%%", i ? "," : "", rows[5 * i + 1],
-                 100.0 * rows[5 * i + 2], 100.0 * with);
+            if (rows[COLS * j] && rows[COLS * j + 1] == rows[COLS * i + 1]) with = rows + COLS * j;
+        char part[160], a[48], b[48];
+        stretch_text(rows + COLS * i, a, sizeof a);
+        stretch_text(with, b, sizeof b);
+        snprintf(part, sizeof part, "%s %g it %s / %s", i ? "," : "", rows[COLS * i + 1], a, b);
         strncat(text, part, sizeof text - strlen(text) - 1);
     }
     if (lra_first >= 0) {
-        double target = rows[5 * lra_first + 2], need = NAN;
+        double target = rows[COLS * lra_first + 2], need = NAN;
         for (int i = 0; i < n && isnan(need); i++)
-            if (!rows[5 * i] && rows[5 * i + 2] <= target) need = rows[5 * i + 1];
+            if (!rows[COLS * i] && rows[COLS * i + 2] <= target) need = rows[COLS * i + 1];
         char part[192];
         if (isnan(need))
             snprintf(part, sizeof part, ". LRA at %g iteration(s) stretches less than the plain "
-                     "solver at every iteration count run", rows[5 * lra_first + 1]);
+                     "solver at every iteration count run", rows[COLS * lra_first + 1]);
         else
             snprintf(part, sizeof part, ". The plain solver needs %g iterations for the max "
-                     "stretch LRA gives at %g", need, rows[5 * lra_first + 1]);
+                     "stretch LRA gives at %g", need, rows[COLS * lra_first + 1]);
         strncat(text, part, sizeof text - strlen(text) - 1);
         pbd_exp_summary_double(s, "headline.lra_max_stretch", target);
         pbd_exp_summary_double(s, "headline.plain_iterations_needed", need);

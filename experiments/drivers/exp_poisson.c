@@ -227,9 +227,12 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int material, double nu, 
         double nu_static = -log_stretch(ref.lateral) / log_stretch(ref.axial);
         pbd_h5log_attr_double(log, "result.static_effective_poisson_ratio", nu_static);
         pbd_h5log_attr_double(log, "result.static_volume_ratio", ref.volume);
-        st = pbd_exp_log_finish(ctx, log, "nu %.3g: effective nu %.4f (static %.4f), volume ratio "
-                                "%.5f (static %.5f, theory %.5f)", nu, nu_eff, nu_static, r.volume,
-                                ref.volume, j_lin);
+        char s_nu[32] = "none", s_vol[32] = "none"; /* NaN: no static reference was solved */
+        if (!isnan(nu_static)) snprintf(s_nu, sizeof s_nu, "%.4f", nu_static);
+        if (!isnan(ref.volume)) snprintf(s_vol, sizeof s_vol, "%.5f", ref.volume);
+        st = pbd_exp_log_finish(ctx, log, "nu %.3g: effective nu %.4f (static %s), volume ratio "
+                                "%.5f (static %s, theory %.5f)", nu, nu_eff, s_nu, r.volume,
+                                s_vol, j_lin);
     } else if (log) {
         pbd_exp_log_abort(ctx, log, st);
     }

@@ -52,7 +52,7 @@ static int options(cli_option *out, int quick)
     P.iterations = quick ? "5,50" : "5,20,100";
     P.substeps = quick ? "1" : "1,4";
     P.segment_list = quick ? "10" : "10,20,40";
-    P.wave_methods = quick ? "xpbd" : "xpbd,pbd";
+    P.wave_methods = "xpbd,pbd";
     P.wave_segments = quick ? "20" : "20,40";
     P.courant = quick ? "0.5" : "0.25,0.5,1";
     P.wave_iterations = quick ? "20" : "5,50";

@@ -251,9 +251,11 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int method, co
         pbd_h5log_attr_double(log, "result.time_to_1e-2_seconds", tta[0]);
         pbd_h5log_attr_double(log, "result.time_to_1e-3_seconds", tta[1]);
         pbd_h5log_attr_double(log, "result.time_to_1e-4_seconds", tta[2]);
+        char reached[48] = "not reached in the budget"; /* tta NaN: never within 1e-3 */
+        if (!isnan(tta[1])) snprintf(reached, sizeof reached, "%.3g s", tta[1]);
         st = pbd_exp_log_finish(ctx, log, "%s, %s: distance %.3g m at the last N (Newton step "
-                                "%.3g m); time to 1e-3: %.3g s", scene_words[scene],
-                                method_words[method], last, disp, tta[1]);
+                                "%.3g m); time to 1e-3: %s", scene_words[scene],
+                                method_words[method], last, disp, reached);
     } else {
         pbd_exp_log_abort(ctx, log, st);
     }

@@ -39,7 +39,11 @@
 #include <string.h>
 
 #define MAX_LIST 16
-#define DIVERGED_DISTANCE 1.0 /* m: an XPBD step this far from Newton's has diverged */
+/* The bound every run declares: XPBD's step may give the body at most this many times the
+ * kinetic energy the implicit step from the same state gives it plus a frame of free fall,
+ * ½ M (g Δt)² (the cloth hangs at rest, where the implicit step gives it none); beyond, the
+ * step diverged */
+#define KINETIC_ENERGY_RATIO_BOUND 10.0
 static const char *const scene_words[] = {"cloth", "tet_beam", NULL};
 enum { MODE_ITERATIONS, MODE_SUBSTEPS, N_MODES };
 static const char *const mode_words[] = {"iterations", "substeps", NULL};
@@ -118,6 +122,25 @@ static pbd_world *build(int scene, pbd_exp_cloth *c, pbd_scene_params *sp)
     return w;
 }
 
+/* Σ ½ m |v|² over the free particles of the implicit step from x0 (v = (x_N − x0)/Δt), plus
+ * their free fall's over the step, ½ M (g Δt)²: the scale of the kinetic energy bound. */
+static double implicit_kinetic_energy(const pbd_world *w, const pbd_exp_reference *ref,
+                                      const double *x0)
+{
+    const double *g = w->def.gravity;
+    double ke = 0.0, fall2 = (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) / (P.rate * P.rate);
+    for (int i = 0; i < w->n; i++) {
+        if (w->w[i] <= 0.0) continue;
+        double v2 = 0.0;
+        for (int k = 0; k < 3; k++) {
+            double v = (ref->x[3 * i + k] - x0[3 * i + k]) * P.rate;
+            v2 += v * v;
+        }
+        ke += 0.5 * (v2 + fall2) / w->w[i];
+    }
+    return ke;
+}
+
 static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int mode, int budget)
 {
     pbd_exp_cloth c;
@@ -147,6 +170,14 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int mode, int 
         return st;
     }
     int c_xs = pbd_h5log_column(log, "xpbd_seconds", 1, "s");
+    int c_ke = pbd_h5log_column(log, "kinetic_energy_ratio", 1, "1");
+    pbd_exp_bound(ctx, "kinetic_energy_ratio", KINETIC_ENERGY_RATIO_BOUND,
+                  "kinetic energy after XPBD's step over the implicit step's plus a free fall's",
+                  scene == 0 && mode == MODE_SUBSTEPS ?
+                  "one Gauss-Seidel sweep per substep on the cloth's near-rigid structural, "
+                  "shear and bend springs grows a mode by a fixed factor every substep "
+                  "(solver/README.md \"Many substeps x 1 iteration on the 64² spring cloth\")"
+                  : NULL);
     size_t n3 = 3 * (size_t)w->n;
     double *x0 = malloc(n3 * sizeof *x0);
     if (!x0) st = pbd_error(PBD_ENOMEM, "xpbd_vs_implicit: out of memory");
@@ -160,10 +191,13 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int mode, int 
         ns += info.seconds_total;
         /* XPBD may diverge in a frame (many substeps × 1 iteration on the springs of this
          * cloth: leftover error of collinear structural and bend springs becomes velocity
-         * C/h): the frame counts as diverged, the trajectory goes on with Newton's step */
+         * C/h): the frame leaves the declared bound and counts as diverged, the trajectory
+         * goes on with Newton's step */
         int ok = pbd_step(w) == PBD_OK;
         pbd_exp_reference_compare(&ref, w);
-        ok = ok && isfinite(ref.rms_distance) && ref.max_distance < DIVERGED_DISTANCE;
+        double ratio = ok ? w->stats.kinetic_energy / implicit_kinetic_energy(w, &ref, x0) : NAN;
+        pbd_h5log_set1(log, c_ke, ratio);
+        ok = !pbd_exp_bound_check(ctx, w, ratio) && isfinite(ref.rms_distance);
         if (!ok) {
             diverged++;
             ref.max_distance = ref.rms_distance = NAN;
@@ -197,14 +231,22 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int mode, int 
         pbd_h5log_attr_double(log, "result.newton_iterations", sum_it / P.frames);
         pbd_h5log_attr_double(log, "result.xpbd_seconds_per_frame", xs / P.frames);
         pbd_h5log_attr_double(log, "result.newton_seconds_per_frame", ns / P.frames);
-        char div[96] = ""; /* the means are over the frames XPBD did not diverge in */
+        char div[128] = ""; /* the means are over the frames XPBD did not diverge in */
         if (diverged)
-            snprintf(div, sizeof div, " (over %d finite frames: XPBD diverged in %d of %d)",
-                     P.frames - diverged, diverged, P.frames);
-        st = pbd_exp_log_finish(ctx, log, "RMS distance to the implicit step %.3g m (max %.3g m), "
-                                "force error %.3g%s; Newton %.1f iterations, %.2f s per frame",
-                                sum_rms / F, sum_max / F, sum_f[0] / F, div, sum_it / P.frames,
-                                ns / P.frames);
+            snprintf(div, sizeof div, " (over %d finite frames: XPBD diverged in %d of %d, "
+                     "first at step %ld)", P.frames - diverged, diverged, P.frames,
+                     pbd_exp_bound_step(ctx));
+        if (diverged == P.frames) /* no measurement: the finding alone */
+            st = pbd_exp_log_finish(ctx, log, "diverged at step %ld and in every frame after "
+                                    "(%s %.3g, bound %.3g); Newton %.1f iterations, %.2f s per "
+                                    "frame", pbd_exp_bound_step(ctx), ctx->bound_what,
+                                    ctx->bound_value, ctx->bound_limit, sum_it / P.frames,
+                                    ns / P.frames);
+        else
+            st = pbd_exp_log_finish(ctx, log, "RMS distance to the implicit step %.3g m (max "
+                                    "%.3g m), force error %.3g%s; Newton %.1f iterations, %.2f s "
+                                    "per frame", sum_rms / F, sum_max / F, sum_f[0] / F, div,
+                                    sum_it / P.frames, ns / P.frames);
     } else {
         pbd_exp_log_abort(ctx, log, st);
     }
@@ -236,10 +278,12 @@ static int run(pbd_exp_ctx *ctx)
 }
 
 /* summary.h5: /tables/<scene>_<mode>, one row per budget: budget, mean RMS and max distance
- * (m), mean force error of set 0 and 1 (1), Newton iterations, s per frame (XPBD, Newton). */
+ * (m), mean force error of set 0 and 1 (1), Newton iterations, s per frame (XPBD, Newton),
+ * the frames diverged and the first step past the declared bound (0: none), recomputed from
+ * the run's series; a run that diverged is a finding: its distances and errors are NaN. */
 static int summarize(pbd_exp_ctx *ctx)
 {
-    enum { COLS = 9, TABLES = 4 };
+    enum { COLS = 10, TABLES = 4 };
     double *rows[TABLES];
     int n[TABLES] = {0};
     for (int t = 0; t < TABLES; t++) rows[t] = calloc((size_t)ctx->n_runs * COLS + COLS, sizeof(double));
@@ -252,13 +296,18 @@ static int summarize(pbd_exp_ctx *ctx)
         int t = 2 * (strcmp(scene, "cloth") != 0) + (strcmp(mode, "substeps") == 0);
         if (!rows[t]) continue;
         double *r = rows[t] + COLS * n[t];
-        static const char *const keys[COLS] = {
+        static const char *const keys[COLS - 1] = {
             "budget", "result.mean_rms_distance", "result.mean_max_distance",
             "result.mean_force_error_set0", "result.mean_force_error_set1",
             "result.newton_iterations", "result.xpbd_seconds_per_frame",
             "result.newton_seconds_per_frame", "result.diverged_frames"};
         int bad = 0;
-        for (int k = 0; k < COLS; k++) bad |= pbd_h5_read_attr_double(path, keys[k], &r[k]);
+        for (int k = 0; k < COLS - 1; k++) bad |= pbd_h5_read_attr_double(path, keys[k], &r[k]);
+        long diverged = 0;
+        pbd_exp_bound_recompute(path, &diverged);
+        r[9] = (double)diverged;
+        if (diverged)
+            for (int k = 1; k <= 4; k++) r[k] = NAN;
         if (!bad) n[t]++;
     }
     pbd_exp_summary *s = pbd_exp_summary_open(ctx);
@@ -268,13 +317,13 @@ static int summarize(pbd_exp_ctx *ctx)
     }
     const char *cols[COLS] = {"budget", "rms_distance", "max_distance", "force_error_set0",
                               "force_error_set1", "newton_iterations", "xpbd_seconds",
-                              "newton_seconds", "diverged_frames"};
+                              "newton_seconds", "diverged_frames", "diverged_step"};
     for (int t = 0; t < TABLES; t++) {
         if (!rows[t]) continue;
         char name[64];
         snprintf(name, sizeof name, "%s_%s", scene_words[t / 2], mode_words[t % 2]);
         pbd_exp_sort_rows(rows[t], n[t], COLS, 1);
-        pbd_exp_summary_table(s, name, rows[t], n[t], COLS, cols, "1 m m 1 1 1 s s 1");
+        pbd_exp_summary_table(s, name, rows[t], n[t], COLS, cols, "1 m m 1 1 1 s s 1 1");
     }
     /* headline: per scene and mode, the smallest and the largest budget it converged at,
      * and where XPBD diverged */
@@ -282,16 +331,18 @@ static int summarize(pbd_exp_ctx *ctx)
     for (int t = 0; t < TABLES; t++) {
         if (!rows[t] || n[t] == 0) continue;
         const double *lo = NULL, *hi = NULL;
-        double first_div = NAN;
+        double first_div = NAN, div_step = 0;
         for (int k = 0; k < n[t]; k++) {
             const double *r = rows[t] + COLS * k;
-            if (r[8] > 0 && isnan(first_div)) first_div = r[0];
+            if (r[9] > 0 && isnan(first_div)) first_div = r[0], div_step = r[9];
             if (!isfinite(r[1])) continue;
             if (!lo) lo = r;
             hi = r;
         }
         char div[96] = "";
-        if (!isnan(first_div)) snprintf(div, sizeof div, ", XPBD diverged from N = %g", first_div);
+        if (!isnan(first_div))
+            snprintf(div, sizeof div, ", XPBD diverged from N = %g (at step %g)", first_div,
+                     div_step);
         if (lo)
             snprintf(part, sizeof part, "%s%s, %s: RMS distance to the implicit step %.2g m at "
                      "N = %g, %.2g m at N = %g (force error %.2g, %.2g)%s", *text ? "; " : "",

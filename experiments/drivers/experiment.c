@@ -55,6 +55,8 @@ int pbd_exp_want(pbd_exp_ctx *ctx, const char *run)
     ctx->progress_shown = 0;
     ctx->divergence_finding = NULL; /* a run declares its own (runaway.c) */
     ctx->diverged = 0;
+    ctx->bound_column = NULL; /* and its own bound (bounds.c) */
+    ctx->bound_step = 0;
     return 1;
 }
 
@@ -118,6 +120,7 @@ pbd_status pbd_exp_log_finish(pbd_exp_ctx *ctx, pbd_h5log *log, const char *fmt,
     char path[4096];
     snprintf(path, sizeof path, "%s", pbd_h5log_path(log));
     pbd_status st = pbd_exp_runaway_write(ctx, log);
+    if (st == PBD_OK) st = pbd_exp_bound_write(ctx, log);
     if (st != PBD_OK) return pbd_exp_log_abort(ctx, log, st);
     st = pbd_h5log_finish(log);
     clear_progress(ctx);

@@ -45,6 +45,10 @@ typedef struct pbd_exp_ctx {
     double *last_x, *last_v;  /* the last accepted state (3n each) */
     size_t last_cap;
     int last_n;               /* particles in last_x */
+    /* the current run's declared physical bound (experiments/drivers/bounds.c) */
+    const char *bound_column, *bound_what, *bound_why; /* NULL column: none declared */
+    double bound_limit, bound_time, bound_value;
+    long bound_step;          /* the first step past the bound; 0: within it */
 } pbd_exp_ctx;
 
 struct pbd_experiment {
@@ -113,6 +117,29 @@ pbd_status pbd_exp_runaway_write(pbd_exp_ctx *ctx, pbd_h5log *log);
 /* summary.h5's attribute "findings": every merged run's recorded run-away, one per line. */
 void pbd_exp_runaway_findings(const pbd_exp_ctx *ctx, char **text);
 void pbd_exp_runaway_free(pbd_exp_ctx *ctx);
+
+/* ---- a run's declared physical bound (experiments/drivers/bounds.c) ------------------ */
+
+/* A run whose state can leave physical bounds declares them right after pbd_exp_want
+ * returned 1: `column` is the /series column (one number per step) the driver sets, `limit`
+ * the largest value a physical run reaches, `what` the quantity in words (with its unit),
+ * `why` one sentence saying why a run leaves it where the cause is known (NULL: not
+ * established). After each step the driver calls pbd_exp_bound_check with the column's value:
+ * 1 when it is above limit or not finite (the first such step is recorded), and decides
+ * whether the run goes on. pbd_exp_log_finish writes bound.column, bound.limit, bound.what,
+ * bound.why and, when the bound was left, result.diverged = 1, result.diverged_step,
+ * result.diverged_time and result.diverged_reason, so that --summarize lists it among the
+ * findings and the tables and figures mark the run "diverged at step N". */
+void pbd_exp_bound(pbd_exp_ctx *ctx, const char *column, double limit, const char *what,
+                   const char *why);
+int pbd_exp_bound_check(pbd_exp_ctx *ctx, const pbd_world *w, double value);
+/* The first step past the bound so far; 0 when within it or none declared. */
+long pbd_exp_bound_step(const pbd_exp_ctx *ctx);
+pbd_status pbd_exp_bound_write(pbd_exp_ctx *ctx, pbd_h5log *log);
+/* From a run file alone: *step = the /series/step of the first row of /series/<bound.column>
+ * above bound.limit or not finite, 0 when none is. Returns 0, or -1 when the file declares
+ * no bound or its series cannot be read. */
+int pbd_exp_bound_recompute(const char *path, long *step);
 
 /* Comma-separated lists in a parameter ("1,5,10", "pbd,xpbd"): the count, or -1 after one
  * error line naming the option (then return PBD_EINVAL: exit status 2). */

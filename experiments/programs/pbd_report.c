@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <hdf5.h>
 #include <hdf5_hl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,35 @@ static void html(FILE *f, const char *s)
     }
 }
 
+/* A text shown whole when short; longer ones (a headline listing every run, a list of runs)
+ * open on a click: the first clause, then the rest inside <details>. */
+static void collapsible(FILE *out, const char *s, size_t limit)
+{
+    size_t len = s ? strlen(s) : 0, cut = 0;
+    if (len <= limit) {
+        html(out, s);
+        return;
+    }
+    for (size_t i = limit / 3; i < limit && !cut; i++) /* the first clause's end */
+        if ((s[i] == ';' || s[i] == '.' || s[i] == ':') && s[i + 1] == ' ') cut = i + 1;
+    for (size_t i = limit; !cut && i > 0; i--)
+        if (s[i] == ' ') cut = i;
+    if (!cut) cut = limit;
+    char *head = malloc(cut + 1);
+    if (!head) {
+        html(out, s);
+        return;
+    }
+    memcpy(head, s, cut);
+    head[cut] = '\0';
+    fputs("<details class=\"more\"><summary>", out);
+    html(out, head);
+    fputs(" &hellip;</summary>", out);
+    html(out, s + cut);
+    fputs("</details>", out);
+    free(head);
+}
+
 /* One name/value row of a parameters table. */
 static void param_row(FILE *out, const char *name, const char *value)
 {
@@ -80,6 +110,15 @@ static int file_exists(const char *path)
 }
 
 /* ---- attributes as text --------------------------------------------------------------- */
+
+/* A number as the report writes it: never a raw nan or inf (the legend under the summary
+ * table: "—" not measured or not reached, "∞" no bound). */
+static void number_text(double v, char *buf, size_t size, const char *sep)
+{
+    if (isnan(v)) snprintf(buf, size, "%s\u2014", sep);
+    else if (isinf(v)) snprintf(buf, size, "%s%s\u221e", sep, v < 0 ? "-" : "");
+    else snprintf(buf, size, "%s%.6g", sep, v);
+}
 
 static void attr_text(hid_t a, char *buf, size_t size)
 {
@@ -106,7 +145,7 @@ static void attr_text(hid_t a, char *buf, size_t size)
         if (H5Aread(a, H5T_NATIVE_DOUBLE, v) >= 0)
             for (hssize_t i = 0; i < n; i++) {
                 size_t len = strlen(buf);
-                snprintf(buf + len, size - len, "%s%.6g", i ? " " : "", v[i]);
+                number_text(v[i], buf + len, size - len, i ? " " : "");
             }
     }
     H5Sclose(s);
@@ -324,15 +363,16 @@ static void print_experiment(FILE *out, const char *results, int k, FILE *summar
     fprintf(out, "</td></tr></table>\n");
     const char *note = attr_get(&l, "note"); /* the driver's word on the comparison */
     if (note && *note) {
-        fputs("<p class=\"note\"><b>Note:</b> ", out);
-        html(out, note);
-        fputs("</p>\n", out);
+        fputs("<div class=\"note\"><b>Note:</b> ", out);
+        collapsible(out, note, 320);
+        fputs("</div>\n", out);
     }
     const char *findings = attr_get(&l, "findings"); /* declared run-aways (runaway.c) */
     if (findings && *findings) {
-        fputs("<p class=\"finding\"><b>Findings</b> (runs whose purpose is a run-away, "
-              "stopped by the divergence watchdog as expected; experiments/README.md "
-              "\"Run-aways as findings\"):<br>", out);
+        fputs("<p class=\"finding\"><b>Findings</b> (runs that diverged: a declared "
+              "run-away stopped by the divergence watchdog, or a run past the physical bound "
+              "its experiment declares; experiments/README.md \"Run-aways as findings\"):<br>",
+              out);
         for (const char *p = findings; *p;) {
             size_t n = strcspn(p, "\n");
             for (size_t i = 0; i < n; i++) {
@@ -348,20 +388,26 @@ static void print_experiment(FILE *out, const char *results, int k, FILE *summar
         fputs("<p class=\"missing\">Reduced (--quick) sweep: sizes and durations are smaller "
               "than the full suite's.</p>\n", out);
     fprintf(summary_rows, "<tr><td><a href=\"#%s\">%s</a></td><td>", name, name);
-    html(summary_rows, headline);
+    collapsible(summary_rows, headline, 240);
     fputs("</td><td>", summary_rows);
-    html(summary_rows, paper);
+    collapsible(summary_rows, paper, 160);
     fputs("</td></tr>\n", summary_rows);
     if (!print_figures(out, results, name))
         fputs("<p class=\"missing\">No figures: run <code>make plots</code>.</p>\n", out);
-    fputs("<p>Runs merged: ", out);
-    html(out, merged);
-    if (missing && *missing) {
-        fputs("<br><span class=\"missing\">Runs missing: ", out);
-        html(out, missing);
-        fputs("</span>", out);
+    int n_merged = 0; /* the run names, space-separated */
+    for (const char *p = merged; p && *p; p += strspn(p, " ")) {
+        size_t w = strcspn(p, " ");
+        n_merged += w > 0;
+        p += w;
     }
-    fputs("</p>\n", out);
+    fprintf(out, "<details><summary>Runs merged: %d</summary><p>", n_merged);
+    html(out, merged);
+    fputs("</p></details>\n", out);
+    if (missing && *missing) {
+        fputs("<p class=\"missing\">Runs missing: ", out);
+        html(out, missing);
+        fputs("</p>\n", out);
+    }
     if (merged) print_parameters(out, results, name, merged);
     free_attrs(&l);
 }
@@ -390,6 +436,11 @@ static herr_t gradcheck_row(hid_t loc, const char *name, const H5L_info_t *info,
             H5Aclose(a);
         }
         if (strcmp(cols[c], "pass") == 0) snprintf(v, sizeof v, "%s", atof(v) == 1.0 ? "PASS" : "FAIL");
+        char *end; /* measured values to 3 digits: the table fits the page */
+        double x = strtod(v, &end);
+        if (end != v && *end == '\0' && x != (long)x) snprintf(v, sizeof v, "%.3g", x);
+        /* a Taylor order of +inf: C linear along the direction (analysis/README.md) */
+        if (strstr(cols[c], "taylor_order") && strcmp(v, "\u221e") == 0) snprintf(v, sizeof v, "exact");
         fprintf(out, "<td%s>", strcmp(v, "FAIL") == 0 ? " class=\"missing\"" : "");
         html(out, v);
         fputs("</td>", out);
@@ -411,11 +462,15 @@ static void print_gradcheck(FILE *out, const char *results)
     }
     fputs("<p>From <code>", out);
     html(out, path);
-    fputs("</code>:</p>\n<div class=\"wide\"><table class=\"data\"><tr><th>type</th><th>arity</th><th>samples</th>"
-          "<th>checked</th><th>skipped</th><th>max_rel_err</th><th>taylor_order</th>"
-          "<th>momentum</th><th>momentum_err</th><th>degenerate samples</th>"
-          "<th>degenerate non-finite</th><th>Hessian max_rel_err</th><th>Hessian taylor_order "
-          "(empty: none, differences of the gradient)</th><th>verdict</th></tr>\n", out);
+    fputs("</code> (the columns: analysis/README.md \"Gradient check\"; <b>exact</b>: C is "
+          "linear along the test direction, the order cannot be measured and counts as "
+          "passed; <b>&mdash;</b>: not checked, the type has no scalar C; Hessian columns "
+          "empty: no analytic Hessian, the Newton reference differences the gradient):</p>\n"
+          "<div class=\"wide\"><table class=\"data\"><tr><th>type</th><th>arity</th>"
+          "<th>samples</th><th>checked</th><th>skipped</th><th>max rel. error</th>"
+          "<th>Taylor order</th><th>momentum</th><th>momentum error</th><th>degenerate "
+          "samples</th><th>degenerate non-finite</th><th>Hessian max rel. error</th>"
+          "<th>Hessian Taylor order</th><th>verdict</th></tr>\n", out);
     if (!fit_to_read(out, NULL, "gradcheck", path)) {
         fputs("</table>\n", out);
         return;
@@ -497,23 +552,34 @@ int main(int argc, char **argv)
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
     fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
             "<title>pbdlab experiment report</title>\n<style>\n"
-            "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;"
+            "body{font-family:sans-serif;max-width:1320px;margin:2em auto;padding:0 1em;"
             "line-height:1.4}\n"
             "table{border-collapse:collapse;margin:0.5em 0}td,th{border:1px solid #bbb;"
             "padding:3px 8px;text-align:left;vertical-align:top}\n"
-            "table.data td{font-family:monospace;text-align:right}\n"
+            /* names are never broken: a table too wide scrolls in its own box (.wide) */
+            "table.data{font-size:0.85em}table.data td{font-family:monospace;text-align:right;"
+            "white-space:nowrap}\n"
+            "table.data td:first-child{text-align:left}\n"
+            "table.summary td:first-child,table.params th{white-space:nowrap}\n"
+            "table.params td{overflow-wrap:anywhere}\n"
+            "details.more{display:inline}details.more summary{display:inline;cursor:pointer}\n"
+            "details.more[open] summary{display:inline}\n"
             ".missing{color:#a33}\n.finding{color:#750;background:#fff8e6;padding:4px}\n"
             ".note{background:#eef4fb;padding:4px}\n.figs{display:flex;flex-wrap:wrap;gap:8px}\n"
-            ".wide{overflow-x:auto;max-width:100%%}\ntd{overflow-wrap:anywhere}\n"
-            "figure{margin:0;width:540px}figure img{width:100%%;border:1px solid #ddd}\n"
+            ".wide{overflow-x:auto;max-width:100%%}\n"
+            "figure{margin:0;width:640px}figure img{width:100%%;border:1px solid #ddd}\n"
             "table.headline th{width:4em}code{background:#f3f3f3}\n"
             "</style></head><body>\n<h1>pbdlab experiment report</h1>\n"
             "<p>Generated %s by pbd-report (pbdlab %s) from <code>", date, PBD_VERSION);
     html(out, results);
     fprintf(out, "</code>. Every figure is regenerated by <code>make plots</code>, this page by "
             "<code>make report</code>; each run's HDF5 file holds the parameters, git revision "
-            "and compiler it was made with.</p>\n<h2>Summary: ours beside the paper</h2>\n"
-            "<table><tr><th>experiment</th><th>ours</th><th>paper</th></tr>\n");
+            "and compiler it was made with. In every table and text, <b>&mdash;</b> is a value "
+            "not measured or not reached, <b>&infin;</b> no bound, and a run that left the "
+            "physical bounds its experiment declares reads <b>diverged at step N</b>: a finding, "
+            "not a measurement (experiments/README.md \"Run-aways as findings\").</p>\n"
+            "<h2>Summary: ours beside the paper</h2>\n"
+            "<table class=\"summary\"><tr><th>experiment</th><th>ours</th><th>paper</th></tr>\n");
     char buf[8192];
     size_t len;
     rewind(rows);
