@@ -18,6 +18,7 @@
  * form, with a line search on implicit Euler's incremental potential when every constraint
  * is one (solver/newton_merit.c). Equality constraints only (solver/README.md). */
 #include "newton_private.h"
+#include "solver/method.h"
 
 #include <float.h>
 #include <math.h>
@@ -421,7 +422,7 @@ static pbd_status setup(pbd_world *w, double h, int max_iter, double tol, double
 pbd_status pbd_newton_prepare(pbd_world *w, size_t *bytes)
 {
     struct pbd_newton_workspace *nw = NULL;
-    double h = w->def.method == PBD_METHOD_NEWTON ? w->def.dt / w->def.substeps : w->def.dt;
+    double h = pbd_method_of(&w->def)->reference ? w->def.dt / w->def.substeps : w->def.dt;
     pbd_status st = setup(w, h, w->def.newton_max_iterations, w->def.newton_tol, NULL, &nw);
     if (bytes) *bytes = nw ? nw->estimate_bytes : 0;
     return st;
@@ -731,17 +732,26 @@ pbd_status pbd_newton_step(pbd_world *w, int max_iter, double tol, double *resid
     return st != PBD_OK ? st : finish_step(w, w->def.dt);
 }
 
-/* pbd_step with def.method = newton (solver/step.c): def.substeps implicit steps of
- * dt/substeps, each to def.newton_tol in def.newton_max_iterations, the per-iterate
- * residuals into the world's iteration log (NaN past the last iterate). No damping. */
-pbd_status pbd_newton_step_def(pbd_world *w)
+/* What the implicit step refuses before any work: damping of either kind. The refusals of
+ * the world (newton_check_world) run in each solve, where h is known. */
+static pbd_status newton_step_check(const pbd_world *w)
 {
     const pbd_solver_def *d = &w->def;
     if (d->damping != PBD_DAMPING_NONE || d->xpbd_beta > 0.0)
         return pbd_error(PBD_EINVAL, "newton: damping: expected none (the implicit step has no "
                          "damping of either kind), found damping %d, xpbd-damping %g",
                          (int)d->damping, d->xpbd_beta);
-    const double h = d->dt / d->substeps;
+    return PBD_OK;
+}
+
+/* pbd_step with def.method = newton (solver/step.c): def.substeps implicit steps of
+ * h = dt/substeps, each to def.newton_tol in def.newton_max_iterations, the per-iterate
+ * residuals into the world's iteration log (NaN past the last iterate). No damping. */
+static pbd_status newton_step(pbd_world *w, void *ws, double h, int threads)
+{
+    (void)ws;      /* made in each solve, with its symbolic analysis */
+    (void)threads; /* the factorisations choose theirs (solver/newton_blas.c) */
+    const pbd_solver_def *d = &w->def;
     const int width = d->newton_max_iterations + 1;
     const int per_set = w->iter_sets && w->iter_sets_n == w->n_sets;
     for (int k = 0; k < width * d->substeps; k++) {
@@ -759,8 +769,22 @@ pbd_status pbd_newton_step_def(pbd_world *w)
         if (st != PBD_OK) return st;
     }
     w->stats.stage_seconds[PBD_STAGE_PROJECT] = now_seconds() - t0;
-    double t1 = now_seconds();
-    pbd_status st = finish_step(w, h);
-    w->stats.stage_seconds[PBD_STAGE_MEASURE] = now_seconds() - t1;
-    return st;
+    w->stats.threads = 1;
+    return PBD_OK;
 }
+
+static void newton_release(struct pbd_variants_state *vs)
+{
+    pbd_newton_free(vs->newton);
+    vs->newton = NULL;
+}
+
+const pbd_method_ops pbd_newton_method = {
+    .name = "newton",
+    .check = newton_step_check,
+    .workspace_free = newton_release,
+    .step = newton_step,
+    .energy = 1,
+    .reference = 1,
+    .memory = pbd_memory_newton,
+};

@@ -66,6 +66,16 @@ typedef enum {
     PBD_METHOD_AVBD = 4,
     PBD_METHOD_PD = 5
 } pbd_method;
+/* The method table (solver/methods.c; solver/README.md "The method table"): the number of
+ * methods (the values of def.method: pbd_method's and any added after them), the name of
+ * method i ("xpbd"; NULL outside 0 .. count - 1), the number of a name (-1: none), and
+ * whether def.method can take the world: its up-front refusals, PBD_OK or PBD_EINVAL with
+ * one line (pbd_step checks the same before every step). */
+struct pbd_world;
+int pbd_method_count(void);
+const char *pbd_method_name(int method);
+int pbd_method_find(const char *name);
+pbd_status pbd_method_check(const struct pbd_world *w);
 /* VBD's initial guess of the step's positions (VBD "Initialization"). */
 typedef enum {
     PBD_VBD_INIT_PREVIOUS = 0,     /* x_t */
@@ -395,14 +405,6 @@ int pbd_world_attach(pbd_world *w, int i);
  * value, or the divergence watchdog: def.watch_position, def.watch_residual), PBD_EINTR (a
  * stop request, pbd_set_stop_flag) or PBD_ENOMEM. */
 pbd_status pbd_step(pbd_world *w);
-/* TEST HOOK, never set by a normal run (`--test-fault-step=N` of pbd-run): when > 0, step
- * number N of every world (w->step_count + 1 == N) starts by giving its first free
- * particle a NaN velocity, so that the step's watchdog stops the run with PBD_ENUMERIC as
- * a user's extreme parameters would (tests of the partial result file). */
-extern long pbd_test_fault_step;
-/* TEST HOOK with pbd_test_fault_step (`--test-fault=oom`): that step fails with PBD_ENOMEM
- * instead, as an allocation inside it would. */
-extern int pbd_test_fault_oom;
 
 /* ---- single projections: one constraint, no world (solver/project.c) --------------
  *
@@ -502,7 +504,8 @@ pbd_status pbd_newton_step(pbd_world *w, int max_iter, double tol, double *resid
 pbd_status pbd_newton_check(const pbd_world *w);
 /* Whether the solver family of def.method (vbd, avbd, pd) can take this world: PBD_OK, or
  * PBD_EINVAL with one line naming the set, the type and the reason (solver/README.md "Solver
- * families": the method table). pbd_step checks it too, at every step. */
+ * families": the method table); pbd_method_check under its older name. pbd_step checks it
+ * too, at every step. */
 pbd_status pbd_family_check(const pbd_world *w);
 /* Everything a Newton step needs before its first iteration, made now and kept for the
  * steps (the workspace, the pattern and assembly maps, the factorisation's symbolic

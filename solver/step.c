@@ -4,7 +4,8 @@
 #include "pbd.h"
 #include "solver_private.h"
 #include "variants.h"
-#include "solver/families.h"
+#include "solver/method.h"
+#include "solver/test_hooks.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -71,7 +72,7 @@ static void prepare_sets(pbd_world *w, int threads)
 static pbd_status reserve_iteration_log(pbd_world *w)
 {
     /* the buffers are only written then (Newton fills them at every iterate) */
-    if (!w->def.record_iterations && w->def.method != PBD_METHOD_NEWTON) return PBD_OK;
+    if (!w->def.record_iterations && !pbd_method_of(&w->def)->reference) return PBD_OK;
     int need = pbd_iteration_log_width(&w->def); /* <= 1e8: validated */
     if (need <= w->iter_capacity && w->iter_sets_n == w->n_sets) return PBD_OK;
     if (need < w->iter_capacity) need = w->iter_capacity;
@@ -227,7 +228,7 @@ static pbd_status check_finite(pbd_world *w, int threads)
  * constraint. Reads what the measure stage left in set->stats and w->stats. */
 static pbd_status check_measured(pbd_world *w)
 {
-    const int energy = w->def.method != PBD_METHOD_PBD; /* elastic energy NaN otherwise */
+    const int energy = pbd_method_of(&w->def)->energy; /* elastic energy NaN otherwise */
     const double bound = w->def.watch_residual;
     for (int s = 0; s < w->n_sets; s++) {
         const pbd_constraint_set *set = &w->sets[s];
@@ -280,44 +281,12 @@ static void inject_test_fault(pbd_world *w)
         }
 }
 
-pbd_status pbd_step(pbd_world *w)
+/* PBD Algorithm 1 lines (5)–(16), def.substeps times: the step of methods pbd and xpbd. */
+static pbd_status xpbd_step(pbd_world *w, void *ws, double h, int nt)
 {
-    if (pbd_test_fault_step > 0 && w->step_count + 1 == pbd_test_fault_step) {
-        if (pbd_test_fault_oom) /* as an allocation inside the step would fail */
-            return pbd_error(PBD_ENOMEM, "step %ld: out of memory (test hook)",
-                             w->step_count + 1);
-        inject_test_fault(w);
-    }
-    pbd_status status = pbd_solver_def_validate(&w->def);
-    if (status != PBD_OK) return status;
-    if ((status = reserve_iteration_log(w)) != PBD_OK) return status;
-    if ((status = pbd_orient_check(w, 0)) != PBD_OK) return status; /* rods: the schemes */
-    if (!w->watch_ready) watch_init(w);
-    if (w->def.method == PBD_METHOD_NEWTON) { /* the implicit step (solver/newton.c); it
-                                                * measures, then the hook, the watchdog */
-        status = pbd_newton_step_def(w);
-        if (status == PBD_OK && w->post_step) status = w->post_step(w, w->post_step_user);
-        return status == PBD_OK ? check_measured(w) : status;
-    }
-    if (w->def.method >= PBD_METHOD_VBD) { /* the solver families (solver/families.c) */
-        static const char *const sweep[] = {
-            [PBD_METHOD_VBD] = "a --method=vbd iteration, which looks at the stop flag only "
-                               "between iterations",
-            [PBD_METHOD_AVBD] = "a --method=avbd iteration, which looks at the stop flag only "
-                                "between iterations",
-            [PBD_METHOD_PD] = "a --method=pd iteration, which looks at the stop flag only "
-                              "between iterations"};
-        const char *was = pbd_running_set(sweep[w->def.method]);
-        status = pbd_family_step_def(w);
-        pbd_running_set(was);
-        if (status == PBD_OK) status = check_finite(w, 1);
-        if (status == PBD_OK && w->post_step) status = w->post_step(w, w->post_step_user);
-        return status == PBD_OK ? check_measured(w) : status;
-    }
+    (void)ws; /* the variants' workspaces, made per substep after the contacts */
     const pbd_solver_def *d = &w->def;
-    const double h = d->dt / d->substeps;
-    const int nt = loop_threads(w);
-    for (int k = 0; k < PBD_STAGE_COUNT; k++) w->stats.stage_seconds[k] = 0.0;
+    pbd_status status;
     w->stats.threads = nt; /* the coloured sweeps raise it to theirs */
     double t0 = now_seconds();
 
@@ -384,6 +353,51 @@ pbd_status pbd_step(pbd_world *w)
         STAGE(w, PBD_STAGE_VELOCITY_UPDATE, t0);
         w->time += h;
     }
+    return PBD_OK;
+}
+
+const pbd_method_ops pbd_pbd_method = {
+    .name = "pbd",
+    .step = xpbd_step,
+};
+
+const pbd_method_ops pbd_xpbd_method = {
+    .name = "xpbd",
+    .step = xpbd_step,
+    .compliance = 1,
+    .energy = 1,
+};
+
+/* The step of every method: one prologue (the test hook, the definition, the iteration log,
+ * the rods' schemes, the watchdog's reference, the method's refusals and workspace), the
+ * method's (sub)steps, one epilogue (the finite and divergence watchdog, the rods' check,
+ * the post-step hook, the measure stage and the measured values' check). */
+pbd_status pbd_step(pbd_world *w)
+{
+    if (pbd_test_fault_step > 0 && w->step_count + 1 == pbd_test_fault_step) {
+        if (pbd_test_fault_oom) /* as an allocation inside the step would fail */
+            return pbd_error(PBD_ENOMEM, "step %ld: out of memory (test hook)",
+                             w->step_count + 1);
+        inject_test_fault(w);
+    }
+    pbd_status status = pbd_solver_def_validate(&w->def);
+    if (status != PBD_OK) return status;
+    if ((status = reserve_iteration_log(w)) != PBD_OK) return status;
+    if ((status = pbd_orient_check(w, 0)) != PBD_OK) return status; /* rods: the schemes */
+    if (!w->watch_ready) watch_init(w);
+    const pbd_solver_def *d = &w->def;
+    const pbd_method_ops *m = pbd_method_of(d);
+    if (m->check && (status = m->check(w)) != PBD_OK) return status;
+    void *ws = NULL;
+    if (m->workspace && (status = m->workspace(w, &ws)) != PBD_OK) return status;
+    const double h = d->dt / d->substeps;
+    const int nt = loop_threads(w);
+    for (int k = 0; k < PBD_STAGE_COUNT; k++) w->stats.stage_seconds[k] = 0.0;
+    const char *was = m->running ? pbd_running_set(m->running) : NULL;
+    status = m->step(w, ws, h, nt);
+    if (m->running) pbd_running_set(was);
+    if (status != PBD_OK) return status;
+
     w->step_count++;
     status = check_finite(w, nt);
     if (status == PBD_OK && w->n_orient) status = pbd_orient_check(w, 1);
@@ -393,9 +407,9 @@ pbd_status pbd_step(pbd_world *w)
      * measures the world as the step leaves it, after any topology change, so that a
      * result file's /series row and its frame describe the same constraints; the
      * divergence watchdog then reads what it measured. */
-    t0 = now_seconds();
+    double t0 = now_seconds();
     const int measure = d->measure_every > 0 && w->step_count % d->measure_every == 0;
-    if (status == PBD_OK && measure) pbd_measure(w, h, d->method == PBD_METHOD_XPBD);
+    if (status == PBD_OK && measure) pbd_measure(w, h, m->energy);
     STAGE(w, PBD_STAGE_MEASURE, t0);
     if (status == PBD_OK && measure) status = check_measured(w);
     return status;

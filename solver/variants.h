@@ -166,7 +166,5 @@ void pbd_measure(pbd_world *w, double h, int energy);
 
 void pbd_newton_free(struct pbd_newton_workspace *nw);
 void pbd_family_free(struct pbd_family_ws *fw);
-/* pbd_step for def.method = newton: def.substeps implicit steps (solver/newton.c). */
-pbd_status pbd_newton_step_def(pbd_world *w);
 
 #endif

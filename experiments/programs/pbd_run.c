@@ -2,6 +2,7 @@
  * pbd-run EXPERIMENT [options]: run an experiment of the suite (experiments/exp_*.c). */
 #include "experiments/pbd_experiments.h"
 #include "experiments/programs/bench.h"
+#include "solver/test_hooks.h"
 
 #include <math.h>
 #include <stdio.h>
