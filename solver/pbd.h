@@ -98,7 +98,7 @@ typedef enum {
                                * order of a plain serial sweep, for comparing iterate by
                                * iterate with serial reference code) */
 } pbd_vbd_order;
-/* The Newton reference's linear solver (solver/newton_linear.c; solver/README.md). */
+/* The Newton reference's linear solver (solver/newton/newton_linear.c; solver/README.md). */
 typedef enum {
     PBD_NEWTON_AUTO = 0,    /* CHOLMOD on the Schur complement, 3 unknowns per free particle:
                              * supernodal LLᵀ, then LDLᵀ once it is indefinite (buckling),
@@ -478,7 +478,7 @@ pbd_status pbd_world_colour(pbd_world *w);
  * Returns the number of colours, or -1 when the world has not been coloured. */
 int pbd_set_colours(const pbd_world *w, int set, const int32_t **order, const int32_t **start);
 
-/* Newton reference (solver/newton.c, solver/README.md): solves the implicit step of XPBD
+/* Newton reference (solver/newton/newton.c, solver/README.md): solves the implicit step of XPBD
  * Eq. 8–9 with Δt = def.dt (substeps ignored) exactly,
  *   g(x, λ) = M(x - x̃) - ∇C(x)ᵀλ = 0,  h(x, λ) = C(x) + α̃λ = 0,  x̃ = x + Δt v + Δt² g,
  * by Newton's method on the KKT system (XPBD Eq. 10–11) with the full Hessian of C (the
@@ -531,14 +531,14 @@ typedef struct pbd_newton_info {
     int skipped;             /* degenerate constraints at the last iterate */
     int hessians_skipped;    /* constraints whose Hessian was undefined (left out) */
     int factorisations;      /* CHOLMOD's numeric factorisations in the solve (auto,
-                              * cholmod: solver/README.md "The modified factorisation") */
+                              * cholmod: solver/newton/README.md "The modified factorisation") */
     int krylov_iterations;   /* MINRES iterations on the exact matrix, summed */
     int modified;            /* switches to the modified (projected) Newton direction: the
                               * KKT direction was no descent direction of G */
     int escapes;             /* solves after the first, each begun where the one before
                               * ended at a saddle (solver/README.md "A minimum, not a
                               * saddle"; at most 8, then refused); iterations counts all */
-    int minimum;             /* the answer checked (solver/README.md "Newton reference"):
+    int minimum;             /* the answer checked (solver/newton/README.md "Newton reference"):
                               * PBD_NEWTON_MINIMUM_* below */
     double objective;        /* G at the answer, J (½|x − x̃|²_M/Δt² + Σ ½C²/α); NaN
                               * where a hard row (α = 0) leaves no G */
@@ -565,7 +565,7 @@ void pbd_newton_last_info(pbd_world *w, pbd_newton_info *info);
 void pbd_newton_set_krylov(int on);
 /* MINRES' preconditioner, process-wide: 1 (the default) the kept factor's values rounded to
  * float, applied by pbdlab's own supernodal substitution summed in double (half the bytes a
- * solve streams; solver/newton_precond.c); 0 CHOLMOD's solve with the factor in double. */
+ * solve streams; solver/newton/newton_precond.c); 0 CHOLMOD's solve with the factor in double. */
 void pbd_newton_set_precond_float(int on);
 /* Check of that substitution on the kept factor of slot 0 (first Newton iteration of a step)
  * or 1 (the later ones) of w's last Newton step: for a fixed v, the relative 2-norm
@@ -573,7 +573,7 @@ void pbd_newton_set_precond_float(int on);
  * values and over the float copy. PBD_EINVAL when that slot holds no factor. */
 pbd_status pbd_newton_precond_check(pbd_world *w, int slot, double *rel_double,
                                     double *rel_float);
-/* The BLAS that serves the Newton reference's factorisations (solver/newton_blas.c): the
+/* The BLAS that serves the Newton reference's factorisations (solver/newton/newton_blas.c): the
  * library that defines the process's dgemm_, e.g. "OpenBLAS 0.3.21 ... (path)" or
  * "netlib (path)", and the threads its next factorisation runs on (PBD_BLAS_THREADS, else
  * 1; 1 for a single-threaded BLAS).
@@ -583,7 +583,7 @@ int pbd_blas_threads(void);
 /* Set those threads (≥ 1; 0: automatic again; ignored for a single-threaded BLAS). */
 void pbd_blas_set_threads(int threads);
 /* The threads of the Newton step's own loops (the assembly of the Schur complement and
- * MINRES' product with it; solver/newton_blas.c): ≥ 1, or 0 (the default) to follow the
+ * MINRES' product with it; solver/newton/newton_blas.c): ≥ 1, or 0 (the default) to follow the
  * BLAS's setting above (PBD_BLAS_THREADS, default 1). The results are the same bit for bit
  * on any count (every entry summed in the same order); only the BLAS's are not. */
 void pbd_newton_set_threads(int threads);

@@ -19,7 +19,7 @@ int pbd_constraint_hessian(const pbd_constraint_type *type, pbd_eval_input *in, 
                            double *gp, double *gm, double *H);
 
 /* The BLAS and OpenMP threads of a sparse factorisation or solve, set explicitly so that no
- * threaded BLAS kernel waits for a thread its region did not get (solver/newton_blas.c). */
+ * threaded BLAS kernel waits for a thread its region did not get (solver/newton/newton_blas.c). */
 typedef struct {
     int max_threads, levels, dynamic, blas_threads;
 } pbd_blas_saved;

@@ -116,7 +116,7 @@ struct pbd_variants_state {
     double *jac_delta;        /* 3 Σ arity: XPBD Δx of each constraint's particles */
     int32_t *jac_set_c, *jac_set_q; /* n_sets + 1 offsets: constraints, slots */
     int jac_n_cap, jac_m_cap, jac_delta_cap, jac_sets_cap;
-    /* Newton reference (solver/newton.c) */
+    /* Newton reference (solver/newton/newton.c) */
     struct pbd_newton_workspace *newton;
     /* the solver families (solver/families.c: method vbd, avbd, pd) */
     struct pbd_family_ws *family;

@@ -10,13 +10,13 @@
  * was tried and is less robust: its first Jacobian carries the indefinite geometric
  * stiffness of the bent hinges, λ = 0 gives K = M). The geometric stiffness ∇²C_c is not
  * neglected: the types' analytic Hessians, else central differences of the analytic gradient
- * (solver/newton_system.c). The linear systems go to SuiteSparse or, as the test oracle, to
- * GSL's dense LU (solver/newton_linear.c). Fixed particles (w = 0) are eliminated: they sit
+ * (solver/newton/newton_system.c). The linear systems go to SuiteSparse or, as the test oracle, to
+ * GSL's dense LU (solver/newton/newton_linear.c). Fixed particles (w = 0) are eliminated: they sit
  * where the step would put them (x + Δt v, or the attachment's target). A backtracking line
  * search on ||(g, h)||_2 guards the first iterations; near the solution full steps are taken
  * and convergence is quadratic. Energy constraints C = √(2ΨV) are solved in their potential
  * form, with a line search on implicit Euler's incremental potential when every constraint
- * is one (solver/newton_merit.c). Equality constraints only (solver/README.md). */
+ * is one (solver/newton/newton_merit.c). Equality constraints only (solver/README.md). */
 #include "newton_private.h"
 #include "solver/method.h"
 
@@ -344,7 +344,7 @@ static double line_search(pbd_world *w, struct pbd_newton_workspace *nw, double 
         }
         double G = newton_merit(w, nw, nw->x_try);
         /* G's rounding (residual()): far above ε G for stiff elements; under 1e-12 G a step
-         * taking ‖g‖ 6.3e-9 → 2e-10 was refused (solver/README.md "Newton reference") */
+         * taking ‖g‖ 6.3e-9 → 2e-10 was refused (solver/newton/README.md "Newton reference") */
         const double G_round = fmax(nw->floor_merit, 1e-12 * fabs(*merit));
         if (G <= *merit + NEWTON_ARMIJO * t * slope || (G <= *merit + G_round && trial < norm)) {
             double *fs = nw->info.first_step;
@@ -392,7 +392,7 @@ static void record(const struct pbd_newton_workspace *nw, newton_log *lg, int k,
 /* The KKT form failed from both starts (Stable Neo-Hookean tet beam, E >= 1e8 Pa at 60 Hz). */
 #define KKT_STALL_HINT "; from x~ and from x: shorter steps may converge (the Stable Neo-Hookean " \
                        "tet beam at E >= 1e8 Pa did with --substeps=4 or more; " \
-                       "solver/README.md \"Newton reference\")"
+                       "solver/newton/README.md \"Newton reference\")"
 
 /* What a step of size h needs before its first iteration: the checks, the workspace (*out,
  * also when a later part fails), the prediction, the sets' offsets and α̃, and the linear
@@ -498,7 +498,7 @@ static pbd_status check_minimum(pbd_world *w, struct pbd_newton_workspace *nw, d
     return pbd_error(PBD_ENUMERIC, "newton: step %ld: expected a minimum of G, found a saddle "
                      "at the end of each of %d solves; the last: G = %.6g J where grad G = 0, but its Hessian has %d negative pivots "
                      "(LDL^T) and curvature d^T H d/|d|^2 = %.3e J/m^2 (rounding %.1e) along "
-                     "the most negative one%s (solver/README.md \"Newton reference\")",
+                     "the most negative one%s (solver/newton/README.md \"Newton reference\")",
                      w->step_count + 1, info->escapes + 1, G / (h * h), rep.negative_pivots,
                      info->curvature,
                      rep.curvature_rounding / (h * h), probe);
@@ -528,7 +528,7 @@ static pbd_status solve(pbd_world *w, double h, int max_iter, double tol, double
     /* The KKT form's line search on ||(g, h)|| can stall in a local minimum of that norm
      * (Stable Neo-Hookean tet beam, E >= 3e5 Pa at 60 Hz, from x̃): such a step is solved
      * once more from the step's start x instead of x̃ — the same equations, another start
-     * (solver/README.md "Newton reference"). */
+     * (solver/newton/README.md "Newton reference"). */
     int restarted = 0;
     int second = 0; /* the step solved anew descending G, from x̃ (1) or from the escape (2+) */
     int earlier = 0; /* iterations of the solves before */
@@ -659,7 +659,7 @@ restart:
     /* a saddle (G falls along its negative curvature): the step solved anew with every line
      * search on G, whose descent a saddle cannot stop — from x̃, and if that ends at a saddle
      * too (one that x̃'s symmetry leads back to), from the point along its negative curvature
-     * where G is lowest; a third saddle is refused (solver/README.md "Newton reference",
+     * where G is lowest; a third saddle is refused (solver/newton/README.md "Newton reference",
      * "A minimum, not a saddle") */
     second++;
     info->escapes++;
@@ -750,7 +750,7 @@ static pbd_status newton_step_check(const pbd_world *w)
 static pbd_status newton_step(pbd_world *w, void *ws, double h, int threads)
 {
     (void)ws;      /* made in each solve, with its symbolic analysis */
-    (void)threads; /* the factorisations choose theirs (solver/newton_blas.c) */
+    (void)threads; /* the factorisations choose theirs (solver/newton/newton_blas.c) */
     const pbd_solver_def *d = &w->def;
     const int width = d->newton_max_iterations + 1;
     const int per_set = w->iter_sets && w->iter_sets_n == w->n_sets;

@@ -1,4 +1,4 @@
-/* What the Newton reference cannot take (solver/README.md "Newton reference": its limits),
+/* What the Newton reference cannot take (solver/newton/README.md "Newton reference": its limits),
  * refused before the first step with one line each: pbd_newton_check. */
 #include "newton_private.h"
 #include "solver/method.h"
@@ -79,7 +79,7 @@ pbd_status newton_check_world(const pbd_world *w, int max_iter, double tol)
                          "step loads it normally, found kappa = %.3e (dt = %g s): beyond it the "
                          "forces' rounding (kappa eps) outweighs what the mass resolves (1/kappa) "
                          "and Newton is not assured to converge (it failed at E = 1e11; "
-                         "solver/README.md \"Newton reference\"); "
+                         "solver/newton/README.md \"Newton reference\"); "
                          "give it bending (--bend-compliance), more compliance or smaller steps",
                          ms >= 0 ? "element" : "the springs' triangle at particle", me,
                          ms >= 0 ? " of set " : "", ms >= 0 ? w->sets[ms].type->name : "",
