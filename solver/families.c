@@ -82,7 +82,7 @@ void pbd_family_free(pbd_family_ws *fw)
     free(fw);
 }
 
-/* Greedy vertex colouring in particle order (as solver/colouring.c colours constraints): a
+/* Greedy vertex colouring in particle order (as solver/xpbd/colouring.c colours constraints): a
  * free particle takes the smallest colour none of the particles sharing a constraint with it
  * has, so that the particles of one colour can be updated in parallel (VBD "Parallelization"). */
 static pbd_status colour_vertices(const pbd_world *w, pbd_family_ws *fw)

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Σ w|∇C|² below this is an all-fixed or degenerate constraint (as in solver/project.c). */
+/* Σ w|∇C|² below this is an all-fixed or degenerate constraint (as in solver/xpbd/project.c). */
 #define ORIENT_MIN_DENOMINATOR 1e-300
 
 static int all_free(const double *iinv) { return iinv[0] > 0.0 && iinv[1] > 0.0 && iinv[2] > 0.0; }

@@ -406,7 +406,7 @@ int pbd_world_attach(pbd_world *w, int i);
  * stop request, pbd_set_stop_flag) or PBD_ENOMEM. */
 pbd_status pbd_step(pbd_world *w);
 
-/* ---- single projections: one constraint, no world (solver/project.c) --------------
+/* ---- single projections: one constraint, no world (solver/xpbd/project.c) --------------
  *
  * The projection of one constraint of any registered type, the one the step does (with
  * def.kernels = 0), callable on its own to check a published formula. Arguments:
@@ -466,10 +466,10 @@ double pbd_world_xpbd_residual(pbd_world *w, const double *pos, double alpha_sca
  * w->x, in m; *set_out gets its set (−1: none). Where the state is at rest, a move far above
  * the free fall h²|g| means the rest state holds multipliers λ = −C/α̃ that XPBD rebuilds from
  * 0 every (sub)step (a constraint with C ≠ 0 at rest: the Stable Neo-Hookean ‖F‖_F), and its
- * step is then not the implicit step (solver/README.md "Solver variants"). Rods skipped. */
+ * step is then not the implicit step (solver/xpbd/README.md "Solver variants"). Rods skipped. */
 double pbd_xpbd_restart_move(pbd_world *w, double h, int *set_out);
 
-/* Graph colouring for coloured Gauss–Seidel (solver/colouring.c): greedy, per set, in
+/* Graph colouring for coloured Gauss–Seidel (solver/xpbd/colouring.c): greedy, per set, in
  * constraint order, so that no two constraints of one colour share a particle (fixed ones
  * included). The step colours by itself when the scheme asks for it and the constraints
  * changed; this colours every set now. */
@@ -597,7 +597,7 @@ int pbd_sym_eigen(int n, double *A, double *evals, double *V);
  * al. 2005's definiteness fix): the number raised, or -1 as above. */
 int pbd_sym_project_psd(int n, double *A, double floor);
 
-/* ---- performance: layout, memory (solver/layout.c, reorder.c, memory.c) ------------ */
+/* ---- performance: layout, memory (solver/xpbd/layout.c, reorder.c, memory.c) ------------ */
 
 /* Sort every set's parallel arrays by colour (colouring first if needed), so that the
  * constraints of one colour are contiguous; set->origin maps the new indices back. The step

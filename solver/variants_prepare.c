@@ -1,5 +1,5 @@
-/* Getting the variants ready for a step: the colouring (solver/colouring.c) and the sort
- * by colour (solver/layout.c) when the topology changed, the Jacobi buffers; and freeing
+/* Getting the variants ready for a step: the colouring (solver/xpbd/colouring.c) and the sort
+ * by colour (solver/xpbd/layout.c) when the topology changed, the Jacobi buffers; and freeing
  * all of it with the methods' workspaces (the method table, solver/method.h). */
 #include "pbd.h"
 #include "variants.h"
@@ -30,7 +30,7 @@ pbd_status pbd_variants_prepare(pbd_world *w)
         vs->col_key = key;
         vs->col_valid = 1;
     }
-    if (w->def.sort_by_colour) /* solver/layout.c: sorts only sets not sorted yet */
+    if (w->def.sort_by_colour) /* solver/xpbd/layout.c: sorts only sets not sorted yet */
         if ((st = pbd_sort_sets_by_colour(w)) != PBD_OK) return st;
     return PBD_OK;
 }

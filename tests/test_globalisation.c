@@ -258,7 +258,7 @@ static void test_xpbd_rest_is_static(void)
  * every result finite, linear and angular momentum kept to 1e-9 of their scale, and k = 1
  * leaves a rigid motion that a second damping does not change. GSL's Jacobi SVD, used for
  * I⁺ before, missed its tolerance on 5 of 5·10⁶ random tensors and would have aborted the
- * process through GSL's default error handler (solver/damping.c now uses solver/symeig.c);
+ * process through GSL's default error handler (solver/xpbd/damping.c now uses solver/symeig.c);
  * and a single particle or coincident ones, whose I is rounding noise, got ω = L/noise:
  * 5 of the first 30 clouds here changed momentum by O(1) (now a floor at I's rounding). */
 static void test_damping_random_tensors(void)
@@ -426,7 +426,7 @@ static void test_newton_membrane_refused(void)
     pbd_world_free(w);
 }
 
-/* XPBD on the Stable Neo-Hookean beam at rest (solver/README.md "Solver variants"): ‖F‖_F = √3
+/* XPBD on the Stable Neo-Hookean beam at rest (solver/xpbd/README.md "Solver variants"): ‖F‖_F = √3
  * and det F − γ = −μ/λ at rest, held by multipliers λ = −C/α̃ that XPBD restarts at 0 every
  * step; at one substep its first projection moves vertices by ~0.3 m (pbd_xpbd_restart_move)
  * and the step ends > 0.1 m from the implicit step (≈ 3e-3 m of displacement) at 10 and 200

@@ -1,7 +1,7 @@
 /* The fast path: the sweeps hand a whole set (Gauss–Seidel) or one thread's share of a
  * colour (coloured GS) to the type's batched kernel, which reads the set's parallel arrays
  * directly. Nothing here knows the type: the kernels come from its table. */
-#include "fastpath.h"
+#include "solver/xpbd/fastpath.h"
 #include "solver/method.h"
 
 pbd_batch_fn pbd_set_kernel(const pbd_world *w, const pbd_constraint_set *s, int colour)

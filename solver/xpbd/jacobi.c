@@ -17,8 +17,8 @@
  *     λ_c <- λ_c + s_c Δλ_c,   p_j <- p_j + s_c Δλ_c w_j ∇_j C_c,
  * which is the per-particle average wherever a constraint's particles have equal counts
  * (the interior of a chain or a regular mesh) and under-relaxes it elsewhere. */
-#include "pbd.h"
-#include "variants.h"
+#include "solver/pbd.h"
+#include "solver/variants.h"
 #include "solver/method.h"
 
 #include <assert.h>

@@ -1,8 +1,8 @@
 /* Constraint projection, generic over the registry (PBD Sec. 3.3, XPBD Eq. 17–18). */
-#include "pbd.h"
+#include "solver/pbd.h"
 #include "solver/method.h"
-#include "solver_private.h"
-#include "variants.h"
+#include "solver/solver_private.h"
+#include "solver/variants.h"
 
 #include <math.h>
 
