@@ -11,19 +11,8 @@
 # Usage: test-new-method.sh BUILD (the Makefile passes it). Exit status 1 on any failure.
 set -eu
 build=${1:-build}
-src=$(pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pbd-newmethod.XXXXXX")
-trap 'rm -rf "$tmp" "$tmp.before"' EXIT INT TERM
-fail() { echo "test-new-method: $*" >&2; exit 1; }
-
-# the tracked tree as it is now (uncommitted edits included), plus the build directory with
-# its times, so that only what the recipe touches is rebuilt
-git ls-files -z | (cd "$src" && xargs -0 cp -a --parents -t "$tmp") 2>/dev/null ||
-    { git ls-files | while read -r f; do mkdir -p "$tmp/$(dirname "$f")"; cp -a "$f" "$tmp/$f"; done; }
-[ -d "$build/obj" ] && mkdir -p "$tmp/$build" && cp -a "$build/." "$tmp/$build/"
-cd "$tmp"
-sums() { find . -path "./$build" -prune -o -type f -print | sort | xargs md5sum; }
-sums > "$tmp.before"
+name=test-new-method
+. "$(dirname "$0")/recipe-copy.sh"
 
 # step 1: the file
 cat > solver/zz_fall.c <<'C'
@@ -60,9 +49,7 @@ C
 grep -q '/\* new rows above this line' solver/methods.c ||
     fail "solver/methods.c has no line '/* new rows above this line ...' (the README's recipe)"
 sed -i 's|^\( *\)/\* new rows above this line|\1PBD_METHOD_ROW(zz_fall) \\\n&|' solver/methods.c
-changed=$(sums | diff "$tmp.before" - | sed -n 's/^[<>] [0-9a-f]*  //p' |
-    sort -u | tr '\n' ' ')
-rm -f "$tmp.before"
+changed=$(changed_files)
 [ "$changed" = "./solver/methods.c ./solver/zz_fall.c " ] ||
     fail "the recipe changed other files than the README says: $changed"
 
