@@ -77,6 +77,7 @@ help:
 	@echo "make fresh-box     as root: the README's make test on a bare Debian 12 (debootstrap, chroot)"
 	@echo "make check-doc-links  every relative Markdown link and FILE.md \"Section\" citation resolves"
 	@echo "make test-new-constraint  constraints/README.md's recipe with a throw-away type, checked"
+	@echo "make test-new-method  solver/README.md's recipe with a throw-away method, checked"
 	@echo "make newton-sweep  Newton on every scene x material x E 1e3..1e11: converges or is refused up front"
 	@echo "make deps          check that everything the build needs is installed (scripts/deps.sh)"
 	@echo "make clean         remove build/ (results in data/results stay)"
@@ -139,6 +140,7 @@ $(BUILD)/pbd-tests: $(TEST_OBJ) $(BUILD)/libpbd.a
 	$(CC) $(LDFLAGS) $(TEST_OBJ) $(BUILD)/libpbd.a $(CUNIT_LIBS) $(DEP_LIBS) -o $@
 
 test: $(BUILD)/pbd-tests $(BINS)
+	sh scripts/check-includes.sh
 	cd $(CURDIR) && PBD_BIN=$(BUILD) $(BUILD)/pbd-tests
 
 asan:
@@ -312,6 +314,12 @@ clean:
 test-new-constraint: $(BUILD)/pbd-gradcheck
 	sh scripts/test-new-constraint.sh $(BUILD)
 
+# solver/README.md "The method table" followed with a throw-away method (one file, one row),
+# stepped on the chain to its closed form (scripts/test-new-method.sh).
+.PHONY: test-new-method
+test-new-method: $(BUILD)/pbd-run
+	sh scripts/test-new-method.sh $(BUILD)
+
 # "Solvers refuse up front or converge" (issue 24): --method=newton and --reference=newton on
 # every scene x material x E = 1e3..1e11 Pa, 2 steps each (scripts/newton-sweep.sh; ~1 min).
 .PHONY: newton-sweep
@@ -323,3 +331,4 @@ newton-sweep: $(BUILD)/pbd-run
 .PHONY: check-doc-links
 check-doc-links:
 	@sh scripts/check-doc-links.sh
+	@sh scripts/check-includes.sh

@@ -2,7 +2,7 @@
  * constraints/). A type file instantiates them with its own eval, which the compiler then
  * inlines: no function pointer, no copy through the solver's workspace, but the same
  * operations in the same order as pbd_project_generic (PBD Eq. 8–9) and XPBD Eq. 18 with
- * γ = 0 (solver/project.c), so the results are bit for bit those of the generic path —
+ * γ = 0 (solver/xpbd/project.c), so the results are bit for bit those of the generic path —
  * positions and multipliers (PBD's Δλ = -k C / Σ w|∇C|², which the contact response reads). */
 #ifndef PBD_BATCH_GENERIC_H
 #define PBD_BATCH_GENERIC_H
@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #define BG_MAX_ARITY 4
-#define BG_MIN_DENOMINATOR 1e-300 /* solver/project.c's PBD_MIN_DENOMINATOR */
+#define BG_MIN_DENOMINATOR 1e-300 /* solver/xpbd/project.c's PBD_MIN_DENOMINATOR */
 
 /* Project rows[begin .. end) of a set of a fixed-arity type with eval; xpbd selects XPBD
  * Eq. 18 (else PBD Eq. 8–9). Returns the number of constraints skipped as degenerate. */

@@ -54,7 +54,7 @@ typedef int (*pbd_eval_fn)(const pbd_eval_input *in, double *C, double *grad);
  * H[(3i+a)·3·arity + 3k+b] = ∂²C / ∂x_i^a ∂x_k^b (DESIGN.md "The constraint is the unit").
  * Returns PBD_EVAL_OK or PBD_EVAL_DEGENERATE (where eval does; H then finite). The gradient
  * checker holds it to central differences of eval's gradient; a type without one (NULL)
- * gets exactly those differences from its users (the Newton reference, solver/newton.c). */
+ * gets exactly those differences from its users (the Newton reference, solver/newton/newton.c). */
 typedef int (*pbd_hessian_fn)(const pbd_eval_input *in, double *H);
 
 /* Rest values from a configuration (e.g. rest length). NULL when the builder sets
@@ -183,7 +183,7 @@ typedef struct pbd_constraint_type {
     int block;
     /* 1: an energy constraint C = √(2ΨV) >= 0 (constraints/fem.h): ½C²/α is the element's
      * elastic energy, smooth through rest where C's gradient is not; the Newton reference
-     * solves these in their potential form (solver/newton_merit.c) */
+     * solves these in their potential form (solver/newton/newton_merit.c) */
     int energy;
     /* Orientation types (Cosserat rods, constraints/README.md "Rods"): the last n_orient
      * entries of an index row are orientations (indices into the world's orientations,

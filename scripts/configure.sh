@@ -6,14 +6,14 @@ hdf5=hdf5
 pkg-config --exists hdf5 || hdf5=hdf5-serial
 gsl_cflags=$(pkg-config --cflags gsl 2>/dev/null || gsl-config --cflags)
 gsl_libs=$(pkg-config --libs gsl 2>/dev/null || gsl-config --libs)
-# The Newton reference's sparse solves (solver/newton_linear.c: UMFPACK, CHOLMOD), linked
+# The Newton reference's sparse solves (solver/newton/newton_linear.c: UMFPACK, CHOLMOD), linked
 # into libpbd's users like GSL. SuiteSparse has no pkg-config module on Debian 12.
 ss_cflags="-I/usr/include/suitesparse"
 ss_libs="-lumfpack -lcholmod -lamd -lcolamd -lsuitesparseconfig"
 # The BLAS of CHOLMOD's factorisations (BLAS=openblas, the default; BLAS=netlib: the system's
 # libblas.so.3 alone): Debian's OpenMP build of OpenBLAS linked by its path, ahead of CHOLMOD,
 # so that its dgemm_ & co. serve CHOLMOD's calls whatever the system's libblas.so.3
-# alternative is (solver/newton_blas.c); the run path makes the loader find it there.
+# alternative is (solver/newton/newton_blas.c); the run path makes the loader find it there.
 blas_libs=""
 if [ "${BLAS:-openblas}" = openblas ]; then
     for f in /usr/lib/*/openblas-openmp/libopenblas.so.0; do

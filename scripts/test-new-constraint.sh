@@ -8,19 +8,8 @@
 # Usage: test-new-constraint.sh BUILD (the Makefile passes it). Exit status 1 on any failure.
 set -eu
 build=${1:-build}
-src=$(pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pbd-newtype.XXXXXX")
-trap 'rm -rf "$tmp" "$tmp.before"' EXIT INT TERM
-fail() { echo "test-new-constraint: $*" >&2; exit 1; }
-
-# the tracked tree as it is now (uncommitted edits included), plus the build directory with
-# its times, so that only what the recipe touches is rebuilt
-git ls-files -z | (cd "$src" && xargs -0 cp -a --parents -t "$tmp") 2>/dev/null ||
-    { git ls-files | while read -r f; do mkdir -p "$tmp/$(dirname "$f")"; cp -a "$f" "$tmp/$f"; done; }
-[ -d "$build/obj" ] && mkdir -p "$tmp/$build" && cp -a "$build/." "$tmp/$build/"
-cd "$tmp"
-sums() { find . -path "./$build" -prune -o -type f -print | sort | xargs md5sum; }
-sums > "$tmp.before"
+name=test-new-constraint
+. "$(dirname "$0")/recipe-copy.sh"
 
 # step 1: the file
 cat > constraints/zz_dot.c <<'C'
@@ -73,9 +62,7 @@ C
 grep -q '/\* new rows above this line' constraints/registry.c ||
     fail "constraints/registry.c has no line '/* new rows above this line ...' (the README's recipe)"
 sed -i 's|^\( *\)/\* new rows above this line|\1PBD_TYPE(zz_dot) \\\n&|' constraints/registry.c
-changed=$(sums | diff "$tmp.before" - | sed -n 's/^[<>] [0-9a-f]*  //p' |
-    sort -u | tr '\n' ' ')
-rm -f "$tmp.before"
+changed=$(changed_files)
 [ "$changed" = "./constraints/registry.c ./constraints/zz_dot.c " ] ||
     fail "the recipe changed other files than the README says: $changed"
 

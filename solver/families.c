@@ -6,6 +6,7 @@
  * colouring, the iteration log and the end of a step; the iterations are in solver/vbd/ and
  * solver/pd/. */
 #include "solver/families.h"
+#include "solver/method.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -19,17 +20,12 @@ static double now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static const char *method_name(pbd_method m)
-{
-    return m == PBD_METHOD_VBD ? "vbd" : m == PBD_METHOD_AVBD ? "avbd" : "pd";
-}
-
-pbd_status pbd_family_check(const pbd_world *w)
+pbd_status pbd_family_check_shared(const pbd_world *w)
 {
     const pbd_solver_def *d = &w->def;
-    const char *name = method_name(d->method);
     pbd_status st = pbd_solver_def_validate(d);
     if (st != PBD_OK) return st;
+    const char *name = pbd_method_of(d)->name;
     if (w->collision_stages)
         return pbd_error(PBD_EINVAL, "%s: expected a world without colliders or contacts, found "
                          "some: contact generation is not plumbed into the solver families "
@@ -53,36 +49,6 @@ pbd_status pbd_family_check(const pbd_world *w)
     if (d->linearize_stiffness)
         return pbd_error(PBD_EINVAL, "%s: linearize: expected no PBD stiffness linearisation "
                          "(the families read the compliance α as the energy C²/(2α))", name);
-    if (d->method == PBD_METHOD_PD) return pbd_pd_check(w);
-    for (int s = 0; s < w->n_sets; s++) {
-        const pbd_constraint_set *set = &w->sets[s];
-        if (set->count == 0) continue;
-        /* each vertex visit differentiates every constraint on the vertex: one over all n
-         * particles makes a sweep n visits × O(n) */
-        if (set->arity > PBD_FAMILY_MAX_ARITY)
-            return pbd_error(PBD_EINVAL, "%s: set %d (%s): expected constraints on at most %d "
-                             "particles, found %d (of %d): every vertex visit differentiates "
-                             "the whole constraint, so one sweep costs O(n^2) (use "
-                             "--method=xpbd, pd or newton)", name, s, set->type->name,
-                             PBD_FAMILY_MAX_ARITY, set->arity, w->n);
-        if (!set->type->eval)
-            return pbd_error(PBD_EINVAL, "%s: set %d (%s): expected constraints with a scalar C "
-                             "(an energy C²/(2α)), found a type without one", name, s,
-                             set->type->name);
-        for (int c = 0; c < set->count; c++) {
-            if (set->compliance[c] > 0.0) continue;
-            if (d->method == PBD_METHOD_VBD)
-                return pbd_error(PBD_EINVAL, "vbd: set %d (%s) constraint %d: expected a "
-                                 "compliance alpha > 0, found alpha = 0 (a hard constraint has "
-                                 "no energy C^2/(2 alpha) for VBD to minimise; use --method=avbd, "
-                                 "whose augmented Lagrangian takes it)", s, set->type->name, c);
-            if (set->stiffness[c] < 1.0)
-                return pbd_error(PBD_EINVAL, "avbd: set %d (%s) constraint %d: expected a "
-                                 "compliance, or k = 1 for a hard constraint, found PBD "
-                                 "stiffness k = %g with compliance 0 (PBD's k has no energy)",
-                                 s, set->type->name, c, set->stiffness[c]);
-        }
-    }
     return PBD_OK;
 }
 
@@ -116,7 +82,7 @@ void pbd_family_free(pbd_family_ws *fw)
     free(fw);
 }
 
-/* Greedy vertex colouring in particle order (as solver/colouring.c colours constraints): a
+/* Greedy vertex colouring in particle order (as solver/xpbd/colouring.c colours constraints): a
  * free particle takes the smallest colour none of the particles sharing a constraint with it
  * has, so that the particles of one colour can be updated in parallel (VBD "Parallelization"). */
 static pbd_status colour_vertices(const pbd_world *w, pbd_family_ws *fw)
@@ -327,14 +293,14 @@ static void predict(pbd_world *w, pbd_family_ws *fw, double h)
 }
 
 /* The initial guess in w->p (VBD "Initialization"); fixed particles at y. */
-static void initial_guess(pbd_world *w, pbd_family_ws *fw, double h)
+static void initial_guess(pbd_world *w, pbd_family_ws *fw, double h, int from_target)
 {
     const pbd_solver_def *d = &w->def;
     double g = sqrt(d->gravity[0] * d->gravity[0] + d->gravity[1] * d->gravity[1] +
                     d->gravity[2] * d->gravity[2]);
     for (int i = 0; i < w->n; i++) {
         double *p = w->p + 3 * i, *x = w->x + 3 * i, *v = w->v + 3 * i;
-        if (w->w[i] <= 0.0 || d->method == PBD_METHOD_PD ||
+        if (w->w[i] <= 0.0 || from_target ||
             d->vbd_init == PBD_VBD_INIT_ACCELERATION) {
             for (int k = 0; k < 3; k++) p[k] = fw->y[3 * i + k];
             continue;
@@ -363,7 +329,8 @@ static void initial_guess(pbd_world *w, pbd_family_ws *fw, double h)
  * Eq. 9): λ = −h² λ⁺, so that C + α̃λ = 0 at the energies of VBD and PD, and the measure
  * stage's XPBD residual says how far AVBD's penalties are from the material (or, hard, C
  * from 0). */
-static void store_lambda(pbd_world *w, pbd_family_ws *fw, double h)
+static void store_lambda(pbd_world *w, pbd_family_ws *fw, double h,
+                         const pbd_family_iteration *fi)
 {
     family_scratch *sc = &fw->scratch[0];
     for (int s = 0; s < w->n_sets; s++) {
@@ -373,7 +340,7 @@ static void store_lambda(pbd_world *w, pbd_family_ws *fw, double h)
             double C, lam = 0.0, k;
             set->lambda[c] = 0.0;
             if (pbd_family_eval(w, set, c, w->p, sc, &in, &C) != PBD_EVAL_OK) continue;
-            if (pbd_vbd_force(w, fw, s, c, C, &lam, &k)) set->lambda[c] = -h * h * lam;
+            if (fi->force(w, fw, s, c, C, &lam, &k)) set->lambda[c] = -h * h * lam;
         }
     }
 }
@@ -385,38 +352,30 @@ static void log_iteration(pbd_world *w, pbd_family_ws *fw, double h, int k)
     w->iter_newton[k] = pbd_family_gradient_norm(w, fw, w->p, h);
 }
 
-pbd_status pbd_family_step_def(pbd_world *w)
+pbd_status pbd_family_step(pbd_world *w, pbd_family_ws *fw, double h,
+                           const pbd_family_iteration *fi)
 {
     const pbd_solver_def *d = &w->def;
-    pbd_status st = pbd_family_check(w);
-    if (st != PBD_OK) return st;
-    pbd_family_ws *fw = NULL;
-    if ((st = pbd_family_workspace(w, &fw)) != PBD_OK) return st;
-    const double h = d->dt / d->substeps;
-    const int pd = d->method == PBD_METHOD_PD;
+    pbd_status st;
     int threads = pbd_variants_threads(w);
     if (w->n < PBD_FAMILY_PARALLEL_MIN) threads = 1;
-    for (int k = 0; k < PBD_STAGE_COUNT; k++) w->stats.stage_seconds[k] = 0.0;
     double t0 = now_seconds();
     for (int sub = 0; sub < d->substeps; sub++) {
         predict(w, fw, h);
-        initial_guess(w, fw, h);
-        st = pd ? pbd_pd_begin(w, fw, h) : pbd_vbd_begin(w, fw, h);
-        if (st != PBD_OK) return st;
+        initial_guess(w, fw, h, fi->from_target);
+        if ((st = fi->begin(w, fw, h)) != PBD_OK) return st;
         for (int it = 0; it < d->iterations; it++) {
             if (pbd_stop_requested())
                 return pbd_error(PBD_EINTR, "%s: step %ld abandoned in substep %d at iteration "
-                                 "%d on a stop request", method_name(d->method),
+                                 "%d on a stop request", pbd_method_of(d)->name,
                                  w->step_count + 1, sub + 1, it);
-            st = pd ? pbd_pd_iteration(w, fw, h, threads)
-                    : pbd_vbd_iteration(w, fw, h, it, threads);
-            if (st != PBD_OK) return st;
+            if ((st = fi->iteration(w, fw, h, it, threads)) != PBD_OK) return st;
             if (d->record_iterations) {
-                store_lambda(w, fw, h); /* for the XPBD residual */
+                store_lambda(w, fw, h, fi); /* for the XPBD residual */
                 log_iteration(w, fw, h, sub * d->iterations + it);
             }
         }
-        store_lambda(w, fw, h);
+        store_lambda(w, fw, h, fi);
         for (int i = 0; i < 3 * w->n; i++) {
             w->v[i] = (w->p[i] - w->x[i]) / h;
             w->x[i] = w->p[i];
@@ -424,15 +383,23 @@ pbd_status pbd_family_step_def(pbd_world *w)
         w->time += h;
     }
     w->stats.stage_seconds[PBD_STAGE_PROJECT] = now_seconds() - t0;
-    w->step_count++;
     w->stats.threads = threads;
     w->stats.skipped = 0;
-    for (int i = 0; i < 3 * w->n; i++)
-        if (!isfinite(w->x[i]) || !isfinite(w->v[i]))
-            return pbd_error(PBD_ENUMERIC, "%s: step %ld: particle %d has a non-finite position "
-                             "or velocity", method_name(d->method), w->step_count, i / 3);
-    double t1 = now_seconds();
-    if (d->measure_every > 0 && w->step_count % d->measure_every == 0) pbd_measure(w, h, 1);
-    w->stats.stage_seconds[PBD_STAGE_MEASURE] = now_seconds() - t1;
     return PBD_OK;
 }
+
+pbd_status pbd_family_make(pbd_world *w, void **ws)
+{
+    pbd_family_ws *fw = NULL;
+    pbd_status st = pbd_family_workspace(w, &fw);
+    *ws = fw;
+    return st;
+}
+
+void pbd_family_release(struct pbd_variants_state *vs)
+{
+    pbd_family_free(vs->family);
+    vs->family = NULL;
+}
+
+pbd_status pbd_family_check(const pbd_world *w) { return pbd_method_check(w); }

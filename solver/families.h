@@ -53,8 +53,30 @@ typedef struct pbd_family_ws {
 /* The world's family workspace for its current topology (built or rebuilt as needed). */
 pbd_status pbd_family_workspace(pbd_world *w, pbd_family_ws **out);
 void pbd_family_free(pbd_family_ws *fw);
-/* pbd_step for the families: def.substeps steps of dt/substeps (solver/families.c). */
-pbd_status pbd_family_step_def(pbd_world *w);
+/* The same for the method table (solver/method.h): made or kept into *ws; freed from the
+ * world's variant state. */
+pbd_status pbd_family_make(pbd_world *w, void **ws);
+void pbd_family_release(struct pbd_variants_state *vs);
+/* What every family refuses (colliders, rods, fluids, post-step hooks, PBD's and XPBD's
+ * damping, PBD's linearisation), named by the method: PBD_OK or PBD_EINVAL. */
+pbd_status pbd_family_check_shared(const pbd_world *w);
+
+/* One family method's iteration on the shared step (solver/vbd/, solver/pd/). */
+typedef struct pbd_family_iteration {
+    /* at the start of each (sub)step, after the initial guess */
+    pbd_status (*begin)(pbd_world *w, pbd_family_ws *fw, double h);
+    /* iteration it (0-based) on w->p */
+    pbd_status (*iteration)(pbd_world *w, pbd_family_ws *fw, double h, int it, int threads);
+    /* constraint c of set s at C: its force multiplier λ⁺ and stiffness k (pbd_vbd_force) */
+    int (*force)(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
+                 double *lam_plus, double *k);
+    int from_target; /* the initial guess is y, not def.vbd_init's */
+} pbd_family_iteration;
+/* def.substeps (sub)steps of h with the method's iteration: the inertial target, the initial
+ * guess, def.iterations iterations (logged with def.record_iterations), λ, v and x
+ * (solver/families.c). */
+pbd_status pbd_family_step(pbd_world *w, pbd_family_ws *fw, double h,
+                           const pbd_family_iteration *fi);
 
 /* ‖M(x - y) + h² Σ_j ∇E_j(x)‖₂ at pos (kg m; h² ∇G, G the implicit step's objective), the
  * energies E_j = C_j²/(2α_j) (equalities; inequalities while C < 0), the hard ones (α = 0)

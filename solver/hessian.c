@@ -1,5 +1,5 @@
 /* ∇²C of one constraint: the type's analytic Hessian, or central differences of its analytic
- * gradient. Shared by the Newton reference (solver/newton_system.c) and the solver families
+ * gradient. Shared by the Newton reference (solver/newton/newton_system.c) and the solver families
  * (solver/vbd/, VBD and AVBD's local Hessians). */
 #include "solver_private.h"
 

@@ -5,6 +5,7 @@
  * estimate of a run's peak before its world is built (pbd_memory_estimate_run). */
 #include "pbd.h"
 #include "variants.h"
+#include "solver/method.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -81,6 +82,11 @@ pbd_status pbd_memory_limit(size_t *limit, const char **source)
  * nested-dissection ordering: at most 10 n log2 n for a 2-D mesh (George: 31/4 n log2 n on
  * a grid; measured 6.7 n log2 n for CHOLMOD on the 316² cloth), 10 n^(4/3) for a 3-D one;
  * never more than the dense n(n+1)/2. An estimate, not a bound CHOLMOD guarantees. */
+static const char *const fill_nd2 =
+    "fill bound 10 n log2 n of nested dissection on a 2-D mesh, an estimate";
+static const char *const fill_nd3 =
+    "fill bound 10 n^(4/3) of nested dissection on a 3-D mesh, an estimate";
+
 static double factor_entries(double n, int dim)
 {
     double e = dim == 3 ? 10.0 * pow(n, 4.0 / 3.0) : 10.0 * n * log2(n + 2.0);
@@ -88,11 +94,49 @@ static double factor_entries(double n, int dim)
     return (e < dense ? e : dense) + 8.0 * n; /* supernodes' padding */
 }
 
+/* the families' workspace: five vectors of 3n, k, λ, C0 per row, the adjacency (set,
+ * constraint, slot per index), the colouring */
+double pbd_memory_family(const pbd_memory_shape *s, const char **fill)
+{
+    const double d = sizeof(double), i4 = sizeof(int32_t), n = s->n;
+    (void)fill;
+    return n * (15 * d + 6 * i4) + s->scalars * 3 * d + s->indices * 3 * i4;
+}
+
+/* PD: the families' workspace and M/h² + Σ w SᵀAᵀAS on the n particles (one scalar matrix
+ * for x, y, z): the triplets (3 rows per pair at most), the compressed matrix, and the
+ * supernodal factor with its row indices and CHOLMOD's workspace; targets and right-hand
+ * sides */
+double pbd_memory_pd(const pbd_memory_shape *s, const char **fill)
+{
+    const double d = sizeof(double), i4 = sizeof(int32_t), n = s->n;
+    double bytes = pbd_memory_family(s, fill);
+    double L = factor_entries(n, s->dim);
+    bytes += (n + 3 * s->pairs) * (2 * i4 + d) + 3 * s->pairs * (i4 + d) +
+             L * (d + i4) * 1.5 + n * 64 + s->rows * 9 * d + 3 * n * d;
+    *fill = s->dim == 3 ? fill_nd3 : fill_nd2;
+    return bytes;
+}
+
+/* the Schur matrix on 3n unknowns: 3×3 blocks of the scalar pattern (entries, row indices,
+ * the permuted transpose the factorisation makes, the assembly maps); its factor as
+ * newton_linear_analyze counts it (two kept supernodal factors, their float copy, indices:
+ * ~28 bytes an entry, and a tenth more); the Jacobian and vectors */
+double pbd_memory_newton(const pbd_memory_shape *s, const char **fill)
+{
+    const double d = sizeof(double), i4 = sizeof(int32_t), n = s->n;
+    double L = 9.0 * factor_entries(n, s->dim);
+    *fill = s->dim == 3 ? fill_nd3 : fill_nd2;
+    return 9.0 * (n + s->pairs) * (3 * d + 3 * i4) + L * 28.0 * 1.1 +
+           s->scalars * 3 * (3 * d + i4) * 4 + 3 * n * d * 40;
+}
+
 pbd_memory_estimate pbd_memory_estimate_run(const pbd_memory_shape *s, int method,
                                             int reference, int out, int frame_velocities)
 {
     pbd_memory_estimate e = {0};
     const double d = sizeof(double), i4 = sizeof(int32_t), n = s->n;
+    const pbd_method_ops *m = pbd_method_at(method);
     e.fill = "";
     /* particles (x, p, v, w and their origin), the sets at their capacity (grown by
      * doubling: twice the counts), colouring, stamps, Jacobi's sums, per-set statistics */
@@ -100,35 +144,9 @@ pbd_memory_estimate pbd_memory_estimate_run(const pbd_memory_shape *s, int metho
               s->rows * (2 * i4) + n * (4 * d + 2 * i4);
     /* the mesh, its edge and hinge lists and the kept cells while the scene is built */
     e.build = n * (3 * d + 4 * i4) + s->cells * 2 * i4 + s->indices * 2 * i4;
-    const char *nd2 = "fill bound 10 n log2 n of nested dissection on a 2-D mesh, an estimate",
-               *nd3 = "fill bound 10 n^(4/3) of nested dissection on a 3-D mesh, an estimate";
-    if (method == PBD_METHOD_VBD || method == PBD_METHOD_AVBD || method == PBD_METHOD_PD) {
-        /* the families' workspace: five vectors of 3n, k, λ, C0 per row, the adjacency
-         * (set, constraint, slot per index), the colouring */
-        e.method = n * (15 * d + 6 * i4) + s->scalars * 3 * d + s->indices * 3 * i4;
-    }
-    if (method == PBD_METHOD_PD) {
-        /* M/h² + Σ w SᵀAᵀAS on the n particles (one scalar matrix for x, y, z): the triplets
-         * (3 rows per pair at most), the compressed matrix, and the supernodal factor with
-         * its row indices and CHOLMOD's workspace; targets and right-hand sides */
-        double L = factor_entries(n, s->dim);
-        e.method += (n + 3 * s->pairs) * (2 * i4 + d) + 3 * s->pairs * (i4 + d) +
-                    L * (d + i4) * 1.5 + n * 64 + s->rows * 9 * d + 3 * n * d;
-        e.fill = s->dim == 3 ? nd3 : nd2;
-    }
-    double newton = 0.0;
-    if (method == PBD_METHOD_NEWTON || reference) {
-        /* the Schur matrix on 3n unknowns: 3×3 blocks of the scalar pattern (entries, row
-         * indices, the permuted transpose the factorisation makes, the assembly maps); its
-         * factor as newton_linear_analyze counts it (two kept supernodal factors, their float
-         * copy, indices: ~28 bytes an entry, and a tenth more); the Jacobian and vectors */
-        double L = 9.0 * factor_entries(n, s->dim);
-        newton = 9.0 * (n + s->pairs) * (3 * d + 3 * i4) + L * 28.0 * 1.1 +
-                 s->scalars * 3 * (3 * d + i4) * 4 + 3 * n * d * 40;
-        e.fill = s->dim == 3 ? nd3 : nd2;
-    }
-    if (method == PBD_METHOD_NEWTON) e.method += newton;
-    else if (reference) e.reference = newton + 3 * n * d + s->scalars * 2 * d;
+    if (m->memory) e.method = m->memory(s, &e.fill);
+    if (reference && !m->reference) /* the reference's workspace beside the method's */
+        e.reference = pbd_memory_newton(s, &e.fill) + 3 * n * d + s->scalars * 2 * d;
     if (out) /* a frame's positions (velocities), λ and the /scene cells, staged twice */
         e.output = 2 * ((frame_velocities ? 6 : 3) * n * d + s->scalars * d + s->cells * i4 +
                         n * 3 * d) + 8.0 * 1048576.0;

@@ -3,6 +3,7 @@
  * updated like the positions (K&S Algorithm 1), and counted in the momenta (the spin).
  * A world without orientations (n_orient = 0) runs none of this. */
 #include "pbd.h"
+#include "solver/method.h"
 #include "solver_private.h"
 #include "variants.h"
 
@@ -10,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Σ w|∇C|² below this is an all-fixed or degenerate constraint (as in solver/project.c). */
+/* Σ w|∇C|² below this is an all-fixed or degenerate constraint (as in solver/xpbd/project.c). */
 #define ORIENT_MIN_DENOMINATOR 1e-300
 
 static int all_free(const double *iinv) { return iinv[0] > 0.0 && iinv[1] > 0.0 && iinv[2] > 0.0; }
@@ -110,7 +111,7 @@ int pbd_project_orient_into(const pbd_world *w, pbd_workspace *ws, const pbd_con
                              g + 3 * j, NULL);
     if (!(denom > ORIENT_MIN_DENOMINATOR) || !isfinite(C)) return PBD_EVAL_DEGENERATE;
     double dl;
-    if (w->def.method == PBD_METHOD_XPBD) { /* XPBD Eq. 18 (no constraint damping here) */
+    if (pbd_method_of(&w->def)->compliance) { /* XPBD Eq. 18 (no constraint damping here) */
         double at = s->compliance[c] * alpha_scale;
         dl = (-C - at * s->lambda[c]) / (denom + at);
     } else { /* PBD Eq. 8–9 with the stiffness k */
@@ -138,7 +139,7 @@ int pbd_project_orient_element_into(const pbd_world *w, pbd_workspace *ws,
     enum { MAX_W = 16, MAX_ROWS = PBD_MAX_BLOCK };
     const pbd_constraint_type *t = s->type;
     const int nb = t->n_components, no = t->n_orient, np = s->arity - no;
-    const int xpbd = w->def.method == PBD_METHOD_XPBD;
+    const int xpbd = pbd_method_of(&w->def)->compliance;
     const int32_t *idx = s->idx + (size_t)c * s->arity;
     double wv[MAX_W], at[MAX_ROWS], lam[MAX_ROWS], k[MAX_ROWS];
     for (int r = 0; r < nb && r < MAX_ROWS; r++) dlambda[r] = 0.0;

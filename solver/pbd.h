@@ -66,6 +66,16 @@ typedef enum {
     PBD_METHOD_AVBD = 4,
     PBD_METHOD_PD = 5
 } pbd_method;
+/* The method table (solver/methods.c; solver/README.md "The method table"): the number of
+ * methods (the values of def.method: pbd_method's and any added after them), the name of
+ * method i ("xpbd"; NULL outside 0 .. count - 1), the number of a name (-1: none), and
+ * whether def.method can take the world: its up-front refusals, PBD_OK or PBD_EINVAL with
+ * one line (pbd_step checks the same before every step). */
+struct pbd_world;
+int pbd_method_count(void);
+const char *pbd_method_name(int method);
+int pbd_method_find(const char *name);
+pbd_status pbd_method_check(const struct pbd_world *w);
 /* VBD's initial guess of the step's positions (VBD "Initialization"). */
 typedef enum {
     PBD_VBD_INIT_PREVIOUS = 0,     /* x_t */
@@ -88,7 +98,7 @@ typedef enum {
                                * order of a plain serial sweep, for comparing iterate by
                                * iterate with serial reference code) */
 } pbd_vbd_order;
-/* The Newton reference's linear solver (solver/newton_linear.c; solver/README.md). */
+/* The Newton reference's linear solver (solver/newton/newton_linear.c; solver/README.md). */
 typedef enum {
     PBD_NEWTON_AUTO = 0,    /* CHOLMOD on the Schur complement, 3 unknowns per free particle:
                              * supernodal LLᵀ, then LDLᵀ once it is indefinite (buckling),
@@ -395,20 +405,8 @@ int pbd_world_attach(pbd_world *w, int i);
  * value, or the divergence watchdog: def.watch_position, def.watch_residual), PBD_EINTR (a
  * stop request, pbd_set_stop_flag) or PBD_ENOMEM. */
 pbd_status pbd_step(pbd_world *w);
-/* TEST HOOK, never set by a normal run (`--test-fault-step=N` of pbd-run): when > 0, step
- * number N of every world (w->step_count + 1 == N) starts by giving its first free
- * particle a NaN velocity, so that the step's watchdog stops the run with PBD_ENUMERIC as
- * a user's extreme parameters would (tests of the partial result file). */
-extern long pbd_test_fault_step;
-/* TEST HOOK with pbd_test_fault_step (`--test-fault=oom`): that step fails with PBD_ENOMEM
- * instead, as an allocation inside it would. */
-extern int pbd_test_fault_oom;
-/* TEST HOOK with pbd_test_fault_step (`--test-fault=hang`): that step never ends and never
- * looks at the stop flag, as a stuck factorisation (a signal ends the program only through
- * its grace timer, experiments/cli/interrupt.c). */
-extern int pbd_test_fault_hang;
 
-/* ---- single projections: one constraint, no world (solver/project.c) --------------
+/* ---- single projections: one constraint, no world (solver/xpbd/project.c) --------------
  *
  * The projection of one constraint of any registered type, the one the step does (with
  * def.kernels = 0), callable on its own to check a published formula. Arguments:
@@ -468,10 +466,10 @@ double pbd_world_xpbd_residual(pbd_world *w, const double *pos, double alpha_sca
  * w->x, in m; *set_out gets its set (−1: none). Where the state is at rest, a move far above
  * the free fall h²|g| means the rest state holds multipliers λ = −C/α̃ that XPBD rebuilds from
  * 0 every (sub)step (a constraint with C ≠ 0 at rest: the Stable Neo-Hookean ‖F‖_F), and its
- * step is then not the implicit step (solver/README.md "Solver variants"). Rods skipped. */
+ * step is then not the implicit step (solver/xpbd/README.md "Solver variants"). Rods skipped. */
 double pbd_xpbd_restart_move(pbd_world *w, double h, int *set_out);
 
-/* Graph colouring for coloured Gauss–Seidel (solver/colouring.c): greedy, per set, in
+/* Graph colouring for coloured Gauss–Seidel (solver/xpbd/colouring.c): greedy, per set, in
  * constraint order, so that no two constraints of one colour share a particle (fixed ones
  * included). The step colours by itself when the scheme asks for it and the constraints
  * changed; this colours every set now. */
@@ -480,7 +478,7 @@ pbd_status pbd_world_colour(pbd_world *w);
  * Returns the number of colours, or -1 when the world has not been coloured. */
 int pbd_set_colours(const pbd_world *w, int set, const int32_t **order, const int32_t **start);
 
-/* Newton reference (solver/newton.c, solver/README.md): solves the implicit step of XPBD
+/* Newton reference (solver/newton/newton.c, solver/README.md): solves the implicit step of XPBD
  * Eq. 8–9 with Δt = def.dt (substeps ignored) exactly,
  *   g(x, λ) = M(x - x̃) - ∇C(x)ᵀλ = 0,  h(x, λ) = C(x) + α̃λ = 0,  x̃ = x + Δt v + Δt² g,
  * by Newton's method on the KKT system (XPBD Eq. 10–11) with the full Hessian of C (the
@@ -506,7 +504,8 @@ pbd_status pbd_newton_step(pbd_world *w, int max_iter, double tol, double *resid
 pbd_status pbd_newton_check(const pbd_world *w);
 /* Whether the solver family of def.method (vbd, avbd, pd) can take this world: PBD_OK, or
  * PBD_EINVAL with one line naming the set, the type and the reason (solver/README.md "Solver
- * families": the method table). pbd_step checks it too, at every step. */
+ * families": the method table); pbd_method_check under its older name. pbd_step checks it
+ * too, at every step. */
 pbd_status pbd_family_check(const pbd_world *w);
 /* Everything a Newton step needs before its first iteration, made now and kept for the
  * steps (the workspace, the pattern and assembly maps, the factorisation's symbolic
@@ -532,14 +531,14 @@ typedef struct pbd_newton_info {
     int skipped;             /* degenerate constraints at the last iterate */
     int hessians_skipped;    /* constraints whose Hessian was undefined (left out) */
     int factorisations;      /* CHOLMOD's numeric factorisations in the solve (auto,
-                              * cholmod: solver/README.md "The modified factorisation") */
+                              * cholmod: solver/newton/README.md "The modified factorisation") */
     int krylov_iterations;   /* MINRES iterations on the exact matrix, summed */
     int modified;            /* switches to the modified (projected) Newton direction: the
                               * KKT direction was no descent direction of G */
     int escapes;             /* solves after the first, each begun where the one before
                               * ended at a saddle (solver/README.md "A minimum, not a
                               * saddle"; at most 8, then refused); iterations counts all */
-    int minimum;             /* the answer checked (solver/README.md "Newton reference"):
+    int minimum;             /* the answer checked (solver/newton/README.md "Newton reference"):
                               * PBD_NEWTON_MINIMUM_* below */
     double objective;        /* G at the answer, J (½|x − x̃|²_M/Δt² + Σ ½C²/α); NaN
                               * where a hard row (α = 0) leaves no G */
@@ -566,7 +565,7 @@ void pbd_newton_last_info(pbd_world *w, pbd_newton_info *info);
 void pbd_newton_set_krylov(int on);
 /* MINRES' preconditioner, process-wide: 1 (the default) the kept factor's values rounded to
  * float, applied by pbdlab's own supernodal substitution summed in double (half the bytes a
- * solve streams; solver/newton_precond.c); 0 CHOLMOD's solve with the factor in double. */
+ * solve streams; solver/newton/newton_precond.c); 0 CHOLMOD's solve with the factor in double. */
 void pbd_newton_set_precond_float(int on);
 /* Check of that substitution on the kept factor of slot 0 (first Newton iteration of a step)
  * or 1 (the later ones) of w's last Newton step: for a fixed v, the relative 2-norm
@@ -574,7 +573,7 @@ void pbd_newton_set_precond_float(int on);
  * values and over the float copy. PBD_EINVAL when that slot holds no factor. */
 pbd_status pbd_newton_precond_check(pbd_world *w, int slot, double *rel_double,
                                     double *rel_float);
-/* The BLAS that serves the Newton reference's factorisations (solver/newton_blas.c): the
+/* The BLAS that serves the Newton reference's factorisations (solver/newton/newton_blas.c): the
  * library that defines the process's dgemm_, e.g. "OpenBLAS 0.3.21 ... (path)" or
  * "netlib (path)", and the threads its next factorisation runs on (PBD_BLAS_THREADS, else
  * 1; 1 for a single-threaded BLAS).
@@ -584,7 +583,7 @@ int pbd_blas_threads(void);
 /* Set those threads (≥ 1; 0: automatic again; ignored for a single-threaded BLAS). */
 void pbd_blas_set_threads(int threads);
 /* The threads of the Newton step's own loops (the assembly of the Schur complement and
- * MINRES' product with it; solver/newton_blas.c): ≥ 1, or 0 (the default) to follow the
+ * MINRES' product with it; solver/newton/newton_blas.c): ≥ 1, or 0 (the default) to follow the
  * BLAS's setting above (PBD_BLAS_THREADS, default 1). The results are the same bit for bit
  * on any count (every entry summed in the same order); only the BLAS's are not. */
 void pbd_newton_set_threads(int threads);
@@ -598,7 +597,7 @@ int pbd_sym_eigen(int n, double *A, double *evals, double *V);
  * al. 2005's definiteness fix): the number raised, or -1 as above. */
 int pbd_sym_project_psd(int n, double *A, double floor);
 
-/* ---- performance: layout, memory (solver/layout.c, reorder.c, memory.c) ------------ */
+/* ---- performance: layout, memory (solver/xpbd/layout.c, reorder.c, memory.c) ------------ */
 
 /* Sort every set's parallel arrays by colour (colouring first if needed), so that the
  * constraints of one colour are contiguous; set->origin maps the new indices back. The step

@@ -1,7 +1,9 @@
 /* The solver definition: defaults and validation. */
 #include "pbd.h"
+#include "solver/method.h"
 
 #include <math.h>
+#include <stdio.h>
 
 pbd_solver_def pbd_solver_def_default(void)
 {
@@ -72,9 +74,14 @@ pbd_status pbd_solver_def_validate(const pbd_solver_def *d)
     if (!(isfinite(d->xpbd_beta) && d->xpbd_beta >= 0.0))
         return pbd_error(PBD_EINVAL, "xpbd-damping: expected a finite number >= 0, found %g",
                          d->xpbd_beta);
-    if ((int)d->method < 0 || d->method > PBD_METHOD_PD)
-        return pbd_error(PBD_EINVAL, "method: expected 0 (pbd), 1 (xpbd), 2 (newton), 3 (vbd), "
-                         "4 (avbd) or 5 (pd), found %d", (int)d->method);
+    if ((int)d->method < 0 || (int)d->method >= pbd_method_count()) {
+        char names[256] = "";
+        for (int i = 0, at = 0; i < pbd_method_count() && at < (int)sizeof names; i++)
+            at += snprintf(names + at, sizeof names - (size_t)at, "%s%d (%s)", i ? ", " : "",
+                           i, pbd_method_name(i));
+        return pbd_error(PBD_EINVAL, "method: expected one of %s, found %d", names,
+                         (int)d->method);
+    }
     if ((int)d->vbd_init < 0 || d->vbd_init > PBD_VBD_INIT_ADAPTIVE)
         return pbd_error(PBD_EINVAL, "vbd-init: expected 0 .. 3 (previous, inertia, "
                          "acceleration, adaptive), found %d", (int)d->vbd_init);
@@ -122,7 +129,7 @@ pbd_status pbd_solver_def_validate(const pbd_solver_def *d)
     if (d->sort_by_colour != 0 && d->sort_by_colour != 1)
         return pbd_error(PBD_EINVAL, "sort-by-colour: expected 0 or 1, found %d",
                          d->sort_by_colour);
-    if (d->method == PBD_METHOD_NEWTON &&
+    if (pbd_method_of(d)->reference &&
         (long long)(d->newton_max_iterations + 1) * d->substeps > 100000000LL)
         return pbd_error(PBD_EINVAL, "newton-max-iterations: expected (newton-max-iterations + "
                          "1) x substeps of at most 1e8 (a residual per Newton iterate of a "
@@ -147,6 +154,6 @@ pbd_status pbd_solver_def_validate(const pbd_solver_def *d)
 
 int pbd_iteration_log_width(const pbd_solver_def *d)
 {
-    int per = d->method == PBD_METHOD_NEWTON ? d->newton_max_iterations + 1 : d->iterations;
+    int per = pbd_method_of(d)->reference ? d->newton_max_iterations + 1 : d->iterations;
     return per * d->substeps;
 }

@@ -26,7 +26,7 @@ int pbd_constraint_hessian_block(const pbd_constraint_type *type, pbd_eval_input
                                  double *xl, double *gp, double *gm, double *H, double *B);
 
 /* The BLAS and OpenMP threads of a sparse factorisation or solve, set explicitly so that no
- * threaded BLAS kernel waits for a thread its region did not get (solver/newton_blas.c). */
+ * threaded BLAS kernel waits for a thread its region did not get (solver/newton/newton_blas.c). */
 typedef struct {
     int max_threads, levels, dynamic, blas_threads;
 } pbd_blas_saved;
@@ -38,14 +38,15 @@ void pbd_blas_end(pbd_blas_saved saved);
 const char *pbd_cholmod_status_name(int status);
 const char *pbd_umfpack_status_name(int status);
 
-/* Stages of Algorithm 1 that live in their own files. */
-void pbd_damp_velocities(pbd_world *w);
-/* One projection sweep over all constraint sets with the scheme of w->def. Returns the
- * number of constraints skipped as degenerate. */
-int pbd_project_iteration(pbd_world *w, double h);
-/* `iterations` such sweeps (the coloured scheme in one parallel region); returns the
- * number skipped in the last one. */
-int pbd_project_iterations(pbd_world *w, double h, int iterations);
+/* CLOCK_MONOTONIC in seconds (solver/step.c), and the stage timer of the step: adds the
+ * time since t0 to stage id and restarts t0. */
+double pbd_now_seconds(void);
+#define STAGE(w, id, t0)                                                    \
+    do {                                                                    \
+        double t1_ = pbd_now_seconds();                                     \
+        (w)->stats.stage_seconds[id] += t1_ - (t0);                         \
+        (t0) = t1_;                                                         \
+    } while (0)
 
 
 #endif

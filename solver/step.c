@@ -1,10 +1,11 @@
-/* The step: PBD Algorithm 1 (Müller et al. 2006), with XPBD's λ (Macklin et al. 2016,
- * Alg. 1) and Small Steps' substeps (Macklin et al. 2019). Each line of the listing is
- * a named, timed stage. */
+/* The step of every method: one prologue, the method's (sub)steps from the method table
+ * (solver/method.h; PBD/XPBD's in solver/xpbd/xpbd_step.c), one epilogue — the watchdogs,
+ * the post-step hook, the measure stage. */
 #include "pbd.h"
 #include "solver_private.h"
 #include "variants.h"
-#include "solver/families.h"
+#include "solver/method.h"
+#include "solver/test_hooks.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,19 +19,12 @@ const char *const pbd_stage_names[PBD_STAGE_COUNT] = {
     "neighbour_search",
 };
 
-static double now_seconds(void)
+double pbd_now_seconds(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
-
-#define STAGE(w, id, t0)                                                    \
-    do {                                                                    \
-        double t1_ = now_seconds();                                         \
-        (w)->stats.stage_seconds[id] += t1_ - (t0);                         \
-        (t0) = t1_;                                                         \
-    } while (0)
 
 /* Threads for the step's per-particle and per-constraint loops: the coloured scheme's, for
  * worlds big enough to pay for the fork (else the serial part of a parallel step would bound
@@ -43,36 +37,12 @@ static int loop_threads(const pbd_world *w)
     return pbd_sweep_threads_now(w); /* 1 while the sweeps find one thread faster */
 }
 
-/* Stiffness used this step: raw k, or k' = 1 - (1-k)^(1/n) so that n iterations
- * leave (1-k) of an isolated constraint's error (seed review slides). */
-static void prepare_sets(pbd_world *w, int threads)
-{
-    int n = w->def.iterations;
-#pragma omp parallel num_threads(threads) if (threads > 1)
-    {
-        double k_last = NAN, k_lin = NAN; /* pow once per run of equal stiffnesses */
-        for (int s = 0; s < w->n_sets; s++) {
-            pbd_constraint_set *set = &w->sets[s];
-#pragma omp for schedule(static)
-            for (int c = 0; c < set->count; c++) {
-                double k = set->stiffness[c];
-                if (w->def.linearize_stiffness && k != k_last) {
-                    k_last = k;
-                    k_lin = 1.0 - pow(1.0 - k, 1.0 / n);
-                }
-                set->k_eff[c] = w->def.linearize_stiffness ? k_lin : k;
-                set->lambda[c] = 0.0; /* XPBD: λ = 0 at the start of each (sub)step */
-            }
-        }
-    }
-}
-
 /* Per-iteration residual buffers (overall and per set); sized on the first step of a
  * definition and again when sets were added. */
 static pbd_status reserve_iteration_log(pbd_world *w)
 {
     /* the buffers are only written then (Newton fills them at every iterate) */
-    if (!w->def.record_iterations && w->def.method != PBD_METHOD_NEWTON) return PBD_OK;
+    if (!w->def.record_iterations && !pbd_method_of(&w->def)->reference) return PBD_OK;
     int need = pbd_iteration_log_width(&w->def); /* <= 1e8: validated */
     if (need <= w->iter_capacity && w->iter_sets_n == w->n_sets) return PBD_OK;
     if (need < w->iter_capacity) need = w->iter_capacity;
@@ -92,16 +62,6 @@ static pbd_status reserve_iteration_log(pbd_world *w)
     w->iter_capacity = need;
     w->iter_sets_n = w->n_sets;
     return PBD_OK;
-}
-
-static void move_attachments(pbd_world *w, double t)
-{
-    for (int a = 0; a < w->n_attach; a++) {
-        double *target = w->attach_target + 3 * a;
-        if (w->attach_motion) w->attach_motion(a, t, w->attach_anchor + 3 * a, target, w->attach_user);
-        double *p = w->p + 3 * (size_t)w->attach_idx[a];
-        p[0] = target[0]; p[1] = target[1]; p[2] = target[2];
-    }
 }
 
 static int particle_finite(const pbd_world *w, int i)
@@ -228,7 +188,7 @@ static pbd_status check_finite(pbd_world *w, int threads)
  * constraint. Reads what the measure stage left in set->stats and w->stats. */
 static pbd_status check_measured(pbd_world *w)
 {
-    const int energy = w->def.method != PBD_METHOD_PBD; /* elastic energy NaN otherwise */
+    const int energy = pbd_method_of(&w->def)->energy; /* elastic energy NaN otherwise */
     const double bound = w->def.watch_residual;
     for (int s = 0; s < w->n_sets; s++) {
         const pbd_constraint_set *set = &w->sets[s];
@@ -282,6 +242,10 @@ static void inject_test_fault(pbd_world *w)
         }
 }
 
+/* The step of every method: one prologue (the test hook, the definition, the iteration log,
+ * the rods' schemes, the watchdog's reference, the method's refusals and workspace), the
+ * method's (sub)steps, one epilogue (the finite and divergence watchdog, the rods' check,
+ * the post-step hook, the measure stage and the measured values' check). */
 pbd_status pbd_step(pbd_world *w)
 {
     if (pbd_test_fault_step > 0 && w->step_count + 1 == pbd_test_fault_step) {
@@ -297,97 +261,19 @@ pbd_status pbd_step(pbd_world *w)
     if ((status = reserve_iteration_log(w)) != PBD_OK) return status;
     if ((status = pbd_orient_check(w, 0)) != PBD_OK) return status; /* rods: the schemes */
     if (!w->watch_ready) watch_init(w);
-    if (w->def.method == PBD_METHOD_NEWTON) { /* the implicit step (solver/newton.c); it
-                                                * measures, then the hook, the watchdog */
-        status = pbd_newton_step_def(w);
-        if (status == PBD_OK && w->post_step) status = w->post_step(w, w->post_step_user);
-        return status == PBD_OK ? check_measured(w) : status;
-    }
-    if (w->def.method >= PBD_METHOD_VBD) { /* the solver families (solver/families.c) */
-        static const char *const sweep[] = {
-            [PBD_METHOD_VBD] = "a --method=vbd iteration, which looks at the stop flag only "
-                               "between iterations",
-            [PBD_METHOD_AVBD] = "a --method=avbd iteration, which looks at the stop flag only "
-                                "between iterations",
-            [PBD_METHOD_PD] = "a --method=pd iteration, which looks at the stop flag only "
-                              "between iterations"};
-        const char *was = pbd_running_set(sweep[w->def.method]);
-        status = pbd_family_step_def(w);
-        pbd_running_set(was);
-        if (status == PBD_OK) status = check_finite(w, 1);
-        if (status == PBD_OK && w->post_step) status = w->post_step(w, w->post_step_user);
-        return status == PBD_OK ? check_measured(w) : status;
-    }
     const pbd_solver_def *d = &w->def;
+    const pbd_method_ops *m = pbd_method_of(d);
+    if (m->check && (status = m->check(w)) != PBD_OK) return status;
+    void *ws = NULL;
+    if (m->workspace && (status = m->workspace(w, &ws)) != PBD_OK) return status;
     const double h = d->dt / d->substeps;
     const int nt = loop_threads(w);
     for (int k = 0; k < PBD_STAGE_COUNT; k++) w->stats.stage_seconds[k] = 0.0;
-    w->stats.threads = nt; /* the coloured sweeps raise it to theirs */
-    double t0 = now_seconds();
+    const char *was = m->running ? pbd_running_set(m->running) : NULL;
+    status = m->step(w, ws, h, nt);
+    if (m->running) pbd_running_set(was);
+    if (status != PBD_OK) return status;
 
-    for (int sub = 0; sub < d->substeps; sub++) {
-        /* (6) dampVelocities, on the velocity the last substep left, BEFORE (5) adds the
-         * external forces: PBD Algorithm 1 damps after them, which damps the load's own
-         * increment too: at rest v = Δt g is scaled to (1 − k) Δt g every substep, so the
-         * settled state carries (1 − k) of the load (XPBD's rest state was 1 % short of the
-         * static one at k = 0.01: issue 24 item 14). Damping first leaves a state at rest
-         * exactly where M(x − x̃) = ∇Cᵀλ puts it; momentum conservation is unchanged. */
-        pbd_damp_velocities(w);
-        STAGE(w, PBD_STAGE_DAMP_VELOCITIES, t0);
-        /* (5) v_i <- v_i + Δt w_i f_ext(x_i), with f_ext = m_i g */
-#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
-        for (int i = 0; i < w->n; i++) {
-            if (w->w[i] <= 0.0) continue;
-            for (int c = 0; c < 3; c++) w->v[3 * i + c] += h * d->gravity[c];
-        }
-        if (w->n_orient) pbd_orient_forces(w, h); /* rods: gyroscopic term (solver/orient.c) */
-        STAGE(w, PBD_STAGE_EXTERNAL_FORCES, t0);
-        /* (7) p_i <- x_i + Δt v_i; attachments follow their (kinematic) targets */
-#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
-        for (int i = 0; i < 3 * w->n; i++) w->p[i] = w->x[i] + h * w->v[i];
-        move_attachments(w, w->time + h);
-        if (w->n_orient) pbd_orient_predict(w, h);
-        STAGE(w, PBD_STAGE_PREDICT, t0);
-        /* (8) generateCollisionConstraints(x_i -> p_i) */
-        if (w->collision_stages) w->collision_stages->generate_collisions(w, h);
-        STAGE(w, PBD_STAGE_GENERATE_COLLISIONS, t0);
-        /* a fluid's neighbour lists, once per (sub)step (solver/fluid/) */
-        const pbd_step_stages *fs = w->fluid_stages;
-        if (fs) fs->generate_collisions(w, h);
-        STAGE(w, PBD_STAGE_NEIGHBOUR_SEARCH, t0);
-        /* (9–11) solverIterations × projectConstraints */
-        prepare_sets(w, nt);
-        if ((status = pbd_variants_prepare(w)) != PBD_OK) return status;
-        if (!d->record_iterations && !fs) /* all sweeps at once (one parallel region) */
-            w->stats.skipped = pbd_project_iterations(w, h, d->iterations);
-        for (int it = 0; (d->record_iterations || fs) && it < d->iterations &&
-                         !pbd_stop_requested(); it++) {
-            w->stats.skipped = fs ? fs->project(w, h) : pbd_project_iteration(w, h);
-            if (w->stats.skipped < 0) return PBD_EINVAL; /* the fluid refused (its error) */
-            if (!d->record_iterations) continue;
-            int k = sub * d->iterations + it;
-            pbd_world_residuals_per_set(w, w->p, 1.0 / (h * h),
-                                        w->iter_sets + (size_t)k * w->n_sets * 3,
-                                        &w->iter_max_c[k], &w->iter_l2_c[k], &w->iter_xpbd[k]);
-        }
-        STAGE(w, PBD_STAGE_PROJECT, t0);
-        if (pbd_stop_requested()) /* the projection stopped early: abandon the step */
-            return pbd_error(PBD_EINTR, "step %ld abandoned in substep %d of %d on a stop request",
-                             w->step_count + 1, sub + 1, d->substeps);
-        /* (12–15) v_i <- (p_i - x_i)/Δt, x_i <- p_i */
-#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
-        for (int i = 0; i < 3 * w->n; i++) {
-            w->v[i] = (w->p[i] - w->x[i]) / h;
-            w->x[i] = w->p[i];
-        }
-        if (w->n_orient) pbd_orient_update(w, h);
-        STAGE(w, PBD_STAGE_UPDATE, t0);
-        /* (16) velocityUpdate: friction and restitution */
-        if (w->collision_stages) w->collision_stages->velocity_update(w, h);
-        if (fs) fs->velocity_update(w, h); /* vorticity confinement, XSPH viscosity */
-        STAGE(w, PBD_STAGE_VELOCITY_UPDATE, t0);
-        w->time += h;
-    }
     w->step_count++;
     status = check_finite(w, nt);
     if (status == PBD_OK && w->n_orient) status = pbd_orient_check(w, 1);
@@ -397,9 +283,9 @@ pbd_status pbd_step(pbd_world *w)
      * measures the world as the step leaves it, after any topology change, so that a
      * result file's /series row and its frame describe the same constraints; the
      * divergence watchdog then reads what it measured. */
-    t0 = now_seconds();
+    double t0 = pbd_now_seconds();
     const int measure = d->measure_every > 0 && w->step_count % d->measure_every == 0;
-    if (status == PBD_OK && measure) pbd_measure(w, h, d->method == PBD_METHOD_XPBD);
+    if (status == PBD_OK && measure) pbd_measure(w, h, m->energy);
     STAGE(w, PBD_STAGE_MEASURE, t0);
     if (status == PBD_OK && measure) status = check_measured(w);
     return status;

@@ -97,7 +97,7 @@ static int grow(void **p, int *cap, int n, size_t sz)
     return 0;
 }
 
-/* Jacobi: per-particle accumulators, per-constraint Δλ and Δx (solver/jacobi.c). */
+/* Jacobi: per-particle accumulators, per-constraint Δλ and Δx (solver/xpbd/jacobi.c). */
 pbd_status pbd_variants_reserve_jacobi(pbd_world *w, struct pbd_variants_state *vs)
 {
     int m = 0, q = 0;

@@ -76,7 +76,7 @@ static inline int pbd_rows_at(const pbd_world *w, const pbd_constraint_set *s, i
         return c + s->type->n_components <= s->count ? s->type->n_components : s->count - c;
     return pbd_block_rows(s, c);
 }
-/* Project the block of nb rows starting at row c together (solver/project.c): ws->x (gathered
+/* Project the block of nb rows starting at row c together (solver/xpbd/project.c): ws->x (gathered
  * from pos) gets the projected positions, dlambda[0 .. nb) each row's Δλ. Returns
  * PBD_EVAL_OK, or PBD_EVAL_DEGENERATE when no row of the block could be projected. */
 int pbd_project_block_into(const pbd_world *w, pbd_workspace *ws, const pbd_constraint_set *s,
@@ -86,7 +86,7 @@ int pbd_project_block_into(const pbd_world *w, pbd_workspace *ws, const pbd_cons
 typedef struct pbd_set_colouring {
     int32_t *order, *start;
     int n_colours, order_cap, start_cap;
-    int identity; /* order[q] == q: the set is sorted by colour (solver/layout.c) */
+    int identity; /* order[q] == q: the set is sorted by colour (solver/xpbd/layout.c) */
 } pbd_set_colouring;
 
 struct pbd_variants_state {
@@ -100,14 +100,14 @@ struct pbd_variants_state {
     int stamp_cap, pending_cap;
     /* per-thread workspaces */
     int n_ws, ws_arity;
-    /* the coloured sweep's thread count (solver/iteration.c): it measures the time per
+    /* the coloured sweep's thread count (solver/xpbd/iteration.c): it measures the time per
      * projection with all threads and with one, now and then trying the one it does not use,
      * and keeps the faster (another process on the CPUs can make one thread the faster) */
     int sweep_threads;        /* the current choice: 1 or the most allowed; 0 = not chosen */
     double sweep_cost[2];     /* seconds per projection: [0] one thread, [1] all */
     int sweep_since, sweep_every; /* calls since the other count was last tried; interval */
     pbd_workspace *ws;
-    /* Jacobi (solver/jacobi.c), valid for the topology with fingerprint jac_key */
+    /* Jacobi (solver/xpbd/jacobi.c), valid for the topology with fingerprint jac_key */
     uint64_t jac_key;
     int jac_valid;
     double *jac_dp;           /* 3n accumulated corrections */
@@ -116,7 +116,7 @@ struct pbd_variants_state {
     double *jac_delta;        /* 3 Σ arity: XPBD Δx of each constraint's particles */
     int32_t *jac_set_c, *jac_set_q; /* n_sets + 1 offsets: constraints, slots */
     int jac_n_cap, jac_m_cap, jac_delta_cap, jac_sets_cap;
-    /* Newton reference (solver/newton.c) */
+    /* Newton reference (solver/newton/newton.c) */
     struct pbd_newton_workspace *newton;
     /* the solver families (solver/families.c: method vbd, avbd, pd) */
     struct pbd_family_ws *family;
@@ -141,9 +141,9 @@ int pbd_sweep_threads_now(const pbd_world *w);
 /* Fingerprint of the constraint topology (sets, types, counts, index rows). */
 uint64_t pbd_topology_key(const pbd_world *w);
 
-/* Colour every set greedily (solver/colouring.c); the workspace must exist. */
+/* Colour every set greedily (solver/xpbd/colouring.c); the workspace must exist. */
 pbd_status pbd_colour_sets(pbd_world *w);
-/* Sort every coloured set's arrays by colour (solver/layout.c); the colouring must be
+/* Sort every coloured set's arrays by colour (solver/xpbd/layout.c); the colouring must be
  * valid. Updates the colourings (identity) and the fingerprint. */
 pbd_status pbd_sort_sets_by_colour(pbd_world *w);
 
@@ -166,7 +166,5 @@ void pbd_measure(pbd_world *w, double h, int energy);
 
 void pbd_newton_free(struct pbd_newton_workspace *nw);
 void pbd_family_free(struct pbd_family_ws *fw);
-/* pbd_step for def.method = newton: def.substeps implicit steps (solver/newton.c). */
-pbd_status pbd_newton_step_def(pbd_world *w);
 
 #endif

@@ -1,8 +1,9 @@
-/* Getting the variants ready for a step: the colouring (solver/colouring.c) and the sort
- * by colour (solver/layout.c) when the topology changed, the Jacobi buffers; and freeing
- * all of it with the Newton reference's workspace (solver/newton.c). */
+/* Getting the variants ready for a step: the colouring (solver/xpbd/colouring.c) and the sort
+ * by colour (solver/xpbd/layout.c) when the topology changed, the Jacobi buffers; and freeing
+ * all of it with the methods' workspaces (the method table, solver/method.h). */
 #include "pbd.h"
 #include "variants.h"
+#include "solver/method.h"
 
 #include <stdlib.h>
 
@@ -29,7 +30,7 @@ pbd_status pbd_variants_prepare(pbd_world *w)
         vs->col_key = key;
         vs->col_valid = 1;
     }
-    if (w->def.sort_by_colour) /* solver/layout.c: sorts only sets not sorted yet */
+    if (w->def.sort_by_colour) /* solver/xpbd/layout.c: sorts only sets not sorted yet */
         if ((st = pbd_sort_sets_by_colour(w)) != PBD_OK) return st;
     return PBD_OK;
 }
@@ -37,7 +38,9 @@ pbd_status pbd_variants_prepare(pbd_world *w)
 void pbd_variants_free(pbd_world *w)
 {
     if (!w->variants) return;
-    pbd_newton_free(w->variants->newton);
-    pbd_family_free(w->variants->family);
+    for (int i = 0; i < pbd_method_count(); i++) { /* the methods' workspaces (method.h) */
+        const pbd_method_ops *m = pbd_method_at(i);
+        if (m->workspace_free) m->workspace_free(w->variants);
+    }
     pbd_variants_free_buffers(w);
 }

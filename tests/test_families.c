@@ -358,7 +358,7 @@ static void test_watchdog(void)
 
 /* Projective Dynamics on one thread is one thread: its prefactorisation by CHOLMOD runs
  * CHOLMOD's own OpenMP loops on 1 (solver/pd/pd.c; they open teams of 4 whatever the
- * setting, solver/README.md "The BLAS"). Before: pbd-run's 64² cloth with --threads=1 held 4
+ * setting, solver/newton/README.md "The BLAS"). Before: pbd-run's 64² cloth with --threads=1 held 4
  * threads. */
 static void test_pd_one_thread(void)
 {

@@ -703,7 +703,7 @@ static double newton_hand_iteration(const hand_spring *sp, int ns, double m, con
  * wants 1.5 m across 2 m): the linearised constraints disagree, the full Newton step
  * overshoots and the line search halves it. The hand iteration includes the reference's
  * regularisation δ = μ w|∇C|² on the (λ, λ) block, μ = max(1e-10, 1e-4 min(1, ‖r‖/‖r_0‖)³)
- * (solver/newton_system.c). */
+ * (solver/newton/newton_system.c). */
 typedef struct {
     double hand[64], kappa[64], x[3];
     int n, halvings;

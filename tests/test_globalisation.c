@@ -1,5 +1,5 @@
 /* Solvers that refuse up front or converge (issue 24): the Newton reference on the energy
- * constraints (potential form, solver/newton_merit.c), the static equilibrium
+ * constraints (potential form, solver/newton/newton_merit.c), the static equilibrium
  * (experiments/drivers/exp_static.c), the small symmetric eigen-solver behind both
  * (solver/symeig.c) and momentum-conserving damping. */
 #include "tests.h"
@@ -258,7 +258,7 @@ static void test_xpbd_rest_is_static(void)
  * every result finite, linear and angular momentum kept to 1e-9 of their scale, and k = 1
  * leaves a rigid motion that a second damping does not change. GSL's Jacobi SVD, used for
  * I⁺ before, missed its tolerance on 5 of 5·10⁶ random tensors and would have aborted the
- * process through GSL's default error handler (solver/damping.c now uses solver/symeig.c);
+ * process through GSL's default error handler (solver/xpbd/damping.c now uses solver/symeig.c);
  * and a single particle or coincident ones, whose I is rounding noise, got ω = L/noise:
  * 5 of the first 30 clouds here changed momentum by O(1) (now a floor at I's rounding). */
 static void test_damping_random_tensors(void)
@@ -331,7 +331,7 @@ static void test_snh_block_converges_to_eq18(void)
 
 /* A stiff material asks ||(g, h)|| for less than its rounding: stvk and corotated at
  * E = 1e11 Pa stalled at 1.9e-9 against tol 1e-10 (exit 5). The tolerance now has a floor
- * at the residual's rounding (solver/newton.c): they converge in 4 iterations. */
+ * at the residual's rounding (solver/newton/newton.c): they converge in 4 iterations. */
 static void test_newton_stiff_material(void)
 {
     const char *materials[] = {"stvk", "corotated"};
@@ -390,7 +390,7 @@ static pbd_world *sheet(const char *scene, const char *stretch, double E, double
 /* cloth_bend --k-bend=0 --stretch=strain|fem --method=newton at E = 1e11 N/m failed at step 1
  * (‖g‖ 1.4e-2 / 3.9e-3 after 200 iterations, exit 5): a horizontal membrane that only its
  * mass holds out of the plane, loaded normally by gravity, with κ = k dt²/m far above
- * 1/√ε (solver/newton_membrane.c). It is refused before the first step now, naming κ;
+ * 1/√ε (solver/newton/newton_membrane.c). It is refused before the first step now, naming κ;
  * below the bound (1e8: κ ≈ 1e7) it converges, and neither the vertical cloth (loaded in
  * its plane) nor the bending sheet is refused at 1e11. A sheet of rigid springs without
  * bending (κ infinite) is refused as well. */
@@ -426,7 +426,7 @@ static void test_newton_membrane_refused(void)
     pbd_world_free(w);
 }
 
-/* XPBD on the Stable Neo-Hookean beam at rest (solver/README.md "Solver variants"): ‖F‖_F = √3
+/* XPBD on the Stable Neo-Hookean beam at rest (solver/xpbd/README.md "Solver variants"): ‖F‖_F = √3
  * and det F − γ = −μ/λ at rest, held by multipliers λ = −C/α̃ that XPBD restarts at 0 every
  * step; at one substep its first projection moves vertices by ~0.3 m (pbd_xpbd_restart_move)
  * and the step ends > 0.1 m from the implicit step (≈ 3e-3 m of displacement) at 10 and 200

@@ -291,7 +291,7 @@ static void test_sparse_out_of_memory(void)
 {
     const int solvers[] = {PBD_NEWTON_CHOLMOD, PBD_NEWTON_UMFPACK};
     { /* one Newton step first: the Newton reference points SuiteSparse's allocation hooks at
-       * its recycling pool once (solver/newton_pool.c); the failing hooks wrap those */
+       * its recycling pool once (solver/newton/newton_pool.c); the failing hooks wrap those */
         pbd_scene_params sp = pbd_scene_params_default();
         sp.resolution = 3;
         pbd_world *w = pbd_scene_find("cloth")->build(&sp);

@@ -1,4 +1,4 @@
-/* The Newton reference proves a minimum (solver/README.md "Newton reference"): on a
+/* The Newton reference proves a minimum (solver/newton/README.md "Newton reference"): on a
  * nonconvex step its line search descends G (Armijo), its direction is modified where the
  * KKT direction does not descend, and a converged point that is a saddle of G is refused. */
 #include "tests.h"

@@ -1,4 +1,4 @@
-/* The Newton reference at scale (issue 23; solver/README.md "Newton reference"): no heap
+/* The Newton reference at scale (issue 23; solver/newton/README.md "Newton reference"): no heap
  * allocation inside a step after the first (tests/alloc_count.c counts every allocation of
  * the process), the memory estimated up front and a run that would not fit refused with the
  * estimate before any step, and the BLAS in the result files' provenance. */
@@ -34,7 +34,7 @@ static pbd_world *scene(int bending) { return scene_sized(bending, bending ? 12 
 
 /* Steps 2..6 of --method=newton allocate nothing, with every sparse solver: the pattern,
  * the assembly maps, the symbolic analyses and SuiteSparse's numeric memory
- * (solver/newton_pool.c) are made in step 1 and reused. What libgomp allocates for the
+ * (solver/newton/newton_pool.c) are made in step 1 and reused. What libgomp allocates for the
  * teams of CHOLMOD's own OpenMP loops, and OpenBLAS for its threaded GEMM's buffers, is
  * theirs (counted apart and printed; solver/README.md). The dense oracle is not held to it:
  * GSL's LU allocates its own temporary; nor is UMFPACK on the bending cloth (below). */
@@ -132,7 +132,7 @@ static void test_run_refused_up_front(void)
 }
 
 /* Every result file names the BLAS in use: the library that defines the dgemm_ CHOLMOD
- * calls (solver/newton_blas.c), with its threads. */
+ * calls (solver/newton/newton_blas.c), with its threads. */
 static void test_blas_in_provenance(void)
 {
     const char *name = pbd_blas_name();
@@ -198,7 +198,7 @@ static void test_krylov_matches_direct(void)
     }
 }
 
-/* MINRES' preconditioner with L's values in float (solver/newton_precond.c): pbdlab's own
+/* MINRES' preconditioner with L's values in float (solver/newton/newton_precond.c): pbdlab's own
  * supernodal substitution z = Pᵀ L⁻ᵀ L⁻¹ P v over a double copy of the kept factor equals
  * cholmod_solve's to 1e-12 (the traversal of the supernodes and the permutation are
  * CHOLMOD's), and over the float copy differs from it by the rounding of L to float,
@@ -358,7 +358,7 @@ static void test_estimate_against_resident(void)
 
 /* With the BLAS on 1 thread (the default) a Newton run is one thread: CHOLMOD's own OpenMP
  * loops in its supernodal factorisation (teams of CHOLMOD_OMP_NUM_THREADS = 4 in Debian's
- * build) run on 1 (solver/newton_blas.c). Before: pbd-run on this 16² bending cloth held 4
+ * build) run on 1 (solver/newton/newton_blas.c). Before: pbd-run on this 16² bending cloth held 4
  * threads. */
 static void test_factorisation_on_one_thread(void)
 {

@@ -1,5 +1,5 @@
 /* Newton on sheets without bending that it accepts (issue 24, "Solvers refuse up front or
- * converge"; solver/README.md "Newton reference"): compliant spring sheets, which stalled in
+ * converge"; solver/newton/README.md "Newton reference"): compliant spring sheets, which stalled in
  * the KKT form, and a stiff strain membrane in small substeps, whose potential-form line
  * search stalled against too small a rounding of G. Both failed with exit 5 on main. */
 #include "tests.h"

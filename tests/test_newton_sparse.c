@@ -1,4 +1,4 @@
-/* The sparse Newton reference (solver/newton_system.c, newton_linear.c): the same implicit
+/* The sparse Newton reference (solver/newton/newton_system.c, newton_linear.c): the same implicit
  * step as the dense GSL oracle on every scene small enough for it, quadratic convergence
  * on the 64² cloth of XPBD Table 1 and on the tet beam, the Hessian fallback, the method in
  * the step (substeps, the iteration log) and the refusals. */
@@ -171,7 +171,7 @@ static void check_quadratic(pbd_world *w, const char *what)
     int checked = 0;
     for (int k = 1; k <= it; k++) {
         /* below 1e-14 the last MINRES solve decides: it stops at a tenth of the stop's bound
-         * on ||g|| (solver/README.md "The modified factorisation"), not at the rounding — with
+         * on ||g|| (solver/newton/README.md "The modified factorisation"), not at the rounding — with
          * L in float (newton_precond.c) the tet beam's last residual is 1.9e-15 where a solve
          * with L in double, an exact one with A's fresh factor, reached 5e-16 */
         if (!(res[k - 1] < 1e-2) || res[k] < 1e-14) continue;

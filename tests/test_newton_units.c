@@ -1,4 +1,4 @@
-/* Newton's stop is relative to the step's scales (solver/README.md "Newton reference", issue
+/* Newton's stop is relative to the step's scales (solver/newton/README.md "Newton reference", issue
  * 24): the same motion in other units — masses × 1e6 (compliances ÷ 1e6, E × 1e6) or lengths
  * in mm (sizes and g × 1e3; E × 1e-3, as Pa = kg/(m s²)) — takes the same iterations, step by
  * step, and lands on the same (scaled) positions. With the absolute ‖(g, h)‖ <= 1e-10 of

@@ -451,7 +451,7 @@ static void run_cloth(const char *run_name, const char *threads, const char *ext
 }
 
 /* The coloured Gauss-Seidel cloth (16 x 16, 705 constraints: enough for two threads, see
- * solver/iteration.c) on 1 thread twice and on 2 threads; and an experiment with seeded random
+ * solver/xpbd/iteration.c) on 1 thread twice and on 2 threads; and an experiment with seeded random
  * velocities twice: /series (but the wall times) and /frames identical bit for bit. */
 static void test_determinism_runs_and_threads(void)
 {

@@ -164,7 +164,7 @@ static double linear_c(const double *u, const double *d, int a, int b)
     return u[0] * (d[2 * b] - d[2 * a]) + u[1] * (d[2 * b + 1] - d[2 * a + 1]);
 }
 
-/* The derivation's linear model (solver/README.md "Solver variants", its bullet "Many
+/* The derivation's linear model (solver/xpbd/README.md "Solver variants", its bullet "Many
  * substeps × 1 iteration"): the r × r spring cloth at rest, its distance rows linearised (unit
  * vectors u_k), in its plane;
  * a displacement d evolves by one substep of XPBD with λ from 0 and `sweeps` Gauss–Seidel

@@ -4,7 +4,8 @@
 
 #include <math.h>
 
-static const char *const method_names[] = {"pbd", "xpbd", "newton", "vbd", "avbd", "pd", NULL};
+/* the method table's names (solver/methods.c), filled by pbd_solver_options */
+static const char *method_names[64 + 1];
 static const char *const vbd_init_names[] = {"previous", "inertia", "acceleration", "adaptive",
                                              NULL};
 static const char *const rod_projection_names[] = {"generic", "closed-form", NULL};
@@ -15,12 +16,12 @@ static const char *const damping_names[] = {"none", "scale", "momentum", NULL};
 /* in the order of PBD_SPH_* (constraints/pbd_constraint.h) */
 static const char *const fluid_kernel_names[] = {"poly6", "spiky", "cubic", "pbf", NULL};
 
-const char *pbd_method_name(int m) { return method_names[m]; }
 const char *pbd_scheme_name(int s) { return scheme_names[s]; }
 const char *pbd_damping_name(int d) { return damping_names[d]; }
 
 int pbd_solver_options(pbd_solver_def *d, cli_option *out)
 {
+    for (int i = 0; i < pbd_method_count() && i < 64; i++) method_names[i] = pbd_method_name(i);
     const cli_option rows[] = {
         {"dt", CLI_DOUBLE, &d->dt, 0, 1e6, 1, "time step in s", NULL},
         {"iterations", CLI_INT, &d->iterations, 1, 1e6, 0, "solver iterations per (sub)step", NULL},

@@ -53,7 +53,6 @@ int cli_given(const void *value);
 struct pbd_scene_params;
 int pbd_solver_options(pbd_solver_def *def, cli_option *out);
 int pbd_scene_options(struct pbd_scene_params *sp, cli_option *out);
-const char *pbd_method_name(int method);
 const char *pbd_scheme_name(int scheme);
 const char *pbd_damping_name(int damping);
 /* What a solver option's rule needs besides the definition: the world has a fluid, the run

@@ -46,7 +46,7 @@ const char *pbd_solver_unread(const pbd_solver_def *d, const pbd_solver_context 
     if (is(option, "threads")) {
         if (m == PBD_METHOD_NEWTON)
             return "the Newton reference's threads are its BLAS's (PBD_BLAS_THREADS, "
-                   "solver/README.md \"The BLAS\")";
+                   "solver/newton/README.md \"The BLAS\")";
         if (projections && !ctx->fluid && d->scheme != PBD_SCHEME_COLORED_GS)
             return "Gauss-Seidel and Jacobi sweep on one thread (--scheme=colored runs on several)";
     }

@@ -8,7 +8,7 @@
  *     step Newton reference of issue 14 (pbd_newton_step, dense, at resolutions up to
  *     --implicit-resolution: time-averaged like XPBD). On the energy constraints √(2ΨV) both
  *     work with ½C²/α = ΨV, smooth through rest where C is not (the Newton reference in its
- *     potential form, solver/newton_merit.c);
+ *     potential form, solver/newton/newton_merit.c);
  *   - Euler–Bernoulli theory, δ = qL⁴/(8EI), q = mg/L, I = a⁴/12 (small deflection: δ/L ≈ 4 %),
  *     and Timoshenko's shear term qL²/(2κGA), κ = 5/6, which adds 6.5 % at L/a = 4.
  * Runs:

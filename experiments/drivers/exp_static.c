@@ -5,7 +5,7 @@
  * line search on E. It is the v = 0 fixed point of XPBD Eq. 8–9 (M(x − x̃) = 0, λ = −C/α̃).
  * Written in x alone, the square root of the energy constraints C = √(2ΨV) (fem.h) cancels:
  * ½C²/α = ΨV is smooth through C = 0, where ∇C of the square root is not (the Newton
- * reference, pbd_newton_step, does the same: solver/newton_merit.c). The Hessian of each
+ * reference, pbd_newton_step, does the same: solver/newton/newton_merit.c). The Hessian of each
  * constraint's ½C²/α is taken by central differences of its gradient (C/α)∇C (step 1e-6 of
  * the constraint's size), the dense system by GSL's Cholesky. Every set needs α > 0 and a
  * scalar C; fixed particles stay.

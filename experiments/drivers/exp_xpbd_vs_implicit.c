@@ -1,5 +1,5 @@
 /* xpbd_vs_implicit — how far XPBD is from the implicit step it approximates (XPBD Eq. 8–9
- * solved exactly by the sparse Newton reference, solver/newton.c), on the 64² hanging cloth
+ * solved exactly by the sparse Newton reference, solver/newton/newton.c), on the 64² hanging cloth
  * of XPBD Table 1 (structural, shear and bend springs, pinned at two corners) and on the tet
  * beam (edges and tet volumes, cantilevered).
  *

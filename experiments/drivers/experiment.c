@@ -1,6 +1,7 @@
 /* `pbd-run <experiment> [options]`: the options every experiment shares, run selection
  * (--only, --list, --summarize), the progress line and the per-run log. */
 #include "drivers_private.h"
+#include "solver/test_hooks.h"
 
 #include <hdf5.h>
 #include <hdf5_hl.h>

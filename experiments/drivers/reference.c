@@ -1,4 +1,4 @@
-/* --reference=newton: XPBD or PBD measured against the implicit step (solver/newton.c) from
+/* --reference=newton: XPBD or PBD measured against the implicit step (solver/newton/newton.c) from
  * the same start state, step by step (pbd-run, xpbd_vs_implicit). Before each step the
  * Newton reference solves the implicit step of XPBD Eq. 8–9 with Δt = def.dt from the
  * world's state; after it, the distance of the step's positions to Newton's (max and RMS

@@ -8,7 +8,7 @@
  *   - the 316² cloth (10⁵ particles) like the 64² one: measured, with its memory;
  * each with the BLAS on 1 thread and on pbd_blas_threads() (the first two scenes), and on 1
  * thread with MINRES' preconditioner reading L in double (CHOLMOD's solve: the `krylov-f64`
- * row) beside the default, L in float (solver/newton_precond.c), in the same process;
+ * row) beside the default, L in float (solver/newton/newton_precond.c), in the same process;
  * wall clock per time step (min and median over the timed steps, after one untimed step),
  * with the Newton iterations, the time per iteration and the memory the reference holds
  * (workspace, pattern, matrix and the factorisation's peak as SuiteSparse counts it). */
@@ -180,7 +180,7 @@ int bench_newton(int quick, const char *only, bench_row *rows, int *n_rows, char
             run_row(sc, 1, 1, 0, quick, rows, n_rows, out, n_targets, &direct) < 0)
             return -1;
         /* ... and MINRES' preconditioner in double (CHOLMOD's solve) beside the float copy
-         * of L (solver/newton_precond.c, the default) */
+         * of L (solver/newton/newton_precond.c, the default) */
         if (sc->target_seconds > 0.0) {
             pbd_newton_set_precond_float(0);
             precond_f64 = 1;

@@ -2,6 +2,7 @@
  * pbd-run EXPERIMENT [options]: run an experiment of the suite (experiments/exp_*.c). */
 #include "experiments/pbd_experiments.h"
 #include "experiments/programs/bench.h"
+#include "solver/test_hooks.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -228,7 +229,7 @@ int main(int argc, char **argv)
                     "from lambda = 0 moves set %d (%s) by up to %.3g m (free fall per substep "
                     "%.3g m): a state that rests on multipliers lambda = -C/alpha~ is rebuilt "
                     "from 0 every substep and XPBD's step is then not the implicit one "
-                    "(solver/README.md \"Solver variants\"); more substeps shrink it\n",
+                    "(solver/xpbd/README.md \"Solver variants\"); more substeps shrink it\n",
                     ws, w->sets[ws].type->name, move, g);
     }
     /* the Newton reference's pattern and symbolic analysis now: a run that would not fit in

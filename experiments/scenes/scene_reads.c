@@ -102,7 +102,7 @@ const char *pbd_scene_unread(const pbd_scene_entry *e, const pbd_scene_params *s
     /* self collision's thickness acts only when it is on */
     if (strcmp(option, "thickness") == 0 && !sp->self_collision)
         return "it is self collision's thickness h: give --self-collision=1";
-    /* PBD Eq. 8–9 project with k alone (solver/project.c project_pbd); XPBD Eq. 18 with α̃
+    /* PBD Eq. 8–9 project with k alone (solver/xpbd/project.c project_pbd); XPBD Eq. 18 with α̃
      * alone (k is read only by shape matching's goal fraction, in no scene of the table) */
     if (method == PBD_METHOD_PBD && !reference && strcmp(option, "compliance") == 0)
         return "--method=pbd projects with the stiffness k and reads no compliance (use "

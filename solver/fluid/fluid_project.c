@@ -17,6 +17,7 @@
  * (pass 3, the per-iteration collision response, lines 17–19): the passes write only their
  * own particle, so the result is the same on any number of threads, bit for bit. */
 #include "fluid_private.h"
+#include "solver/method.h"
 
 #include <math.h>
 
@@ -140,7 +141,7 @@ pbd_status pbd_fluid_check(const pbd_world *w)
                          "%d attachments, scheme %s: the fluid's update is its own Jacobi "
                          "iteration (solver/fluid/README.md)", w->n_sets, w->n_attach,
                          (unsigned)w->def.scheme < 3 ? schemes[w->def.scheme] : "?");
-    if (w->def.method == PBD_METHOD_XPBD && !(w->sets[fs->set].compliance[0] > 0.0))
+    if (pbd_method_of(&w->def)->compliance && !(w->sets[fs->set].compliance[0] > 0.0))
         return pbd_error(PBD_EINVAL, "fluid: expected a compliance > 0 under --method=xpbd, found "
                          "0: XPBD's compliance is the density update's relaxation (PBF's "
                          "epsilon, Eq. 11, is alpha/(w dt^2)), without it the denominator "
@@ -154,7 +155,7 @@ int fluid_project(pbd_world *w, double h)
     struct pbd_fluid_state *fs = w->fluid;
     const pbd_fluid_def *d = &fs->def;
     if (pbd_fluid_check(w) != PBD_OK) return -1;
-    const int xpbd = w->def.method == PBD_METHOD_XPBD, n = fs->count, nt = fs->threads;
+    const int xpbd = pbd_method_of(&w->def)->compliance, n = fs->count, nt = fs->threads;
     const double alpha_tilde = w->sets[fs->set].compliance[0] / (h * h);
     const double w_scorr0 = pbd_sph_kernel(d->kernel, d->s_corr_dq * d->h, d->h);
     int skipped = 0;

@@ -17,6 +17,7 @@
  *   x^(n+1) = ω_{n+1} (x̂^(n+1) − x^(n−1)) + x^(n−1),  ω_1 = 1, ω_2 = 2/(2 − ρ²),
  *   ω_{n+1} = 4/(4 − ρ² ω_n). */
 #include "solver/families.h"
+#include "solver/method.h"
 #include "solver/solver_private.h"
 
 #include <math.h>
@@ -29,7 +30,7 @@ int pbd_vbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, dou
                   double *lam_plus, double *k)
 {
     const pbd_constraint_set *set = &w->sets[s];
-    if (w->def.method == PBD_METHOD_AVBD) return pbd_avbd_force(w, fw, s, c, C, lam_plus, k);
+    if (pbd_method_of(&w->def)->augmented) return pbd_avbd_force(w, fw, s, c, C, lam_plus, k);
     if (set->type->inequality && C >= 0.0) return 0;
     *k = 1.0 / set->compliance[c];
     *lam_plus = *k * C;
@@ -84,7 +85,7 @@ static int terms_hessian(const pbd_constraint_set *set, int j, family_scratch *s
 /* The local Newton step of free particle i on w->p. */
 void pbd_vbd_vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int i, double h)
 {
-    const int avbd = w->def.method == PBD_METHOD_AVBD;
+    const int avbd = pbd_method_of(&w->def)->augmented;
     const double kd = w->def.vbd_damping;
     double *xi = w->p + 3 * (size_t)i;
     double mh = 1.0 / (w->w[i] * h * h), f[3], H[9] = {0};
@@ -135,7 +136,7 @@ void pbd_vbd_vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, 
 
 pbd_status pbd_vbd_begin(pbd_world *w, pbd_family_ws *fw, double h)
 {
-    if (w->def.method == PBD_METHOD_AVBD) pbd_avbd_begin(w, fw, h);
+    if (pbd_method_of(&w->def)->augmented) pbd_avbd_begin(w, fw, h);
     for (int i = 0; i < 3 * w->n; i++) fw->cheb1[i] = w->p[i];
     fw->cheb_omega = 1.0;
     return PBD_OK;
@@ -182,6 +183,6 @@ pbd_status pbd_vbd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int it, 
         }
     }
     if (w->def.vbd_chebyshev_rho > 0.0) chebyshev(w, fw, it);
-    if (w->def.method == PBD_METHOD_AVBD) pbd_avbd_update(w, fw, threads);
+    if (pbd_method_of(&w->def)->augmented) pbd_avbd_update(w, fw, threads);
     return PBD_OK;
 }

@@ -1,12 +1,12 @@
 /* A recycling allocator for SuiteSparse inside the Newton reference (newton_private.h):
- * no allocation inside a step after the first (solver/README.md "Newton reference").
+ * no allocation inside a step after the first (solver/newton/README.md "Newton reference").
  *
  * CHOLMOD and UMFPACK allocate inside every numeric factorisation and solve (CHOLMOD's
  * permuted transposes of A and the supernodal update matrix, UMFPACK's Numeric object), and
  * free it all before they return. Their memory goes through SuiteSparse_config's malloc,
  * calloc, realloc and free (SuiteSparse_config.h), which pbdlab points here once. While a
  * pool is current on the calling thread (newton_pool_enter .. newton_pool_leave, around
- * every SuiteSparse call of solver/newton_linear.c), a block it frees is kept, and a later
+ * every SuiteSparse call of solver/newton/newton_linear.c), a block it frees is kept, and a later
  * request of exactly the same size gets it back: the same pattern makes the same requests
  * in every Newton iteration, so after the first factorisation of a step every request is a
  * hit (the smallest kept block that holds it, at most twice its size; a realloc that fits

@@ -17,8 +17,9 @@
  *     λ_c <- λ_c + s_c Δλ_c,   p_j <- p_j + s_c Δλ_c w_j ∇_j C_c,
  * which is the per-particle average wherever a constraint's particles have equal counts
  * (the interior of a chain or a regular mesh) and under-relaxes it elsewhere. */
-#include "pbd.h"
-#include "variants.h"
+#include "solver/pbd.h"
+#include "solver/variants.h"
+#include "solver/method.h"
 
 #include <assert.h>
 
@@ -27,7 +28,7 @@ int pbd_sweep_jacobi(pbd_world *w, double h)
     struct pbd_variants_state *vs = w->variants;
     assert(vs && vs->jac_valid); /* pbd_variants_prepare ran */
     pbd_workspace ws = pbd_world_workspace(w);
-    const int xpbd = w->def.method == PBD_METHOD_XPBD;
+    const int xpbd = pbd_method_of(&w->def)->compliance;
     const double omega = w->def.sor_omega;
     double *dp = vs->jac_dp;
     int32_t *count = vs->jac_count;

@@ -1,7 +1,8 @@
 /* Constraint projection, generic over the registry (PBD Sec. 3.3, XPBD Eq. 17–18). */
-#include "pbd.h"
-#include "solver_private.h"
-#include "variants.h"
+#include "solver/pbd.h"
+#include "solver/method.h"
+#include "solver/solver_private.h"
+#include "solver/variants.h"
 
 #include <math.h>
 
@@ -171,7 +172,7 @@ static int project_into(const pbd_world *w, pbd_workspace *ws, const pbd_constra
     if (!s->type->eval) /* no scalar C (shape matching): the fraction k_eff, PBD and XPBD alike */
         return s->type->project_goal ? s->type->project_goal(&in, ws->w, s->k_eff[c], ws->x)
                                      : PBD_EVAL_DEGENERATE;
-    if (w->def.method != PBD_METHOD_XPBD)
+    if (!pbd_method_of(&w->def)->compliance)
         return project_pbd(s->type, &in, ws->w, s->k_eff[c], ws->x, ws->grad, dlambda);
     double alpha_tilde = s->compliance[c] * alpha_scale; /* α̃ = α/Δt² */
     double gamma = 0.0;
@@ -241,7 +242,7 @@ int pbd_project_block_into(const pbd_world *w, pbd_workspace *ws, const pbd_cons
     enum { MAXG = PBD_MAX_BLOCK * 3 * 4 };
     double G[MAXG], Cv[PBD_MAX_BLOCK], A[PBD_MAX_BLOCK * PBD_MAX_BLOCK], at[PBD_MAX_BLOCK];
     int row[PBD_MAX_BLOCK], n = 0;
-    const int a3 = 3 * s->arity, xpbd = w->def.method == PBD_METHOD_XPBD;
+    const int a3 = 3 * s->arity, xpbd = pbd_method_of(&w->def)->compliance;
     pbd_eval_input in;
     pbd_gather_ws(w, ws, s, c, pos, &in);
     for (int k = 0; k < nb; k++) dlambda[k] = 0.0;

@@ -1,4 +1,4 @@
-/* The Newton reference's Krylov solve (solver/README.md "Newton reference", "The modified
+/* The Newton reference's Krylov solve (solver/newton/README.md "Newton reference", "The modified
  * factorisation"): MINRES (Paige & Saunders 1975) with a symmetric positive definite
  * preconditioner, in the form of Elman, Silvester & Wathen, "Finite Elements and Fast
  * Iterative Solvers" (2005) (preconditioned MINRES), on the exact Schur

@@ -1,7 +1,8 @@
 /* dampVelocities, line (6) of PBD Algorithm 1. */
-#include "pbd.h"
-#include "solver_private.h"
-#include "variants.h"
+#include "solver/pbd.h"
+#include "solver/solver_private.h"
+#include "solver/xpbd/xpbd.h"
+#include "solver/variants.h"
 
 #include <float.h>
 #include <math.h>

@@ -1,9 +1,9 @@
 /* Private to solver/: the constraint types' batched kernels in the projection sweeps
- * (solver/fastpath.c, solver/README.md "Performance"). */
+ * (solver/xpbd/fastpath.c, solver/README.md "Performance"). */
 #ifndef PBD_FASTPATH_H
 #define PBD_FASTPATH_H
 
-#include "pbd.h"
+#include "solver/pbd.h"
 
 /* The kernel the sweeps use for set s, or NULL for the generic path: def.kernels is on, the
  * type has a kernel for the method (colour != 0: for a batch of one colour), and XPBD

@@ -8,8 +8,8 @@
  * other, and every later one met one of them before), so the coloured sweep projects the
  * same constraints in the same colours and gives the same bits. Indices change: origin[c]
  * is the index constraint c had when it was added. */
-#include "pbd.h"
-#include "variants.h"
+#include "solver/pbd.h"
+#include "solver/variants.h"
 
 #include <stdlib.h>
 #include <string.h>

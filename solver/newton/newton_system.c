@@ -24,7 +24,7 @@
  * on the rigid cloth; μ = 1e-2 converges only linearly. The cube, not the square as
  * before: the 100² bending cloth 22/6/6 iterations in steps 1–3 instead of 25/8/8, every
  * case of `make newton-sweep` still converging; a smaller 1e-5 instead cost the 64² cloth
- * a sixth, not quadratic, iteration: solver/README.md "Newton reference", Stabilisation.) */
+ * a sixth, not quadratic, iteration: solver/newton/README.md "Newton reference", Stabilisation.) */
 #include "newton_private.h"
 
 #include <math.h>

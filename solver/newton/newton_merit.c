@@ -20,7 +20,7 @@
  *    shortening it instead.
  * A step the KKT form cannot solve from x̃ nor x is solved once more with every compliant
  * single row (distance springs, ...) in this form too (newton_kkt_to_potential: the spring
- * sheet without bending, solver/README.md "Newton reference"). */
+ * sheet without bending, solver/newton/README.md "Newton reference"). */
 #include "newton_private.h"
 
 #include <math.h>

@@ -1,21 +1,21 @@
 /* Private to solver/: the Newton reference's workspace and its three parts — the driver
- * (solver/newton.c: prediction, residual, line search, the public API), the linear system
- * (solver/newton_system.c: sparsity pattern, Hessians, assembly) and the linear solvers
- * (solver/newton_linear.c: UMFPACK, CHOLMOD, GSL's dense LU; solver/newton_krylov.c: MINRES
+ * (solver/newton/newton.c: prediction, residual, line search, the public API), the linear system
+ * (solver/newton/newton_system.c: sparsity pattern, Hessians, assembly) and the linear solvers
+ * (solver/newton/newton_linear.c: UMFPACK, CHOLMOD, GSL's dense LU; solver/newton/newton_krylov.c: MINRES
  * preconditioned by a kept CHOLMOD factor). */
 #ifndef PBD_NEWTON_PRIVATE_H
 #define PBD_NEWTON_PRIVATE_H
 
-#include "pbd.h"
-#include "solver_private.h"
-#include "variants.h"
+#include "solver/pbd.h"
+#include "solver/solver_private.h"
+#include "solver/variants.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
 #define PBD_NEWTON_DENSE_MAX 4000 /* unknowns of the dense oracle: 128 MB of matrix */
 
-/* The linear system of one Newton iteration (solver/newton_system.c). With D = α̃ + δ
+/* The linear system of one Newton iteration (solver/newton/newton_system.c). With D = α̃ + δ
  * (δ: the stabilisation described there) and the constraints' multipliers either all kept
  * (KKT form: solvers umfpack, dense) or all eliminated (Schur complement: auto, cholmod):
  *   KKT:    [ K   -Jᵀ ] [Δx]     [g]          Schur:  (K + Jᵀ D⁻¹ J) Δx = -(g + Jᵀ D⁻¹ h),
@@ -44,12 +44,12 @@ typedef struct newton_system {
     double *Ax;
     long nnz;
     double *rhs, *sol;     /* N */
-    /* solver state (solver/newton_linear.c): factorisations keep their symbolic part */
+    /* solver state (solver/newton/newton_linear.c): factorisations keep their symbolic part */
     void *umf_symbolic, *umf_numeric;
     void *chol_common;     /* cholmod_common * */
     void *chol_llt, *chol_ldl; /* cholmod_factor *: supernodal LLᵀ, simplicial LDLᵀ */
     int llt_failed, ldl_failed; /* in this solve: not positive definite / not LDLᵀ-able */
-    /* The Schur form's Krylov path (solver/newton_krylov.c, newton_linear.c): the modified
+    /* The Schur form's Krylov path (solver/newton/newton_krylov.c, newton_linear.c): the modified
      * matrix P (the geometric stiffness kept only where it is positive semi-definite, so
      * positive definite), and two kept supernodal LLᵀ factors that precondition MINRES on
      * the exact Ax: slot 0 serves the first iteration of every step (λ = 0, the largest δ:
@@ -82,7 +82,7 @@ typedef struct newton_system {
     double norm_prev;      /* ... at the previous iterate (solve_modified) */
     double stop_g;         /* the stop's bound on ||g|| (newton_converged): MINRES' floor */
     int minimum_check;     /* the minimum check may factorise LDLᵀ on this pattern (estimate) */
-    newton_pool *pool;     /* SuiteSparse's memory, recycled (solver/newton_pool.c) */
+    newton_pool *pool;     /* SuiteSparse's memory, recycled (solver/newton/newton_pool.c) */
     void *gsl_J, *gsl_perm, *gsl_rhs, *gsl_sol;
     size_t factor_bytes;   /* the library's peak memory of the last factorisation */
     size_t estimate_bytes; /* the whole reference's, estimated from the symbolic analysis */
@@ -123,10 +123,10 @@ struct pbd_newton_workspace {
     pbd_newton_info info;
 };
 
-/* solver/newton.c: the workspace's own arrays and the system's, without the factorisation */
+/* solver/newton/newton.c: the workspace's own arrays and the system's, without the factorisation */
 size_t newton_workspace_bytes(const struct pbd_newton_workspace *nw);
 
-/* solver/newton_system.c */
+/* solver/newton/newton_system.c */
 /* Build (or keep) the pattern for the solver `solver` (PBD_NEWTON_*, not AUTO). */
 pbd_status newton_system_prepare(pbd_world *w, struct pbd_newton_workspace *nw, int solver);
 /* Assemble the matrix and right-hand side at the iterate (residual() left ∇C, C and r). */
@@ -136,7 +136,7 @@ void newton_system_direction(pbd_world *w, struct pbd_newton_workspace *nw);
 void newton_system_free(newton_system *s);
 size_t newton_system_bytes(const newton_system *s);
 
-/* solver/newton_linear.c: factorise sys.Ax and solve for sys.rhs into sys.sol with the
+/* solver/newton/newton_linear.c: factorise sys.Ax and solve for sys.rhs into sys.sol with the
  * prepared solver; CHOLMOD falls back to UMFPACK (sys.used says which) when `fallback`
  * and the matrix is not positive definite. PBD_ENUMERIC with one line when singular. */
 pbd_status newton_linear_solve(newton_system *s, int solver, int fallback, int iteration);
@@ -153,7 +153,7 @@ void *newton_linear_ldl(newton_system *s, double *Hx);
 pbd_status newton_linear_analyze(newton_system *s, int solver, size_t other);
 void newton_linear_free(newton_system *s);
 
-/* solver/newton_krylov.c: preconditioned MINRES on the Schur complement Ax (symmetric,
+/* solver/newton/newton_krylov.c: preconditioned MINRES on the Schur complement Ax (symmetric,
  * possibly indefinite) with a positive definite preconditioner z = P⁻¹v (`apply`, 0 or -1
  * on failure): x (its start on entry) until ||b - A x||_2 <= tol or max_it iterations.
  * Returns 0 converged, 1 not converged (x the best so far), -1 the preconditioner failed;
@@ -166,7 +166,7 @@ int newton_minres(newton_system *s, newton_precond apply, const double *b, doubl
  * diagonal); work holds n² doubles. */
 int newton_block_psd(const double *G, int n, double scale, double *work);
 
-/* solver/newton_precond.c: z = Pᵀ L⁻ᵀ L⁻¹ P v with the kept supernodal factor's values
+/* solver/newton/newton_precond.c: z = Pᵀ L⁻ᵀ L⁻¹ P v with the kept supernodal factor's values
  * rounded to float (lx, made by newton_precond_round after each factorisation; L's pattern
  * and permutation from `factor`, a cholmod_factor *), summed in double; work: 2 N doubles. */
 int newton_precond_float(void); /* 1 unless pbd_newton_set_precond_float(0) */
@@ -180,7 +180,7 @@ void newton_precond_apply(const void *factor, const float *lx, const double *v, 
 pbd_status newton_precond_check(newton_system *s, int slot, double *rel_double,
                                 double *rel_float);
 
-/* solver/newton_merit.c: the potential form of energy constraints (see there). */
+/* solver/newton/newton_merit.c: the potential form of energy constraints (see there). */
 /* The rows one element contributes together: a block (Stable Neo-Hookean's hydrostatic and
  * deviatoric rows), or a material's components (strain-based dynamics' stretch and shear
  * rows of a triangle or tet); 1 otherwise. */
@@ -231,7 +231,7 @@ void newton_symmetrise(double *H, int n);
 /* 1: every constraint of the world is in potential form (the line search is then on G). */
 int newton_all_potential(const pbd_world *w, const struct pbd_newton_workspace *nw);
 /* 1: every row of the world is compliant (α > 0), so the step's objective G exists and is
- * the line search's merit (solver/README.md "Newton reference"); 0: a hard row (α = 0) makes
+ * the line search's merit (solver/newton/README.md "Newton reference"); 0: a hard row (α = 0) makes
  * the step a constrained one, with ||(g, h)|| as the merit. */
 int newton_objective(const pbd_world *w);
 /* ∇G·dx at the iterate (nw->r, nw->grad, nw->dx), for KKT and potential rows alike. */
@@ -240,7 +240,7 @@ double newton_objective_slope(const pbd_world *w, const struct pbd_newton_worksp
 double newton_merit(const pbd_world *w, const struct pbd_newton_workspace *nw, const double *x);
 /* 1: x turns a tet of an energy set inside out that is not at `from` (the iterate). */
 int newton_inverts(const pbd_world *w, const double *from, const double *x);
-/* solver/newton_minimum.c: whether the converged point is a minimum of G (every row
+/* solver/newton/newton_minimum.c: whether the converged point is a minimum of G (every row
  * compliant): PBD_NEWTON_MINIMUM_* (pbd.h); at a saddle nw->dx holds a unit direction of
  * negative curvature. Overwrites nw->H, xl, gp, gm. */
 typedef struct newton_minimum_report {
@@ -251,14 +251,14 @@ typedef struct newton_minimum_report {
     double curvature_rounding; /* its rounding bound */
 } newton_minimum_report;
 int newton_minimum(pbd_world *w, struct pbd_newton_workspace *nw, newton_minimum_report *rep);
-/* solver/newton_membrane.c: κ, the largest ratio of a membrane element's in-plane stiffness
+/* solver/newton/newton_membrane.c: κ, the largest ratio of a membrane element's in-plane stiffness
  * (the top eigenvalue of its potential-form Hessian, kg) to the mass of one of its free
  * particles that no other constraint holds out of the plane, for steps of size h; 0 when
  * there is no such membrane, -1 out of memory. The set and first row of that element. */
 double newton_membrane_ratio(const pbd_world *w, double h, int *set, int *element);
-/* solver/newton_check.c: what the implicit step cannot take, one line each (PBD_EINVAL). */
+/* solver/newton/newton_check.c: what the implicit step cannot take, one line each (PBD_EINVAL). */
 pbd_status newton_check_world(const pbd_world *w, int max_iter, double tol);
-/* solver/newton_stop.c: S_g and S_x of the step from w->x to nw->xt into nw; the stop
+/* solver/newton/newton_stop.c: S_g and S_x of the step from w->x to nw->xt into nw; the stop
  * (‖g‖ <= tol S_g and ‖h/|∇C|‖ <= tol S_x, or their rounding floors); ∇G·dx. */
 void newton_step_scales(const pbd_world *w, struct pbd_newton_workspace *nw);
 /* 1 when the step Δx is below the free positions' rounding (4 ulps of the largest). */
@@ -266,7 +266,7 @@ int newton_step_below_rounding(const pbd_world *w, const struct pbd_newton_works
 int newton_converged(const struct pbd_newton_workspace *nw, double tol);
 double newton_relative_residual(const struct pbd_newton_workspace *nw);
 double newton_slope(const struct pbd_newton_workspace *nw);
-/* solver/newton_pool.c: SuiteSparse's allocations recycled while a pool is current on this
+/* solver/newton/newton_pool.c: SuiteSparse's allocations recycled while a pool is current on this
  * thread (enter creates it; -1 when out of memory); misses = requests the system served. */
 int newton_pool_enter(newton_pool **pool);
 void newton_pool_leave(void);

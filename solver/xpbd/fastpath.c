@@ -1,13 +1,14 @@
 /* The fast path: the sweeps hand a whole set (Gauss–Seidel) or one thread's share of a
  * colour (coloured GS) to the type's batched kernel, which reads the set's parallel arrays
  * directly. Nothing here knows the type: the kernels come from its table. */
-#include "fastpath.h"
+#include "solver/xpbd/fastpath.h"
+#include "solver/method.h"
 
 pbd_batch_fn pbd_set_kernel(const pbd_world *w, const pbd_constraint_set *s, int colour)
 {
     const pbd_kernels *k = s->type->kernels;
     if (!w->def.kernels || !k) return NULL;
-    if (w->def.method == PBD_METHOD_XPBD) {
+    if (pbd_method_of(&w->def)->compliance) {
         if (w->def.xpbd_beta > 0.0) return NULL;
         return colour && k->colour_xpbd ? k->colour_xpbd : k->gauss_seidel_xpbd;
     }

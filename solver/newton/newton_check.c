@@ -1,6 +1,7 @@
-/* What the Newton reference cannot take (solver/README.md "Newton reference": its limits),
+/* What the Newton reference cannot take (solver/newton/README.md "Newton reference": its limits),
  * refused before the first step with one line each: pbd_newton_check. */
 #include "newton_private.h"
+#include "solver/method.h"
 
 #include <float.h>
 #include <math.h>
@@ -59,7 +60,8 @@ pbd_status newton_check_world(const pbd_world *w, int max_iter, double tol)
     /* a stiff membrane with no out-of-plane stiffness under a normal load (newton_membrane.c):
      * judged on the world as built, before its first step (up front, not in mid-run) */
     if (w->step_count > 0) return PBD_OK;
-    const double h = w->def.method == PBD_METHOD_NEWTON ? w->def.dt / w->def.substeps : w->def.dt;
+    const double h = pbd_method_of(&w->def)->reference ? w->def.dt / w->def.substeps
+                                                       : w->def.dt;
     int ms = -1, me = -1;
     const double kappa = newton_membrane_ratio(w, h, &ms, &me);
     if (kappa < 0.0) return pbd_error(PBD_ENOMEM, "newton: out of memory");
@@ -77,7 +79,7 @@ pbd_status newton_check_world(const pbd_world *w, int max_iter, double tol)
                          "step loads it normally, found kappa = %.3e (dt = %g s): beyond it the "
                          "forces' rounding (kappa eps) outweighs what the mass resolves (1/kappa) "
                          "and Newton is not assured to converge (it failed at E = 1e11; "
-                         "solver/README.md \"Newton reference\"); "
+                         "solver/newton/README.md \"Newton reference\"); "
                          "give it bending (--bend-compliance), more compliance or smaller steps",
                          ms >= 0 ? "element" : "the springs' triangle at particle", me,
                          ms >= 0 ? " of set " : "", ms >= 0 ? w->sets[ms].type->name : "",

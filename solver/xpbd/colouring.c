@@ -8,8 +8,8 @@
  * of a colour or two where many constraints meet at a pinned particle.
  * The constraint arrays are not reordered (other code keeps its indices); each set gets a
  * permutation `order` with colour k at order[start[k] .. start[k+1]). */
-#include "pbd.h"
-#include "variants.h"
+#include "solver/pbd.h"
+#include "solver/variants.h"
 
 #include <stdlib.h>
 

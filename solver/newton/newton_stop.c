@@ -1,4 +1,4 @@
-/* When a Newton iteration stops (solver/README.md "Newton reference"): the step's scales,
+/* When a Newton iteration stops (solver/newton/README.md "Newton reference"): the step's scales,
  * the relative test against them, and the slope of G along the direction. */
 #include "newton_private.h"
 
@@ -23,7 +23,7 @@ double newton_slope(const struct pbd_newton_workspace *nw)
     return slope;
 }
 
-/* The step's scales (solver/README.md "Newton reference", the stop): g against
+/* The step's scales (solver/newton/README.md "Newton reference", the stop): g against
  * S_g = ‖M(x̃ − x)‖₂, the momentum the prediction moves (kg m, the size of M g h² with
  * gravity), and h_c/|∇C_c| (a length) against S_x = ‖x̃ − x‖₂ (m); for a step that predicts
  * no motion, 1e-6 of the same norms of the spread x − x̄ about the centroid. Both scale with

@@ -1,4 +1,4 @@
-/* The Newton reference's linear solvers (solver/README.md "Newton reference"):
+/* The Newton reference's linear solvers (solver/newton/README.md "Newton reference"):
  *   - UMFPACK (SuiteSparse, sparse LU with partial pivoting): any of the systems, in
  *     particular the indefinite KKT system of XPBD Eq. 10–11;
  *   - CHOLMOD (SuiteSparse): the Schur complement — symmetric, and positive definite unless

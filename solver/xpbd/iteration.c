@@ -1,9 +1,10 @@
 /* One projection sweep: projectConstraints(C_1 … C_{M+Mcoll}, p_1 … p_N), line (10). */
 #define _DEFAULT_SOURCE /* syscall(): the futex the threads sleep on (Linux) */
-#include "fastpath.h"
-#include "pbd.h"
-#include "solver_private.h"
-#include "variants.h"
+#include "solver/xpbd/fastpath.h"
+#include "solver/pbd.h"
+#include "solver/solver_private.h"
+#include "solver/xpbd/xpbd.h"
+#include "solver/variants.h"
 
 #include <assert.h>
 #include <limits.h>
@@ -67,7 +68,7 @@ static int project_range(pbd_world *w, pbd_constraint_set *set, const pbd_set_co
         pbd_batch b = pbd_set_batch(w, set, h);
         return kernel(&b, col->identity ? NULL : col->order, lo, hi);
     }
-    /* a block's rows are consecutive in the colour (solver/colouring.c); lo and hi are block
+    /* a block's rows are consecutive in the colour (solver/xpbd/colouring.c); lo and hi are block
      * boundaries (share_bound) */
     const int step = set->type->block > 1 ? set->type->block : 1;
     int skipped = 0;
@@ -162,7 +163,7 @@ static int wait_for(sweep_sync *sy, int target, long g)
     return 0;
 }
 
-/* Coloured Gauss–Seidel: sets in order, colours in order (solver/colouring.c); the
+/* Coloured Gauss–Seidel: sets in order, colours in order (solver/xpbd/colouring.c); the
  * constraints of one colour share no particle, so they are projected in parallel. Every
  * projection reads and writes only its own particles and each kernel's result does not
  * depend on how its range is cut, so the result does not depend on the number of threads
