@@ -17,9 +17,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-/* The experiments of the suite (issue 6; xpbd_vs_implicit: issue 14; material_beam, poisson,
- * long_range_attachments: issue 15), in the report's order, with what each needs; a name
- * missing from the build's experiment table is reported as not available. */
+/* The experiments of the suite, in the report's order, with what each needs; a name missing
+ * from the build's experiment table is reported as not available. */
 static const struct {
     const char *name, *needs;
 } suite[] = {
@@ -45,8 +44,10 @@ static const struct {
      "elastica (GSL's ODE solvers)"},
     {"rod_twist", "Cosserat rods (orientations, rod_bend_twist's twist component) and the "
      "torsion of a straight rod (linear twist at rest, the wave speed sqrt(G J/(rho I_p)))"},
-    {"contact", "colliders with Coulomb friction and restitution (solver/collision/) and the "
-     "cloth_ground_slide scene"},
+    {"contact", "colliders with Coulomb friction and restitution, self collision and rigid "
+     "coupling (solver/collision/) and the contact scenes"},
+    {"rigid_pendulum", "XPBD rigid bodies with hinge joints (solver/rigid/) and an independent "
+     "integration of the chain's equations of motion (GSL's ODE solvers)"},
     {"scaling", "Jacobi / coloured Gauss-Seidel with OpenMP threads"},
     {"gradcheck", "the gradient checker (pbd-gradcheck)"},
 };
