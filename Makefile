@@ -106,10 +106,12 @@ $(BUILD)/flags.stamp: FORCE
 	@echo '$(PBD_FLAGS)' | cmp -s - $@ || echo '$(PBD_FLAGS)' > $@
 
 # Each object depends on the headers it includes, as the compiler lists them (-MMD -MP:
-# build/obj/**/*.d), so touching one header rebuilds what includes it and nothing else.
+# build/obj/**/*.d), so touching one header rebuilds what includes it and nothing else. The
+# libraries' include directories are system ones (-isystem): -MMD leaves them out, so
+# reinstalling a -dev package rebuilds nothing.
 $(BUILD)/obj/%.o: %.c build/config.mk $(BUILD)/flags.stamp
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEP_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(patsubst -I%,-isystem %,$(DEP_CFLAGS)) -MMD -MP -c $< -o $@
 OBJ_DEPS := $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 -include $(OBJ_DEPS)
 # an object without its .d (built before the lists, or the .d lost) is built again
