@@ -270,7 +270,7 @@ static int print_figures(FILE *out, const char *results, const char *exp)
     return n;
 }
 
-/* ---- corrupt inputs (issue 24) --------------------------------------------------------- */
+/* ---- corrupt inputs --------------------------------------------------------------------- */
 
 /* Files named corrupt (or not regular) so far: the report names each, and so does the exit
  * status (1). */

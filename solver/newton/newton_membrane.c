@@ -1,5 +1,5 @@
 /* The Newton reference's refusal of a stiff membrane without out-of-plane stiffness
- * (solver/newton/README.md "Newton reference", issue 24): triangle elements in the potential form
+ * (solver/newton/README.md "Newton reference"): triangle elements in the potential form
  * (fem_triangle, strain_triangle with α > 0) whose particles no other constraint holds out of
  * the plane (no bending hinge, no volume, no tet). Such a sheet resists a normal displacement
  * w only through the mass, m w²/(2Δt²), and through the stretch it causes, which grows like

@@ -7,7 +7,7 @@
  * whose constraint terms ½C²/α̃ = ΨV Δt²/α are smooth through rest, where ∇C of the square
  * root is not (its direction at C → 0 is that of the rounding in F: the KKT form's Jacobian
  * ∇C∇Cᵀ/α̃ is then rank-one noise, and the iteration stalled at ‖(g, h)‖ ≈ 0.15 on the
- * tet beam's first step, issue 24 item 10). For these constraints the iteration
+ * tet beam's first step). For these constraints the iteration
  *  - keeps λ = −C/α̃ at every iterate (newton.c's residual), so ‖(g, h)‖ = ‖∇G‖;
  *  - uses ∇²(½C²/α̃) as the constraint's block of the Newton matrix, by central differences
  *    of C∇C/α̃ = V∇Ψ Δt²/α (smooth), projected to positive semi-definite per element

@@ -1,5 +1,5 @@
 /* MINRES' preconditioner in single precision (solver/README.md "The modified
- * factorisation", issue 23's fifth round). The kept factor is CHOLMOD's supernodal LLᵀ of
+ * factorisation"). The kept factor is CHOLMOD's supernodal LLᵀ of
  * P A Pᵀ (P the fill-reducing permutation, L->Perm: row k of P A Pᵀ is row Perm[k] of A),
  * stored per supernode s as a dense column-major block: columns super[s] .. super[s+1]-1, rows
  * Ls[pi[s] .. pi[s+1]) (the first of them the supernode's own columns: its lower-triangular

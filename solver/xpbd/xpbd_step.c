@@ -57,7 +57,7 @@ static pbd_status xpbd_step(pbd_world *w, void *ws, double h, int nt)
          * external forces: PBD Algorithm 1 damps after them, which damps the load's own
          * increment too: at rest v = Δt g is scaled to (1 − k) Δt g every substep, so the
          * settled state carries (1 − k) of the load (XPBD's rest state was 1 % short of the
-         * static one at k = 0.01: issue 24 item 14). Damping first leaves a state at rest
+         * static one at k = 0.01). Damping first leaves a state at rest
          * exactly where M(x − x̃) = ∇Cᵀλ puts it; momentum conservation is unchanged. */
         pbd_damp_velocities(w);
         STAGE(w, PBD_STAGE_DAMP_VELOCITIES, t0);
