@@ -13,7 +13,7 @@ ss_libs="-lumfpack -lcholmod -lamd -lcolamd -lsuitesparseconfig"
 # The BLAS of CHOLMOD's factorisations (BLAS=openblas, the default; BLAS=netlib: the system's
 # libblas.so.3 alone): Debian's OpenMP build of OpenBLAS linked by its path, ahead of CHOLMOD,
 # so that its dgemm_ & co. serve CHOLMOD's calls whatever the system's libblas.so.3
-# alternative is (solver/newton/newton_blas.c); the run path makes the loader find it there.
+# alternative is (solver/blas.c); the run path makes the loader find it there.
 blas_libs=""
 if [ "${BLAS:-openblas}" = openblas ]; then
     for f in /usr/lib/*/openblas-openmp/libopenblas.so.0; do

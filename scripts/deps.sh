@@ -114,7 +114,7 @@ check() {
         else need "SuiteSparse (suitesparse/$h)" libsuitesparse-dev; fi
     done
 
-    # The BLAS the build links (scripts/configure.sh, solver/newton/newton_blas.c).
+    # The BLAS the build links (scripts/configure.sh, solver/blas.c).
     case ${BLAS:-openblas} in
     openblas)
         if p=$(first_file "/usr/lib/*/openblas-openmp/libopenblas.so.0"); then have "blas openblas $p"

@@ -573,7 +573,7 @@ void pbd_newton_set_precond_float(int on);
  * values and over the float copy. PBD_EINVAL when that slot holds no factor. */
 pbd_status pbd_newton_precond_check(pbd_world *w, int slot, double *rel_double,
                                     double *rel_float);
-/* The BLAS that serves the Newton reference's factorisations (solver/newton/newton_blas.c): the
+/* The BLAS that serves the sparse factorisations (Newton, PD; solver/blas.c): the
  * library that defines the process's dgemm_, e.g. "OpenBLAS 0.3.21 ... (path)" or
  * "netlib (path)", and the threads its next factorisation runs on (PBD_BLAS_THREADS, else
  * 1; 1 for a single-threaded BLAS).
@@ -583,7 +583,7 @@ int pbd_blas_threads(void);
 /* Set those threads (≥ 1; 0: automatic again; ignored for a single-threaded BLAS). */
 void pbd_blas_set_threads(int threads);
 /* The threads of the Newton step's own loops (the assembly of the Schur complement and
- * MINRES' product with it; solver/newton/newton_blas.c): ≥ 1, or 0 (the default) to follow the
+ * MINRES' product with it; solver/newton/newton_threads.c): ≥ 1, or 0 (the default) to follow the
  * BLAS's setting above (PBD_BLAS_THREADS, default 1). The results are the same bit for bit
  * on any count (every entry summed in the same order); only the BLAS's are not. */
 void pbd_newton_set_threads(int threads);

@@ -26,15 +26,17 @@ int pbd_constraint_hessian_block(const pbd_constraint_type *type, pbd_eval_input
                                  double *xl, double *gp, double *gm, double *H, double *B);
 
 /* The BLAS and OpenMP threads of a sparse factorisation or solve, set explicitly so that no
- * threaded BLAS kernel waits for a thread its region did not get (solver/newton/newton_blas.c). */
+ * threaded BLAS kernel waits for a thread its region did not get (solver/blas.c). */
 typedef struct {
     int max_threads, levels, dynamic, blas_threads;
 } pbd_blas_saved;
 pbd_blas_saved pbd_blas_begin(int threads, int serial_regions);
 void pbd_blas_end(pbd_blas_saved saved);
+/* PBD_BLAS_THREADS or pbd_blas_set_threads' count, whatever the BLAS (0: not set) */
+int pbd_blas_requested(void);
 
 /* CHOLMOD's and UMFPACK's status as words, e.g. "CHOLMOD_OUT_OF_MEMORY: out of memory"
- * (newton_linear.c). */
+ * (solver/blas.c). */
 const char *pbd_cholmod_status_name(int status);
 const char *pbd_umfpack_status_name(int status);
 

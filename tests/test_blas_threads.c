@@ -1,4 +1,4 @@
-/* The threads of the sparse factorisations (solver/newton/newton_blas.c, pbd_blas_begin): OpenBLAS's
+/* The threads of the sparse factorisations (solver/blas.c, pbd_blas_begin): OpenBLAS's
  * threaded level-3 kernels hand out parts to as many threads as omp_get_max_threads() says
  * and wait for each part; a region that opens with fewer threads waits forever. So the
  * count the BLAS reads must be what a region delivers, under every OpenMP setting, and a

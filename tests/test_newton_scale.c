@@ -132,7 +132,7 @@ static void test_run_refused_up_front(void)
 }
 
 /* Every result file names the BLAS in use: the library that defines the dgemm_ CHOLMOD
- * calls (solver/newton/newton_blas.c), with its threads. */
+ * calls (solver/blas.c), with its threads. */
 static void test_blas_in_provenance(void)
 {
     const char *name = pbd_blas_name();
@@ -358,7 +358,7 @@ static void test_estimate_against_resident(void)
 
 /* With the BLAS on 1 thread (the default) a Newton run is one thread: CHOLMOD's own OpenMP
  * loops in its supernodal factorisation (teams of CHOLMOD_OMP_NUM_THREADS = 4 in Debian's
- * build) run on 1 (solver/newton/newton_blas.c). Before: pbd-run on this 16² bending cloth held 4
+ * build) run on 1 (solver/blas.c). Before: pbd-run on this 16² bending cloth held 4
  * threads. */
 static void test_factorisation_on_one_thread(void)
 {

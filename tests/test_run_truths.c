@@ -299,7 +299,7 @@ static void test_solver_families_recomputed(void)
     CU_ASSERT_EQUAL_FATAL(refs_run(dir, args), 0);
     snprintf(cmd, sizeof cmd, "%s --summarize", args);
     CU_ASSERT_EQUAL_FATAL(refs_run(dir, cmd), 0);
-    const char *runs[3] = {"cloth_pbd", "cloth_xpbd", "cloth_newton"};
+    const char *runs[3] = {"cloth_pbd_t1", "cloth_xpbd_t1", "cloth_newton_t1"};
     const pbd_method methods[3] = {PBD_METHOD_PBD, PBD_METHOD_XPBD, PBD_METHOD_NEWTON};
     double fastest = INFINITY;
     for (int m = 0; m < 3; m++) {

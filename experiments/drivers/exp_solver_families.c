@@ -1,4 +1,4 @@
-/* solver_families — issue 21: PBD (Müller et al. 2006; stiffness k = 1, so it ignores the
+/* solver_families: PBD (Müller et al. 2006; stiffness k = 1, so it ignores the
  * compliance and its fixed point is the rigid constraints' step), XPBD (Macklin et al. 2016),
  * XPBD with substeps at equal cost (Small Steps), Vertex Block Descent (Chen et al. 2024) with and without Chebyshev
  * acceleration, Augmented VBD (Giles et al. 2025) and Projective Dynamics (Bouaziz et al.
@@ -34,8 +34,8 @@ static const char *const method_words[] = {"xpbd", "xpbd_substeps", "vbd", "vbd_
                                            "avbd", "pd", "newton", "pbd", NULL};
 
 static struct {
-    const char *scenes, *methods, *iterations;
-    int cloth_res, bend_res, beam_res, chain_n, threads, warm;
+    const char *scenes, *methods, *iterations, *threads;
+    int cloth_res, bend_res, beam_res, chain_n, warm;
     double cloth_alpha, rho, avbd_beta, avbd_k_start;
 } P;
 
@@ -45,10 +45,10 @@ static int options(cli_option *out, int quick)
     P.methods = "pbd,xpbd,xpbd_substeps,vbd,vbd_chebyshev,avbd,pd,newton";
     P.iterations = quick ? "1,10,100" : "1,3,10,30,100,300";
     P.cloth_res = quick ? 12 : 64;
-    P.bend_res = quick ? 8 : 24;
+    P.bend_res = quick ? 8 : 100;
     P.beam_res = quick ? 2 : 4;
     P.chain_n = 20;
-    P.threads = 1;
+    P.threads = quick ? "1" : "1,2";
     P.warm = 3;
     P.cloth_alpha = 1e-7;
     P.rho = 0.9;
@@ -66,7 +66,8 @@ static int options(cli_option *out, int quick)
         {"bend-resolution", CLI_INT, &P.bend_res, 2, 1000, 0, "bending cloth side", NULL},
         {"beam-resolution", CLI_INT, &P.beam_res, 1, 100, 0, "tet beam cubes along it", NULL},
         {"chain-particles", CLI_INT, &P.chain_n, 2, 1000, 0, "chain particles", NULL},
-        {"threads", CLI_INT, &P.threads, 1, 64, 0, "threads of every method", NULL},
+        {"threads", CLI_STRING, &P.threads, 0, 0, 0, "threads of every method (list: one run "
+         "per count)", NULL},
         {"warm", CLI_INT, &P.warm, 0, 100, 0, "XPBD steps to the common state", NULL},
         {"chebyshev", CLI_DOUBLE, &P.rho, 0, 0.999, 0, "vbd_chebyshev's rho", NULL},
         {"avbd-beta", CLI_DOUBLE, &P.avbd_beta, 0, 1e100, 0, "avbd's beta", NULL},
@@ -81,7 +82,7 @@ static int options(cli_option *out, int quick)
 static pbd_scene_params sp;
 
 /* The scene in its common state, with the method's definition. */
-static pbd_world *build(int scene, int method, int iterations)
+static pbd_world *build(int scene, int method, int iterations, int threads)
 {
     sp = pbd_scene_params_default();
     pbd_world *w = NULL;
@@ -117,7 +118,7 @@ static pbd_world *build(int scene, int method, int iterations)
     if (!w) return NULL;
     w->def.method = PBD_METHOD_XPBD;
     w->def.iterations = 20;
-    w->def.threads = P.threads;
+    w->def.threads = threads;
     for (int s = 0; s < warm; s++)
         if (pbd_step(w) != PBD_OK) {
             pbd_world_free(w);
@@ -188,10 +189,10 @@ static double gradient_norm(const pbd_world *w0, const pbd_world *w)
     return sqrt(sum);
 }
 
-static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int method, const double *its,
-                   int n_it)
+static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int method, int threads,
+                   const double *its, int n_it)
 {
-    pbd_world *w0 = build(scene, method, 1);
+    pbd_world *w0 = build(scene, method, 1, threads);
     if (!w0) return pbd_error(PBD_EINVAL, "solver_families: cannot build %s: %s",
                               scene_words[scene], pbd_last_error());
     int n3 = 3 * w0->n;
@@ -217,18 +218,26 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int method, co
     int c_d = pbd_h5log_column(log, "distance", 1, "m");
     int c_g = pbd_h5log_column(log, "gradient_residual", 1, "kg m");
     int c_t = pbd_h5log_column(log, "wall_seconds", 1, "s");
-    double tta[3] = {NAN, NAN, NAN}, last = NAN;
+    double tta[3] = {NAN, NAN, NAN}, last = NAN, diverged_at = NAN;
     for (int k = 0; k < n_it && st == PBD_OK; k++) {
-        pbd_world *w = method == M_NEWTON ? NULL : build(scene, method, (int)its[k]);
+        pbd_world *w = method == M_NEWTON ? NULL : build(scene, method, (int)its[k], threads);
         double d = 0.0, secs = t_newton, gn = 0.0;
         if (w) {
             t0 = now();
-            st = pbd_step(w);
+            pbd_status stepped = pbd_step(w);
             secs = now() - t0;
-            if (st != PBD_OK) break;
-            d = 0.0;
-            for (int i = 0; i < n3; i++) d = fmax(d, fabs(w->x[i] - xs[i]));
-            gn = gradient_norm(w0, w);
+            if (stepped == PBD_ENUMERIC) { /* diverged (the watchdog): a row of NaN, and on */
+                d = gn = NAN;
+                if (isnan(diverged_at)) diverged_at = its[k];
+                fprintf(stderr, "solver_families: %s, %s, N = %g diverged (%s): distance NaN\n",
+                        scene_words[scene], method_words[method], its[k], pbd_last_error());
+            } else if ((st = stepped) != PBD_OK) {
+                pbd_world_free(w);
+                break;
+            } else {
+                for (int i = 0; i < n3; i++) d = fmax(d, fabs(w->x[i] - xs[i]));
+                gn = gradient_norm(w0, w);
+            }
         }
         for (int q = 0; q < 3; q++)
             if (isnan(tta[q]) && d <= pow(10.0, -2 - q) * disp) tta[q] = secs;
@@ -237,7 +246,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int method, co
         pbd_h5log_set1(log, c_d, d);
         pbd_h5log_set1(log, c_g, gn);
         pbd_h5log_set1(log, c_t, secs);
-        st = pbd_h5log_step(log, w ? w : w0);
+        st = pbd_h5log_step(log, w && !isnan(d) ? w : w0); /* diverged: the common state */
         pbd_world_free(w);
         pbd_exp_progress(ctx, k + 1, n_it);
         if (method == M_NEWTON) break; /* one row: the reference's own solve */
@@ -245,17 +254,19 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int method, co
     if (st == PBD_OK) {
         pbd_h5log_attr_double(log, "result.scene", scene);
         pbd_h5log_attr_double(log, "result.method", method);
-        pbd_h5log_attr_double(log, "result.threads", P.threads);
+        pbd_h5log_attr_double(log, "result.threads", threads);
         pbd_h5log_attr_double(log, "result.newton_displacement", disp);
         pbd_h5log_attr_double(log, "result.final_distance", last);
+        pbd_h5log_attr_double(log, "result.diverged_at_iterations", diverged_at);
         pbd_h5log_attr_double(log, "result.time_to_1e-2_seconds", tta[0]);
         pbd_h5log_attr_double(log, "result.time_to_1e-3_seconds", tta[1]);
         pbd_h5log_attr_double(log, "result.time_to_1e-4_seconds", tta[2]);
-        char reached[48] = "not reached in the budget"; /* tta NaN: never within 1e-3 */
+        char reached[48] = "not reached in the budget", div[64] = ""; /* tta NaN: never */
         if (!isnan(tta[1])) snprintf(reached, sizeof reached, "%.3g s", tta[1]);
+        if (!isnan(diverged_at)) snprintf(div, sizeof div, "; diverged from N = %g", diverged_at);
         st = pbd_exp_log_finish(ctx, log, "%s, %s: distance %.3g m at the last N (Newton step "
-                                "%.3g m); time to 1e-3: %s", scene_words[scene],
-                                method_words[method], last, disp, reached);
+                                "%.3g m); time to 1e-3: %s%s", scene_words[scene],
+                                method_words[method], last, disp, reached, div);
     } else {
         pbd_exp_log_abort(ctx, log, st);
     }
@@ -267,20 +278,27 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int method, co
 static int run(pbd_exp_ctx *ctx)
 {
     int scenes[N_SCENES], methods[N_METHODS];
-    double its[MAX_LIST];
+    double its[MAX_LIST], threads[MAX_LIST];
     int ns = pbd_exp_words(ctx, "scenes", P.scenes, scene_words, scenes, N_SCENES);
     int nm = pbd_exp_words(ctx, "methods", P.methods, method_words, methods, N_METHODS);
     int n_it = pbd_exp_numbers(ctx, "iterations", P.iterations, its, MAX_LIST, 1, 1e6);
-    if (ns < 0 || nm < 0 || n_it < 0) return PBD_EINVAL;
-    for (int a = 0; a < ns; a++)
-        for (int b = 0; b < nm; b++) {
-            if (!applies(scenes[a], methods[b])) continue;
-            char name[64];
-            snprintf(name, sizeof name, "%s_%s", scene_words[scenes[a]], method_words[methods[b]]);
-            if (!pbd_exp_want(ctx, name)) continue;
-            int st = run_one(ctx, name, scenes[a], methods[b], its, n_it);
-            if (st != PBD_OK) return st;
-        }
+    int n_th = pbd_exp_numbers(ctx, "threads", P.threads, threads, MAX_LIST, 1, 64);
+    if (ns < 0 || nm < 0 || n_it < 0 || n_th < 0) return PBD_EINVAL;
+    for (int t = 0; t < n_th; t++)
+        if (threads[t] != floor(threads[t]))
+            return pbd_error(PBD_EINVAL, "solver_families: --threads: expected whole numbers, "
+                             "found %g in '%s'", threads[t], P.threads);
+    for (int t = 0; t < n_th; t++)
+        for (int a = 0; a < ns; a++)
+            for (int b = 0; b < nm; b++) {
+                if (!applies(scenes[a], methods[b])) continue;
+                char name[64];
+                snprintf(name, sizeof name, "%s_%s_t%d", scene_words[scenes[a]],
+                         method_words[methods[b]], (int)threads[t]);
+                if (!pbd_exp_want(ctx, name)) continue;
+                int st = run_one(ctx, name, scenes[a], methods[b], (int)threads[t], its, n_it);
+                if (st != PBD_OK) return st;
+            }
     return PBD_OK;
 }
 
@@ -323,30 +341,37 @@ static int summarize(pbd_exp_ctx *ctx)
                  method_words[k]);
     H5LTset_attribute_string(pbd_exp_summary_file(s), "/tables/time_to_accuracy",
                              "method_names", names);
-    /* headline: per scene the fastest iterative method to 1e-3 of the Newton step's
-     * displacement, beside Newton's own solve, and the threads */
-    char text[2048];
-    snprintf(text, sizeof text, "time to 1e-3 of the Newton step, %d thread%s:", P.threads,
-             P.threads > 1 ? "s" : "");
-    for (int sc = 0; sc < N_SCENES; sc++) {
-        int best = -1, newton = -1;
-        for (int i = 0; i < n; i++) {
-            const double *r = rows + NC * i;
-            if ((int)r[0] != sc) continue;
-            if ((int)r[1] == M_NEWTON) newton = i;
-            else if (!isnan(r[4]) && (best < 0 || r[4] < rows[NC * best + 4])) best = i;
-        }
-        if (best < 0 && newton < 0) continue;
-        char part[256], fastest[96] = "no iterative method reached 1e-3 in its budget";
-        if (best >= 0)
-            snprintf(fastest, sizeof fastest, "%s %.3g s", method_words[(int)rows[NC * best + 1]],
-                     rows[NC * best + 4]);
-        snprintf(part, sizeof part, "%s %s: %s, newton %.3g s", sc ? ";" : "", scene_words[sc],
-                 fastest, newton >= 0 ? rows[NC * newton + 4] : NAN);
+    /* headline: per thread count (ascending) and scene the fastest iterative method to 1e-3
+     * of the Newton step's displacement, beside Newton's own solve */
+    char text[4096] = "time to 1e-3 of the Newton step";
+    for (int th = 0, prev = 0;; prev = th, th = 0) {
+        for (int i = 0; i < n; i++) /* the next thread count above prev */
+            if ((int)rows[NC * i + 2] > prev && (!th || (int)rows[NC * i + 2] < th))
+                th = (int)rows[NC * i + 2];
+        if (!th) break;
+        char part[96];
+        snprintf(part, sizeof part, "%s %d thread%s:", prev ? "." : ",", th, th > 1 ? "s" : "");
         strncat(text, part, sizeof text - strlen(text) - 1);
-        if (sc == S_CLOTH)
-            pbd_exp_summary_double(s, "headline.cloth_fastest_to_1e-3_seconds",
-                                   best >= 0 ? rows[NC * best + 4] : NAN);
+        for (int sc = 0, listed = 0; sc < N_SCENES; sc++) {
+            int best = -1, newton = -1;
+            for (int j = 0; j < n; j++) {
+                const double *r = rows + NC * j;
+                if ((int)r[0] != sc || (int)r[2] != th) continue;
+                if ((int)r[1] == M_NEWTON) newton = j;
+                else if (!isnan(r[4]) && (best < 0 || r[4] < rows[NC * best + 4])) best = j;
+            }
+            if (best < 0 && newton < 0) continue;
+            char line[256], fastest[96] = "no iterative method reached 1e-3 in its budget";
+            if (best >= 0)
+                snprintf(fastest, sizeof fastest, "%s %.3g s",
+                         method_words[(int)rows[NC * best + 1]], rows[NC * best + 4]);
+            snprintf(line, sizeof line, "%s %s: %s, newton %.3g s", listed++ ? ";" : "",
+                     scene_words[sc], fastest, newton >= 0 ? rows[NC * newton + 4] : NAN);
+            strncat(text, line, sizeof text - strlen(text) - 1);
+            if (sc == S_CLOTH && !prev) /* the fewest threads' */
+                pbd_exp_summary_double(s, "headline.cloth_fastest_to_1e-3_seconds",
+                                       best >= 0 ? rows[NC * best + 4] : NAN);
+        }
     }
     free(rows);
     return pbd_exp_summary_finish(s, "%s", text);
@@ -354,7 +379,7 @@ static int summarize(pbd_exp_ctx *ctx)
 
 const pbd_experiment pbd_exp_solver_families = {
     .name = "solver_families",
-    .description = "issue 21: XPBD, XPBD with substeps, VBD (+ Chebyshev), AVBD, Projective "
+    .description = "XPBD, XPBD with substeps, VBD (+ Chebyshev), AVBD, Projective "
                    "Dynamics and Newton on the same constraints (cloth, tet beams, a hard 1:1000 "
                    "chain, a bending cloth): distance to the exact implicit step and h^2 |grad "
                    "G| vs iterations and wall time, time to 1e-2/1e-3/1e-4 of the Newton step",

@@ -750,7 +750,7 @@ static pbd_status newton_step_check(const pbd_world *w)
 static pbd_status newton_step(pbd_world *w, void *ws, double h, int threads)
 {
     (void)ws;      /* made in each solve, with its symbolic analysis */
-    (void)threads; /* the factorisations choose theirs (solver/newton/newton_blas.c) */
+    (void)threads; /* the factorisations choose theirs (solver/blas.c) */
     const pbd_solver_def *d = &w->def;
     const int width = d->newton_max_iterations + 1;
     const int per_set = w->iter_sets && w->iter_sets_n == w->n_sets;

@@ -25,33 +25,6 @@
 #include <string.h>
 #include <umfpack.h>
 
-const char *pbd_cholmod_status_name(int status)
-{
-    switch (status) {
-    case CHOLMOD_OK: return "CHOLMOD_OK";
-    case CHOLMOD_NOT_INSTALLED: return "CHOLMOD_NOT_INSTALLED: a method not installed";
-    case CHOLMOD_OUT_OF_MEMORY: return "CHOLMOD_OUT_OF_MEMORY: out of memory";
-    case CHOLMOD_TOO_LARGE: return "CHOLMOD_TOO_LARGE: the factor's size overflows an integer";
-    case CHOLMOD_INVALID: return "CHOLMOD_INVALID: invalid input";
-    case CHOLMOD_NOT_POSDEF: return "CHOLMOD_NOT_POSDEF: not positive definite";
-    case CHOLMOD_DSMALL: return "CHOLMOD_DSMALL: a tiny diagonal entry";
-    }
-    return "an unknown CHOLMOD status";
-}
-
-const char *pbd_umfpack_status_name(int status)
-{
-    switch (status) {
-    case UMFPACK_OK: return "UMFPACK_OK";
-    case UMFPACK_WARNING_singular_matrix: return "UMFPACK_WARNING_singular_matrix";
-    case UMFPACK_ERROR_out_of_memory: return "UMFPACK_ERROR_out_of_memory: out of memory";
-    case UMFPACK_ERROR_invalid_matrix: return "UMFPACK_ERROR_invalid_matrix";
-    case UMFPACK_ERROR_internal_error: return "UMFPACK_ERROR_internal_error";
-    case UMFPACK_ERROR_ordering_failed: return "UMFPACK_ERROR_ordering_failed";
-    }
-    return "an UMFPACK error";
-}
-
 void newton_linear_free(newton_system *s)
 {
     newton_pool_enter(&s->pool); /* SuiteSparse's blocks go back to the pool, then all of it */
@@ -223,7 +196,7 @@ static pbd_status analyze_cholmod(newton_system *s, int ldl, cholmod_factor **L)
     return PBD_OK;
 }
 
-/* cholmod_factorize with CHOLMOD's own OpenMP loops on the BLAS's threads (newton_blas.c) */
+/* cholmod_factorize with CHOLMOD's own OpenMP loops on the BLAS's threads (solver/blas.c) */
 static void factorize(cholmod_sparse *A, cholmod_factor *L, cholmod_common *cc)
 {
     pbd_blas_saved saved = pbd_blas_begin(pbd_blas_threads(), 1);

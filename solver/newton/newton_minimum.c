@@ -147,7 +147,7 @@ static int blocks(pbd_world *w, struct pbd_newton_workspace *nw, double *neg, in
 }
 
 /* cholmod_factorize with CHOLMOD's own OpenMP loops serial on the BLAS's threads
- * (newton_blas.c), as newton_linear.c's */
+ * (solver/blas.c), as newton_linear.c's */
 static void factorize(cholmod_sparse *A, cholmod_factor *L, cholmod_common *cc)
 {
     pbd_blas_saved saved = pbd_blas_begin(pbd_blas_threads(), 1);

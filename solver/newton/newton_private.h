@@ -274,6 +274,6 @@ long newton_pool_misses(const newton_pool *pool);
 size_t newton_pool_bytes(const newton_pool *pool);
 void newton_pool_destroy(newton_pool **pool);
 
-int newton_threads(void); /* the step's own loops' threads (newton_blas.c) */
+int newton_threads(void); /* the step's own loops' threads (newton_threads.c) */
 
 #endif

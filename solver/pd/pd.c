@@ -182,7 +182,7 @@ static pbd_status factor(pbd_world *w, pbd_family_ws *fw, pd_state *pd, double h
                                       "which have no interrupt callback)");
     pd->L = cholmod_analyze(A, &pd->cc);
     /* the factorisation on the step's threads, the BLAS's and CHOLMOD's own loops included
-     * (solver/newton/newton_blas.c, pbd_blas_begin; solver/newton/README.md "The BLAS") */
+     * (solver/blas.c, pbd_blas_begin; solver/newton/README.md "The BLAS") */
     const int threads = w->n < PBD_FAMILY_PARALLEL_MIN ? 1 : pbd_variants_threads(w);
     pbd_blas_saved saved = pbd_blas_begin(threads, 1);
     int ok = pd->L && cholmod_factorize(A, pd->L, &pd->cc) && pd->cc.status == CHOLMOD_OK;

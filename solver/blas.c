@@ -1,5 +1,6 @@
-/* The BLAS that serves the Newton reference's factorisations (solver/README.md "Newton
- * reference", "The BLAS"): which library it is and on how many threads it runs.
+/* The BLAS that serves the sparse factorisations of the Newton reference and of Projective
+ * Dynamics (solver/newton/README.md "The BLAS"): which library it is and on how many threads
+ * it runs, and CHOLMOD's and UMFPACK's status words.
  *
  * CHOLMOD's supernodal factorisation spends its time in dgemm_/dsyrk_/dtrsm_/dpotrf_.
  * The build links OpenBLAS (Debian's libopenblas0-openmp) ahead of CHOLMOD unless
@@ -16,7 +17,10 @@
  * sets the count for a factorisation or solve explicitly (below) and pbd_blas_end()
  * restores the caller's OpenMP and BLAS settings. */
 #define _GNU_SOURCE
-#include "newton_private.h"
+#include "solver_private.h"
+
+#include <cholmod.h>
+#include <umfpack.h>
 
 #include <dlfcn.h>
 #include <omp.h>
@@ -88,23 +92,10 @@ void pbd_blas_set_threads(int threads)
     if (blas.openblas && blas.parallel) blas.threads = blas.requested;
 }
 
-/* The threads of the Newton step's own loops (the assembly, MINRES' product with A):
- * pbd_newton_set_threads', else the same setting as the BLAS's (PBD_BLAS_THREADS, default
- * 1), also where the BLAS itself is single-threaded; at most the cores. Not the world's
- * thread count: those loops' results do not depend on it (newton_system.c: every entry
- * summed in the same order), but under load a second OpenMP thread waits at every barrier
- * for a core other processes hold (the BLAS rows measured it: experiments/programs/
- * README.md), so the step's threads are one choice, made for the whole step. */
-static int newton_own_threads; /* pbd_newton_set_threads: 0 follows the BLAS's setting */
-
-void pbd_newton_set_threads(int threads) { newton_own_threads = threads >= 1 ? threads : 0; }
-
-int newton_threads(void)
+int pbd_blas_requested(void)
 {
     probe();
-    int t = newton_own_threads > 0 ? newton_own_threads : blas.requested > 0 ? blas.requested : 1;
-    int cores = omp_get_num_procs();
-    return t < cores ? t : cores > 0 ? cores : 1;
+    return blas.requested;
 }
 
 /* How many threads an OpenMP region opened here gets when it asks for `want`: not more
@@ -149,4 +140,31 @@ void pbd_blas_end(pbd_blas_saved saved)
     omp_set_num_threads(saved.max_threads);
     omp_set_dynamic(saved.dynamic);
     if (blas.set_threads && saved.blas_threads >= 1) blas.set_threads(saved.blas_threads);
+}
+
+const char *pbd_cholmod_status_name(int status)
+{
+    switch (status) {
+    case CHOLMOD_OK: return "CHOLMOD_OK";
+    case CHOLMOD_NOT_INSTALLED: return "CHOLMOD_NOT_INSTALLED: a method not installed";
+    case CHOLMOD_OUT_OF_MEMORY: return "CHOLMOD_OUT_OF_MEMORY: out of memory";
+    case CHOLMOD_TOO_LARGE: return "CHOLMOD_TOO_LARGE: the factor's size overflows an integer";
+    case CHOLMOD_INVALID: return "CHOLMOD_INVALID: invalid input";
+    case CHOLMOD_NOT_POSDEF: return "CHOLMOD_NOT_POSDEF: not positive definite";
+    case CHOLMOD_DSMALL: return "CHOLMOD_DSMALL: a tiny diagonal entry";
+    }
+    return "an unknown CHOLMOD status";
+}
+
+const char *pbd_umfpack_status_name(int status)
+{
+    switch (status) {
+    case UMFPACK_OK: return "UMFPACK_OK";
+    case UMFPACK_WARNING_singular_matrix: return "UMFPACK_WARNING_singular_matrix";
+    case UMFPACK_ERROR_out_of_memory: return "UMFPACK_ERROR_out_of_memory: out of memory";
+    case UMFPACK_ERROR_invalid_matrix: return "UMFPACK_ERROR_invalid_matrix";
+    case UMFPACK_ERROR_internal_error: return "UMFPACK_ERROR_internal_error";
+    case UMFPACK_ERROR_ordering_failed: return "UMFPACK_ERROR_ordering_failed";
+    }
+    return "an UMFPACK error";
 }
