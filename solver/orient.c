@@ -6,6 +6,7 @@
 #include "solver/method.h"
 #include "solver_private.h"
 #include "variants.h"
+#include "solver/xpbd/xpbd.h"
 
 #include <math.h>
 #include <stdlib.h>

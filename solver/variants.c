@@ -2,6 +2,7 @@
  * constraints change (detected by a fingerprint of the topology), never otherwise. */
 #include "pbd.h"
 #include "variants.h"
+#include "solver/method.h"
 
 #include <omp.h>
 #include <stdlib.h>
@@ -150,4 +151,15 @@ void pbd_variants_free_buffers(pbd_world *w)
     free(vs->jac_set_q);
     free(vs);
     w->variants = NULL;
+}
+
+/* The variant state and every method's workspace in it (the method table, solver/method.h). */
+void pbd_variants_free(pbd_world *w)
+{
+    if (!w->variants) return;
+    for (int i = 0; i < pbd_method_count(); i++) { /* the methods' workspaces (method.h) */
+        const pbd_method_ops *m = pbd_method_at(i);
+        if (m->workspace_free) m->workspace_free(w->variants);
+    }
+    pbd_variants_free_buffers(w);
 }

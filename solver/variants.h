@@ -13,31 +13,11 @@ typedef struct pbd_workspace {
     double *x, *x0, *w, *grad; /* the world's x: 4 doubles per entry (rods' quaternions) */
 } pbd_workspace;
 
-/* The world's own buffers as a workspace. */
-pbd_workspace pbd_world_workspace(pbd_world *w);
 
-/* Gather constraint c of set s from positions pos into ws (x, w). */
-void pbd_gather_ws(const pbd_world *w, pbd_workspace *ws, const pbd_constraint_set *s, int c,
-                   const double *pos, pbd_eval_input *in);
-/* Write ws->x back to pos, skipping fixed particles (w = 0), which never move. */
-void pbd_scatter_ws(const pbd_world *w, const pbd_workspace *ws, const pbd_constraint_set *s,
-                    int c, double *pos);
 
-/* XPBD with constraint damping (XPBD Eq. 26): computes ∇C into grad and
- *   Δλ = (-C - α̃λ - γ ∇C·(x - x_n)) / ((1 + γ) Σ w|∇C|² + α̃),
- * without moving anything. x_prev (x_n gathered) is read only when gamma > 0.
- * Returns PBD_EVAL_OK, PBD_EVAL_DEGENERATE or -1 (inactive inequality). */
-int pbd_xpbd_delta(const pbd_constraint_type *type, const pbd_eval_input *in, const double *w,
-                   double alpha_tilde, double gamma, const double *x_prev, double lambda,
-                   double *grad, double *dlambda);
 
-/* Project constraint c of set s, gathered from pos, into ws->x with the method of w->def
- * on a (sub)step h; nothing is written back and λ is not changed: *dlambda gets the
- * multiplier with Δx = Δλ w ∇C (XPBD's Δλ; for PBD -k C/Σ w|∇C|², which the contact
- * response reads as the impulse λ∇C/Δt). ws->grad holds ∇C at the gathered positions
- * afterwards. */
-int pbd_project_into(const pbd_world *w, pbd_workspace *ws, const pbd_constraint_set *s, int c,
-                     double h, const double *pos, double *dlambda);
+
+
 /* Orientation types (pbd_constraint_type.n_orient, solver/orient.c): the projection of row c
  * of set s, PBD Eq. 8–9 or XPBD Eq. 18 with the orientations' generalised inverse mass
  * W = R diag(inv_inertia) Rᵀ, Δθ = Δλ W ∇_θ C and q ← exp(Δθ/2) q (Kugelstadt & Schömer
@@ -53,34 +33,12 @@ int pbd_project_orient_into(const pbd_world *w, pbd_workspace *ws, const pbd_con
 int pbd_project_orient_element_into(const pbd_world *w, pbd_workspace *ws,
                                     const pbd_constraint_set *s, int c, double alpha_scale,
                                     const double *pos, double *dlambda);
-/* Rows that Gauss–Seidel projects together from row c: an element under the closed form,
- * else pbd_block_rows. */
-static inline int pbd_rows_at(const pbd_world *w, const pbd_constraint_set *s, int c);
 void pbd_orient_forces(pbd_world *w, double h);
 void pbd_orient_predict(pbd_world *w, double h);
 void pbd_orient_update(pbd_world *w, double h);
 /* PBD_OK, or PBD_EINVAL naming why the world's orientations cannot take def (a scheme other
  * than Gauss–Seidel), or PBD_ENUMERIC for a non-finite orientation after a step */
 pbd_status pbd_orient_check(const pbd_world *w, int after_step);
-
-/* Rows in the block that starts at row c of a set whose type has block > 1 (pbd_constraint.h):
- * min(block, count − c); 1 for other types. */
-static inline int pbd_block_rows(const pbd_constraint_set *s, int c)
-{
-    int b = s->type->block > 1 ? s->type->block : 1;
-    return c + b <= s->count ? b : s->count - c;
-}
-static inline int pbd_rows_at(const pbd_world *w, const pbd_constraint_set *s, int c)
-{
-    if (w->def.rod_projection == PBD_ROD_CLOSED_FORM && s->type->project_element)
-        return c + s->type->n_components <= s->count ? s->type->n_components : s->count - c;
-    return pbd_block_rows(s, c);
-}
-/* Project the block of nb rows starting at row c together (solver/xpbd/project.c): ws->x (gathered
- * from pos) gets the projected positions, dlambda[0 .. nb) each row's Δλ. Returns
- * PBD_EVAL_OK, or PBD_EVAL_DEGENERATE when no row of the block could be projected. */
-int pbd_project_block_into(const pbd_world *w, pbd_workspace *ws, const pbd_constraint_set *s,
-                           int c, int nb, double h, const double *pos, double *dlambda);
 
 /* Colouring of one set: order[start[k] .. start[k+1]) is colour k. */
 typedef struct pbd_set_colouring {
@@ -122,10 +80,6 @@ struct pbd_variants_state {
     struct pbd_family_ws *family;
 };
 
-/* Make the variant workspaces match the world and its definition (colouring, Jacobi,
- * thread buffers); allocates only when they do not. Called by the step before the
- * projection of every (sub)step. */
-pbd_status pbd_variants_prepare(pbd_world *w);
 void pbd_variants_free(pbd_world *w);
 /* The variants' own buffers (solver/variants.c), sized for the world: */
 pbd_status pbd_variants_reserve_workspaces(struct pbd_variants_state *vs, int threads, int arity);
@@ -141,18 +95,6 @@ int pbd_sweep_threads_now(const pbd_world *w);
 /* Fingerprint of the constraint topology (sets, types, counts, index rows). */
 uint64_t pbd_topology_key(const pbd_world *w);
 
-/* Colour every set greedily (solver/xpbd/colouring.c); the workspace must exist. */
-pbd_status pbd_colour_sets(pbd_world *w);
-/* Sort every coloured set's arrays by colour (solver/xpbd/layout.c); the colouring must be
- * valid. Updates the colourings (identity) and the fingerprint. */
-pbd_status pbd_sort_sets_by_colour(pbd_world *w);
-
-/* Sweeps (one iteration each); they return the constraints skipped as degenerate. */
-int pbd_sweep_jacobi(pbd_world *w, double h);
-int pbd_sweep_coloured(pbd_world *w, double h);
-
-/* Momentum-conserving damping (PBD Sec. 3.5) of the free particles' velocities. */
-void pbd_damp_momentum(pbd_world *w, double k_damping);
 
 /* The same with each set's three values at per_set[3s .. 3s+2] (NULL: not wanted). */
 void pbd_world_residuals_per_set(pbd_world *w, const double *pos, double alpha_scale,

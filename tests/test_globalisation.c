@@ -3,6 +3,7 @@
  * (experiments/drivers/exp_static.c), the small symmetric eigen-solver behind both
  * (solver/symeig.c) and momentum-conserving damping. */
 #include "tests.h"
+#include "solver/xpbd/xpbd.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -10,6 +10,7 @@
  * permutation `order` with colour k at order[start[k] .. start[k+1]). */
 #include "solver/pbd.h"
 #include "solver/variants.h"
+#include "solver/xpbd/xpbd.h"
 
 #include <stdlib.h>
 

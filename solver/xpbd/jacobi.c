@@ -19,6 +19,7 @@
  * (the interior of a chain or a regular mesh) and under-relaxes it elsewhere. */
 #include "solver/pbd.h"
 #include "solver/variants.h"
+#include "solver/xpbd/xpbd.h"
 #include "solver/method.h"
 
 #include <assert.h>

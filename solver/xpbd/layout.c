@@ -10,6 +10,7 @@
  * is the index constraint c had when it was added. */
 #include "solver/pbd.h"
 #include "solver/variants.h"
+#include "solver/xpbd/xpbd.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,6 +3,7 @@
 #include "solver/method.h"
 #include "solver/solver_private.h"
 #include "solver/variants.h"
+#include "solver/xpbd/xpbd.h"
 
 #include <math.h>
 

@@ -1,9 +1,7 @@
-/* Getting the variants ready for a step: the colouring (solver/xpbd/colouring.c) and the sort
- * by colour (solver/xpbd/layout.c) when the topology changed, the Jacobi buffers; and freeing
- * all of it with the methods' workspaces (the method table, solver/method.h). */
-#include "pbd.h"
-#include "variants.h"
-#include "solver/method.h"
+/* Getting PBD/XPBD's schemes ready for a step: the colouring (solver/xpbd/colouring.c) and
+ * the sort by colour (solver/xpbd/layout.c) when the topology changed, the Jacobi buffers. */
+#include "solver/pbd.h"
+#include "solver/xpbd/xpbd.h"
 
 #include <stdlib.h>
 
@@ -33,14 +31,4 @@ pbd_status pbd_variants_prepare(pbd_world *w)
     if (w->def.sort_by_colour) /* solver/xpbd/layout.c: sorts only sets not sorted yet */
         if ((st = pbd_sort_sets_by_colour(w)) != PBD_OK) return st;
     return PBD_OK;
-}
-
-void pbd_variants_free(pbd_world *w)
-{
-    if (!w->variants) return;
-    for (int i = 0; i < pbd_method_count(); i++) { /* the methods' workspaces (method.h) */
-        const pbd_method_ops *m = pbd_method_at(i);
-        if (m->workspace_free) m->workspace_free(w->variants);
-    }
-    pbd_variants_free_buffers(w);
 }
