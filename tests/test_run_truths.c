@@ -358,6 +358,29 @@ static void test_solver_families_recomputed(void)
     CU_ASSERT(h == fastest || (isnan(h) && isinf(fastest)));
 }
 
+/* A step that fails (here the test hook's NaN at the measured step, step 4 after the 3 warm
+ * steps) is a row of NaN, the first such N is result.diverged_at_iterations, and the sweep goes
+ * on: every N has its row, and the Newton run beside it is complete. */
+static void test_solver_families_diverged_row(void)
+{
+    const char *args = "solver_families --quick --scenes=cloth --methods=xpbd,newton "
+                       "--cloth-resolution=8 --test-fault-step=4";
+    CU_ASSERT_EQUAL_FATAL(refs_run(dir, args), 0);
+    char path[256];
+    snprintf(path, sizeof path, "%s/solver_families/cloth_xpbd_t1.h5", dir);
+    long rows = 0;
+    double *its = refs_series(path, "iterations", &rows), *d = refs_series(path, "distance", &rows);
+    CU_ASSERT_FATAL(its && d && rows == 3);
+    for (long r = 0; r < rows; r++) CU_ASSERT(isnan(d[r]));
+    CU_ASSERT(attr(path, "result.diverged_at_iterations") == its[0]);
+    CU_ASSERT(isnan(attr(path, "result.final_distance")));
+    snprintf(path, sizeof path, "%s/solver_families/cloth_newton_t1.h5", dir);
+    CU_ASSERT(isnan(attr(path, "result.diverged_at_iterations")));
+    CU_ASSERT(attr(path, "result.final_distance") == 0.0);
+    free(its);
+    free(d);
+}
+
 void register_run_truths_tests(void)
 {
     CU_pSuite s = CU_add_suite("run_truths", suite_init, suite_clean);
@@ -365,4 +388,5 @@ void register_run_truths_tests(void)
     CU_add_test(s, "rod_cantilever_recomputed", test_rod_cantilever_recomputed);
     CU_add_test(s, "fluid_density_recomputed", test_fluid_density_recomputed);
     CU_add_test(s, "solver_families_recomputed", test_solver_families_recomputed);
+    CU_add_test(s, "solver_families_diverged_row", test_solver_families_diverged_row);
 }

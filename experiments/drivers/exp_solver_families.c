@@ -352,7 +352,8 @@ static int summarize(pbd_exp_ctx *ctx)
         char part[96];
         snprintf(part, sizeof part, "%s %d thread%s:", prev ? "." : ",", th, th > 1 ? "s" : "");
         strncat(text, part, sizeof text - strlen(text) - 1);
-        for (int sc = 0, listed = 0; sc < N_SCENES; sc++) {
+        int listed = 0;
+        for (int sc = 0; sc < N_SCENES; sc++) {
             int best = -1, newton = -1;
             for (int j = 0; j < n; j++) {
                 const double *r = rows + NC * j;
@@ -372,6 +373,9 @@ static int summarize(pbd_exp_ctx *ctx)
                 pbd_exp_summary_double(s, "headline.cloth_fastest_to_1e-3_seconds",
                                        best >= 0 ? rows[NC * best + 4] : NAN);
         }
+        if (!listed)
+            strncat(text, " no Newton row, and no method reached it",
+                    sizeof text - strlen(text) - 1);
     }
     free(rows);
     return pbd_exp_summary_finish(s, "%s", text);
