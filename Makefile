@@ -226,7 +226,7 @@ $(BUILD)/obj/constraints/%.o: CFLAGS += -fno-math-errno
 check-paraview: $(BINS)
 	sh scripts/check-paraview.sh $(BUILD)
 
-# A run killed at any moment (issue 24): SIGTERM in a 1000² cloth's set-up and inside a 400²
+# A run killed at any moment: SIGTERM in a 1000² cloth's set-up and inside a 400²
 # cloth's Newton factorisation stops it within 2 s; SIGHUP/SIGINT keep the steps; SIGKILL
 # leaves a readable file (tests/check-signals.sh; about a minute).
 check-signals: $(BINS)
@@ -322,7 +322,7 @@ test-new-constraint: $(BUILD)/pbd-gradcheck
 test-new-method: $(BUILD)/pbd-run
 	sh scripts/test-new-method.sh $(BUILD)
 
-# "Solvers refuse up front or converge" (issue 24): --method=newton and --reference=newton on
+# "Solvers refuse up front or converge": --method=newton and --reference=newton on
 # every scene x material x E = 1e3..1e11 Pa, 2 steps each (scripts/newton-sweep.sh; ~1 min).
 .PHONY: newton-sweep
 newton-sweep: $(BUILD)/pbd-run

@@ -1,4 +1,4 @@
-/* solver_families — issue 21: PBD (Müller et al. 2006; stiffness k = 1, so it ignores the
+/* solver_families: PBD (Müller et al. 2006; stiffness k = 1, so it ignores the
  * compliance and its fixed point is the rigid constraints' step), XPBD (Macklin et al. 2016),
  * XPBD with substeps at equal cost (Small Steps), Vertex Block Descent (Chen et al. 2024) with and without Chebyshev
  * acceleration, Augmented VBD (Giles et al. 2025) and Projective Dynamics (Bouaziz et al.
@@ -354,7 +354,7 @@ static int summarize(pbd_exp_ctx *ctx)
 
 const pbd_experiment pbd_exp_solver_families = {
     .name = "solver_families",
-    .description = "issue 21: XPBD, XPBD with substeps, VBD (+ Chebyshev), AVBD, Projective "
+    .description = "XPBD, XPBD with substeps, VBD (+ Chebyshev), AVBD, Projective "
                    "Dynamics and Newton on the same constraints (cloth, tet beams, a hard 1:1000 "
                    "chain, a bending cloth): distance to the exact implicit step and h^2 |grad "
                    "G| vs iterations and wall time, time to 1e-2/1e-3/1e-4 of the Newton step",

@@ -64,7 +64,7 @@ static const config configs[C_COUNT] = {
     [C_COLT_XPBD] = {"colour-Nt-xpbd", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_XPBD, 1, 1, 1, 0},
     [C_COL1_BUSY] = {"colour-1t-busy", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_PBD, 1, 0, 1, 1},
     [C_COLT_BUSY] = {"colour-Nt-busy", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_PBD, 1, 1, 1, 1},
-    /* the solver families (issue 21; solver/README.md "Solver families"): the scene's
+    /* the solver families (solver/README.md "Solver families"): the scene's
      * constraints with compliance 1e-6 where they have none (VBD and PD need an energy) */
     [C_VBD1] = {"vbd-1t", 0, 0, PBD_METHOD_VBD, 1, 0, 0, 0},
     [C_VBDT] = {"vbd-Nt", 0, 0, PBD_METHOD_VBD, 1, 1, 0, 0},
@@ -164,7 +164,7 @@ static pbd_world *build(const scene_spec *sc)
         return pbd_scene_cloth(&sp);
     case S_CLOTH_DIHEDRAL: /* laid flat, it drapes from two corners and its hinges fold */
         return pbd_scene_cloth_bend(&sp);
-    case S_CLOTH_BEND: /* issue 13's scene: 10 m × 10 m, 1 kg per particle, union-jack
+    case S_CLOTH_BEND: /* the bending cloth: 10 m × 10 m, 1 kg per particle, union-jack
                         * diagonals, k = 1, k_bend = 0.01, pinned at vertices 0 and size-1 */
         sp.size = 10.0;
         sp.total_mass = (double)sc->size * sc->size;
