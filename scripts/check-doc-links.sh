@@ -6,7 +6,8 @@
 #  2. Citations `FILE.md "Section"` (and `FILE.md "A", "B"`) in every tracked *.c, *.h, *.md,
 #     *.sh, *.gp and Makefile: FILE.md exists (from the repository root, or from the citing
 #     file's directory) and has a heading "Section" (or one that starts "Section: " or
-#     "Section (").  DESIGN.md "The step" is one of these.
+#     "Section (").  DESIGN.md "The step" is one of these; a citation wrapped over two lines
+#     inside its quotes (a comment's next line, its * or # dropped) is read whole.
 # Prints one line per broken reference (FILE:LINE: what, expected, found) and exits 1 if any.
 # Needs only perl (Debian's perl-base) and git (the tracked files; without git: find).
 set -eu
@@ -63,7 +64,14 @@ for my $f (grep { /\.md$/ } @files) {
 for my $f (grep { /\.(c|h|md|sh|gp)$|(^|\/)Makefile$/ } @files) {
     next if $f eq "scripts/check-doc-links.sh";
     open my $fh, "<", $f or next;
-    while (my $l = <$fh>) {
+    my @lines = <$fh>;
+    for my $i (0 .. $#lines) {
+        my $l = $lines[$i]; $. = $i + 1;
+        # a citation wrapped inside its quotes: the next line, without its comment mark, joined
+        if ($l =~ /\.md`?(?:,? *"[^"\n]+")*,? *"[^"\n]*\S[^"\n]*$/ && $i < $#lines) {
+            (my $next = $lines[$i + 1]) =~ s{^\s*(?:\*|#|//)?\s*}{};
+            chomp $l; $l .= " $next";
+        }
         while ($l =~ /([\w\/.-]*\.md)`?((?:,? *"[^"\n]+")+)/g) {
             my ($doc, $list) = ($1, $2);
             next if $doc eq "FILE.md";   # the placeholder in descriptions of this check

@@ -135,7 +135,7 @@ typedef struct pbd_solver_def {
     double xpbd_beta;         /* XPBD constraint damping β (XPBD Eq. 26), >= 0; 0 = off */
     int record_iterations;    /* measure residuals after every iteration */
     pbd_rod_projection rod_projection; /* rods: generic or closed-form (PBD/XPBD) */
-    /* performance (solver/README.md "Performance") */
+    /* performance (solver/xpbd/README.md "Performance") */
     int kernels;              /* 1: the types' batched kernels where they have them; 0: the
                                * generic projection for every constraint (the reference) */
     int sort_by_colour;       /* coloured GS: keep each set's arrays sorted by colour; constraint
@@ -536,7 +536,7 @@ typedef struct pbd_newton_info {
     int modified;            /* switches to the modified (projected) Newton direction: the
                               * KKT direction was no descent direction of G */
     int escapes;             /* solves after the first, each begun where the one before
-                              * ended at a saddle (solver/README.md "A minimum, not a
+                              * ended at a saddle (solver/newton/README.md "A minimum, not a
                               * saddle"; at most 8, then refused); iterations counts all */
     int minimum;             /* the answer checked (solver/newton/README.md "Newton reference"):
                               * PBD_NEWTON_MINIMUM_* below */

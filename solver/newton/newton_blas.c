@@ -1,4 +1,4 @@
-/* The BLAS that serves the Newton reference's factorisations (solver/README.md "Newton
+/* The BLAS that serves the Newton reference's factorisations (solver/newton/README.md "Newton
  * reference", "The BLAS"): which library it is and on how many threads it runs.
  *
  * CHOLMOD's supernodal factorisation spends its time in dgemm_/dsyrk_/dtrsm_/dpotrf_.
