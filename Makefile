@@ -33,7 +33,7 @@ LIBS     := $(BUILD)/libpbdlab-harness.a $(BUILD)/libpbd.a
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 BINS     := $(patsubst %.c,$(BUILD)/%,$(subst _,-,$(notdir $(PROGRAMS))))
 
-NO_DEPS_GOALS := clean help deps uninstall check-doc-links
+NO_DEPS_GOALS := clean help deps uninstall check-doc-links bench-table
 # Every make that builds first runs scripts/deps.sh: a cheap check (as root it installs what
 # is missing). If something is still missing, deps.sh's last line says what to run and make
 # stops right there, quietly: question mode (-q) runs no recipe, prints nothing, exits 1.
@@ -72,8 +72,9 @@ help:
 	@echo "make check-report  RESULTS/report.html in headless Chromium: images, widths, nan/inf, series; screenshots"
 	@echo "make test-plots    every figure script on every run alone and on narrowed sweeps"
 	@echo "make test-slurm    make experiments SCHEDULER=slurm on a local one-node Slurm vs local"
-	@echo "make bench         performance table (data/results/bench.csv)"
+	@echo "make bench         performance table (data/results/bench.csv), appended to data/measurements/"
 	@echo "make bench-repeat  the bench's targets over 9 runs per SIMD width, met in how many"
+	@echo "make bench-table   the latest measurements (data/measurements/*.csv) and their trend"
 	@echo "make fuzz          libFuzzer on the CLI parser, the OBJ/TetGen loaders and the HDF5 readers (clang)"
 	@echo "make check-signals SIGTERM/INT/HUP/KILL at any moment: exit within 2 s, nothing or a readable file"
 	@echo "make soak          every standard scene for 10^5 steps: finite and bounded"
@@ -214,11 +215,20 @@ test-slurm: $(BINS)
 
 # The performance table (experiments/programs/README.md "Performance"): pbd-bench built with
 # BENCH_OPT in its own build directory (the default build stays portable); BENCH_ARGS e.g.
-# --quick.
+# --quick. Every row's ms per step (min, median) is appended to BENCH_HISTORY, the
+# measurements' history (data/README.md "Measurements"; make bench-table prints it).
 BENCH_OPT ?= -O3 -march=native -ffp-contract=off -g
+BENCH_HISTORY ?= data/measurements/bench.csv
+export BENCH_HISTORY
 bench:
 	$(MAKE) BUILD=build/bench OPT="$(BENCH_OPT)" build/bench/pbd-bench
-	build/bench/pbd-bench $(BENCH_ARGS)
+	build/bench/pbd-bench --history=$(BENCH_HISTORY) $(BENCH_ARGS)
+
+# The latest rows of every CSV under data/measurements/ and each measurement's trend
+# (scripts/bench-table.sh; BENCH_TABLE_ARGS e.g. "--what=cloth316 --last=20").
+.PHONY: bench-table
+bench-table:
+	@sh scripts/bench-table.sh $(BENCH_TABLE_ARGS)
 
 # The bench's targets over BENCH_RUNS runs at each SIMD width (BENCH_WIDTHS; default 8 and 4
 # on AVX-512, the AVX2 path forced), with how many runs met each (scripts/bench-repeat.sh).

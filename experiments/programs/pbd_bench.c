@@ -404,7 +404,7 @@ static void machine_info(bench_machine *m, int reps, int quick, int threads)
 int main(int argc, char **argv)
 {
     int quick = 0, reps = 0, threads = 2, simd_width = 0, exact = 0;
-    const char *output = "data/results/bench", *only = NULL;
+    const char *output = "data/results/bench", *only = NULL, *history = NULL;
     char scene_help[1024] = "only scenes whose name contains this (a comma-separated list: any "
                             "of these); full:"; /* the names */
     for (size_t i = 0; i < sizeof full_scenes / sizeof *full_scenes; i++) {
@@ -422,6 +422,9 @@ int main(int argc, char **argv)
          NULL},
         {"threads", CLI_INT, &threads, 1, 64, 0, "threads of the parallel rows", NULL},
         {"output", CLI_STRING, &output, 0, 0, 0, "writes OUTPUT.csv and OUTPUT.h5", NULL},
+        {"history", CLI_STRING, &history, 0, 0, 0,
+         "also appends each row's ms per step (min, median) to this CSV of measurements "
+         "(make bench: data/measurements/bench.csv)", NULL},
         {"scene", CLI_STRING, &only, 0, 0, 0, scene_help, NULL},
         {"exact", CLI_FLAG, &exact, 0, 0, 0, "--scene's names are whole scene names, not parts",
          NULL},
@@ -495,11 +498,13 @@ int main(int argc, char **argv)
         snprintf(path, sizeof path, "%s.h5", output);
         st = bench_write_h5(path, rows, n_rows, &m, tp, n_targets);
     }
+    if (st == PBD_OK && history) st = bench_append_history(history, rows, n_rows, &m);
     if (st != PBD_OK) {
         fprintf(stderr, "pbd-bench: %s\n", pbd_last_error());
         return 3;
     }
-    printf("# wrote %s.csv and %s.h5\n", output, output);
+    printf("# wrote %s.csv and %s.h5%s%s\n", output, output, history ? "; appended to " : "",
+           history ? history : "");
     free(rows);
     return 0;
 }
