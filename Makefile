@@ -83,7 +83,8 @@ help:
 	@echo "make uninstall     remove what make install put there (same PREFIX, DESTDIR)"
 	@echo "make test-install  install into build/test-install, build and check an example against it"
 	@echo "make fresh-box     as root: the README's make test on a bare Debian 12 (debootstrap, chroot)"
-	@echo "make check-doc-links  every relative Markdown link and FILE.md \"Section\" citation resolves"
+	@echo "make check-doc-links  every relative Markdown link and FILE.md \"Section\" citation resolves;"
+	@echo "                   no issue number outside tests/, no comment citing a missing path"
 	@echo "make test-new-constraint  constraints/README.md's recipe with a throw-away type, checked"
 	@echo "make test-new-method  solver/README.md's recipe with a throw-away method, checked"
 	@echo "make newton-sweep  Newton on every scene x material x E 1e3..1e11: converges or is refused up front"
@@ -359,8 +360,11 @@ newton-sweep: $(BUILD)/pbd-run
 	sh scripts/newton-sweep.sh $(BUILD) 2
 
 # Every relative Markdown link and every `FILE.md "Section"` citation (DESIGN.md's included)
-# resolves (scripts/check-doc-links.sh; perl only, no build needed). For CI.
+# resolves (scripts/check-doc-links.sh); no issue number outside tests/ and no comment citing
+# a repository path that does not exist (scripts/check-comments.sh); no #include circle in
+# solver/. Perl and git only, no build needed; CI's first step.
 .PHONY: check-doc-links
 check-doc-links:
 	@sh scripts/check-doc-links.sh
+	@sh scripts/check-comments.sh
 	@sh scripts/check-includes.sh

@@ -44,6 +44,7 @@ for my $f (grep { /\.md$/ } @files) {
     open my $fh, "<", $f or next;
     my $fence;
     while (my $line = <$fh>) {
+        my $ln = $.;   # headings() below reads other files, which resets $.
         $fence = !$fence if $line =~ /^\s*(```|~~~)/;
         next if $fence;
         (my $l = $line) =~ s/`[^`]*`//g;   # no links inside inline code
@@ -54,9 +55,9 @@ for my $f (grep { /\.md$/ } @files) {
             my ($path, $anchor) = split /#/, $t, 2;
             my $target = length $path ? norm(dir($f) . $path) : $f;
             $target =~ s{/$}{};
-            if (!-e $target) { fail("$f:$.", "link ($t): expected an existing file, found no $target"); next }
+            if (!-e $target) { fail("$f:$ln", "link ($t): expected an existing file, found no $target"); next }
             next unless defined $anchor && $target =~ /\.md$/;
-            fail("$f:$.", "link ($t): expected a heading with anchor #$anchor in $target, found none")
+            fail("$f:$ln", "link ($t): expected a heading with anchor #$anchor in $target, found none")
                 unless headings($target)->[1]{$anchor};
         }
     }
