@@ -7,7 +7,8 @@
 #     *.sh, *.gp and Makefile: FILE.md exists (from the repository root, or from the citing
 #     file's directory) and has a heading "Section" (or one that starts "Section: " or
 #     "Section (").  DESIGN.md "The step" is one of these; a citation wrapped over two lines
-#     inside its quotes (a comment's next line, its * or # dropped) is read whole.
+#     (inside its quotes, or before them: a comment's next line, its * or # dropped) is read
+#     whole.
 # Prints one line per broken reference (FILE:LINE: what, expected, found) and exits 1 if any.
 # Needs only perl (Debian's perl-base) and git (the tracked files; without git: find).
 set -eu
@@ -69,9 +70,12 @@ for my $f (grep { /\.(c|h|md|sh|gp)$|(^|\/)Makefile$/ } @files) {
     for my $i (0 .. $#lines) {
         my $l = $lines[$i]; $. = $i + 1;
         # a citation wrapped inside its quotes: the next line, without its comment mark, joined
-        if ($l =~ /\.md`?(?:,? *"[^"\n]+")*,? *"[^"\n]*\S[^"\n]*$/ && $i < $#lines) {
+        if ($i < $#lines) {
             (my $next = $lines[$i + 1]) =~ s{^\s*(?:\*|#|//)?\s*}{};
-            chomp $l; $l .= " $next";
+            if ($l =~ /\.md`?(?:,? *"[^"\n]+")*,? *"[^"\n]*\S[^"\n]*$/
+                || ($l =~ /\.md`?,?\s*$/ && $next =~ /^"/)) {
+                chomp $l; $l .= " $next";
+            }
         }
         while ($l =~ /([\w\/.-]*\.md)`?((?:,? *"[^"\n]+")+)/g) {
             my ($doc, $list) = ($1, $2);

@@ -559,7 +559,7 @@ enum { PBD_NEWTON_MINIMUM_UNCHECKED = -1, PBD_NEWTON_MINIMUM_SADDLE = 0,
        PBD_NEWTON_MINIMUM_PROVEN = 1, PBD_NEWTON_MINIMUM_MARGINAL = 2 };
 void pbd_newton_last_info(pbd_world *w, pbd_newton_info *info);
 /* The Schur form's linear solves (solvers auto, cholmod), process-wide: 1 (the default)
- * MINRES on the exact matrix preconditioned by a kept supernodal LLᵀ (solver/README.md
+ * MINRES on the exact matrix preconditioned by a kept supernodal LLᵀ (solver/newton/README.md
  * "The modified factorisation"); 0 a factorisation of the exact matrix in every iteration,
  * LLᵀ then LDLᵀ (the path before it; the bench's baseline). Both stop at the same tolerance. */
 void pbd_newton_set_krylov(int on);
