@@ -10,12 +10,7 @@
 # Prints FILE:LINE: what, expected, found per finding and exits 1 if any. Needs perl and git.
 set -eu
 cd "$(dirname "$0")/.."
-if git rev-parse --git-dir > /dev/null 2>&1; then
-    files=$(git ls-files --cached --others --exclude-standard)
-else
-    files=$(find . -path ./build -prune -o -type f -print | sed 's|^\./||')
-fi
-printf '%s\n' "$files" | perl -e '
+sh scripts/repo-files.sh | perl -e '
 use strict; use warnings;
 my @files = grep { length && -f } map { chomp; $_ } <STDIN>;
 my %exists = map { $_ => 1 } @files;

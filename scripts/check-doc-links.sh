@@ -13,12 +13,7 @@
 # Needs only perl (Debian's perl-base) and git (the tracked files; without git: find).
 set -eu
 cd "$(dirname "$0")/.."
-if git rev-parse --git-dir > /dev/null 2>&1; then
-    files=$(git ls-files --cached --others --exclude-standard)
-else
-    files=$(find . -path ./build -prune -o -type f -print | sed 's|^\./||')
-fi
-printf '%s\n' "$files" | perl -e '
+sh scripts/repo-files.sh | perl -e '
 use strict; use warnings;
 my @files = grep { length } map { chomp; $_ } <STDIN>;
 my (%heads, $bad, $links, $cites);
