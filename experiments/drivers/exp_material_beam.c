@@ -1,8 +1,8 @@
 /* material_beam — a cantilever of tetrahedra (the tet_beam scene: length L = 1 m, square
  * section a = L/4, 1 kg, E = 10⁵ Pa, ν = 0.3, clamped at x = 0) hanging under gravity, made of
  * each material of constraints/README.md "Materials" (Stable Neo-Hookean, StVK and
- * corotated energy constraints, strain-based dynamics). Measured: the tip deflection δ (the mean vertical
- * displacement of the vertices at x = L) against
+ * corotated energy constraints, strain-based dynamics). Measured: the tip deflection δ (the
+ * mean vertical displacement of the vertices at x = L) against
  *   - the static equilibrium of the same constraints, solved by Newton's method
  *     (pbd_exp_static_equilibrium: the v = 0 fixed point of XPBD Eq. 8–9), and the implicit-
  *     step Newton reference (pbd_newton_step, dense, at resolutions up to

@@ -193,7 +193,8 @@ void rigid_update_shape(pbd_world *w, int body);
 /* ω = I_w⁻¹ L with the orientation q. */
 void rigid_omega(const rigid_body *b, const double q[4], double omega[3]);
 
-/* Self collision and rigid corners against the cloth triangles (solver/collision/collision_self.c). */
+/* Self collision and rigid corners against the cloth triangles
+ * (solver/collision/collision_self.c). */
 void collision_self_generate(pbd_world *w, double h);
 
 /* The contact measures (contact_measure.c): contact_stats_begin at the start of each substep

@@ -20,7 +20,10 @@ int main(int argc, char **argv)
             return 1;
         }
     printf("harness: %s, y %.6g m\n", pbd_h5log_path(log), w->x[3 * (w->n - 1) + 1]);
-    if (pbd_h5log_finish(log) != PBD_OK) { fprintf(stderr, "harness: %s\n", pbd_last_error()); return 1; }
+    if (pbd_h5log_finish(log) != PBD_OK) {
+        fprintf(stderr, "harness: %s\n", pbd_last_error());
+        return 1;
+    }
     pbd_world_free(w);
     return 0;
 }
