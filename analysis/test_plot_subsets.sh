@@ -9,7 +9,7 @@
 set -eu
 bin=${1:-build}
 work=${2:-$bin/test-plots}
-# narrowed sweeps by flags: "<experiment> <flags>", one a line (issue 16: --rates without 60 Hz)
+# narrowed sweeps by flags: "<experiment> <flags>", one a line (e.g. --rates without 60 Hz)
 NARROWED="spring_oscillator --rates=240
 spring_oscillator --rates=30,120 --iterations=5 --methods=pbd
 chain_forces --iterations=100

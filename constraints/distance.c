@@ -82,7 +82,7 @@ static int distance_project(const pbd_eval_input *in, const double *w, double k,
     return PBD_EVAL_OK;
 }
 
-/* Batched kernels (solver/README.md "Performance"), PBD Eq. 10/11 as in distance_project:
+/* Batched kernels (solver/xpbd/README.md "Performance"), PBD Eq. 10/11 as in distance_project:
  *   s = k (|d| - d0) / ((w1 + w2) |d|),  p1 -= w1 s d,  p2 += w2 s d,  d = p1 - p2,
  * with the multiplier Δλ = -k C/(w1 + w2) = -s |d| (the generic path's -k C / Σ w|∇C|²),
  * and XPBD Eq. 18 with Σ_j w_j |∇_j C|² = w1 + w2 (|∇C| = 1 for both particles):
@@ -114,7 +114,7 @@ static inline int distance_xpbd_one(const pbd_batch *b, int c)
     if (!(wsum > 0.0) || !(len >= DISTANCE_MIN_LENGTH)) return 1;
     double alpha_tilde = b->compliance[c] * b->alpha_scale;
     /* -C = d0 - |d|: one operation on the chain through |d| where -(|d| - d0) takes two
-     * (serial Gauss–Seidel is one dependency chain, solver/README.md "Performance"); the
+     * (serial Gauss–Seidel is one dependency chain, solver/xpbd/README.md "Performance"); the
      * same value, only a zero may differ in sign from the generic path's -C */
     double t = ((b->rest[c] - len) - alpha_tilde * b->lambda[c]) / ((wsum + alpha_tilde) * len);
     b->lambda[c] += t * len;

@@ -89,13 +89,13 @@ typedef int (*pbd_element_project_fn)(const pbd_eval_input *in, const double *w,
                                       const double *alpha_tilde, const double *lambda,
                                       const double *k, double *x_out, double *dlambda);
 
-/* Batched projection, the solver's hot loop (solver/README.md "Performance"). A kernel projects
- * the constraints rows[begin .. end) of one set (rows == NULL: the constraints begin .. end-1)
- * in place on pos, reading the set's parallel arrays directly, and returns how many it skipped
- * as degenerate. Particles with w = 0 are never written. Each kernel is equal to the generic
- * path (pbd_project_generic, XPBD Eq. 18 with γ = 0) constraint by constraint: bit for bit
- * where it does the same arithmetic, to rounding where it uses a closed form;
- * tests/test_fastpath.c holds them to it. */
+/* Batched projection, the solver's hot loop (solver/xpbd/README.md "Performance"). A
+ * kernel projects the constraints rows[begin .. end) of one set (rows == NULL: the
+ * constraints begin .. end-1) in place on pos, reading the set's parallel arrays directly,
+ * and returns how many it skipped as degenerate. Particles with w = 0 are never written.
+ * Each kernel is equal to the generic path (pbd_project_generic, XPBD Eq. 18 with γ = 0)
+ * constraint by constraint: bit for bit where it does the same arithmetic, to rounding where
+ * it uses a closed form; tests/test_fastpath.c holds them to it. */
 typedef struct pbd_batch {
     double *pos;              /* 3 doubles per particle, moved in place */
     const double *inv_mass;   /* w per particle */

@@ -21,7 +21,7 @@
     PBD_TYPE(self_collision)                                                               \
     PBD_TYPE(balloon_volume)                                                               \
     PBD_TYPE(attachment)                                                                   \
-    /* materials (issue 15): Stable Neo-Hookean, FEM energy constraints, strain-based */    \
+    /* materials: Stable Neo-Hookean, FEM energy constraints, strain-based */             \
     PBD_TYPE(snh_tet)                                                                      \
     PBD_TYPE(fem_tet_stvk)                                                                 \
     PBD_TYPE(fem_tet_corotated)                                                            \
@@ -33,9 +33,9 @@
     /* cloth: long-range attachments; clusters: shape matching (no scalar C) */            \
     PBD_TYPE(long_range_attachment)                                                        \
     PBD_TYPE(shape_match)                                                                  \
-    /* fluids: Position Based Fluids' density constraint (issue 25) */                     \
+    /* fluids: Position Based Fluids' density constraint */                                \
     PBD_TYPE(fluid_density)                                                                \
-    /* rods (issue 22): Cosserat rods with an orientation per segment */                    \
+    /* rods: Cosserat rods with an orientation per segment */                               \
     PBD_TYPE(rod_stretch_shear)                                                            \
     PBD_TYPE(rod_bend_twist)                                                               \
     /* new rows above this line: PBD_TYPE(name) \ for pbd_name_type */

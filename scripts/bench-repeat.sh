@@ -6,13 +6,16 @@
 #   sh scripts/bench-repeat.sh [RUNS [WIDTHS]]   (RUNS 9; WIDTHS: 8 4 with AVX-512, 4 with
 #   AVX2, else 2). Environment: BENCH (build/bench/pbd-bench), BENCH_AVX2 (the program for
 #   width 4, e.g. built with -march=x86-64-v3; default BENCH), BENCH_ARGS (the scenes: the
-#   bending cloth and the 316² cloth), OUT (the run logs and tables; build/bench/repeat).
+#   bending cloth and the 316² cloth), OUT (the run logs and tables; build/bench/repeat),
+#   BENCH_HISTORY (the CSV every run appends its rows to, pbd-bench --history; make
+#   bench-repeat: data/measurements/bench.csv; empty: none).
 # Exit status 0 (the summary printed, targets met or not), 2 on a bad argument, 1 when a run
 # fails.
 runs=${1:-9}
 bench=${BENCH:-build/bench/pbd-bench}
 args=${BENCH_ARGS:---scene=cloth100-bend,cloth316 --exact}
 out=${OUT:-build/bench/repeat}
+history=${BENCH_HISTORY:-}
 case $runs in
 ''|*[!0-9]*|0) echo "bench-repeat: RUNS: expected a positive integer, found '$runs'" >&2; exit 2 ;;
 esac
@@ -40,7 +43,7 @@ for w in $widths; do
         # shellcheck disable=SC2086
         prog=$bench
         [ "$w" = 4 ] && [ -n "$BENCH_AVX2" ] && prog=$BENCH_AVX2
-        "$prog" $args --simd-width="$w" --output="$out/w$w-run$i" > "$log" 2>&1 ||
+        "$prog" $args --simd-width="$w" --output="$out/w$w-run$i" ${history:+--history="$history"} > "$log" 2>&1 ||
             { echo "bench-repeat: run $i at width $w failed, see $log" >&2; exit 1; }
         i=$((i + 1))
     done

@@ -6,17 +6,14 @@
 #  2. Citations `FILE.md "Section"` (and `FILE.md "A", "B"`) in every tracked *.c, *.h, *.md,
 #     *.sh, *.gp and Makefile: FILE.md exists (from the repository root, or from the citing
 #     file's directory) and has a heading "Section" (or one that starts "Section: " or
-#     "Section (").  DESIGN.md "The step" is one of these.
+#     "Section (").  DESIGN.md "The step" is one of these; a citation wrapped over two lines
+#     (inside its quotes, or before them: a comment's next line, its * or # dropped) is read
+#     whole.
 # Prints one line per broken reference (FILE:LINE: what, expected, found) and exits 1 if any.
 # Needs only perl (Debian's perl-base) and git (the tracked files; without git: find).
 set -eu
 cd "$(dirname "$0")/.."
-if git rev-parse --git-dir > /dev/null 2>&1; then
-    files=$(git ls-files --cached --others --exclude-standard)
-else
-    files=$(find . -path ./build -prune -o -type f -print | sed 's|^\./||')
-fi
-printf '%s\n' "$files" | perl -e '
+sh scripts/repo-files.sh | perl -e '
 use strict; use warnings;
 my @files = grep { length } map { chomp; $_ } <STDIN>;
 my (%heads, $bad, $links, $cites);
@@ -43,6 +40,7 @@ for my $f (grep { /\.md$/ } @files) {
     open my $fh, "<", $f or next;
     my $fence;
     while (my $line = <$fh>) {
+        my $ln = $.;   # headings() below reads other files, which resets $.
         $fence = !$fence if $line =~ /^\s*(```|~~~)/;
         next if $fence;
         (my $l = $line) =~ s/`[^`]*`//g;   # no links inside inline code
@@ -53,9 +51,9 @@ for my $f (grep { /\.md$/ } @files) {
             my ($path, $anchor) = split /#/, $t, 2;
             my $target = length $path ? norm(dir($f) . $path) : $f;
             $target =~ s{/$}{};
-            if (!-e $target) { fail("$f:$.", "link ($t): expected an existing file, found no $target"); next }
+            if (!-e $target) { fail("$f:$ln", "link ($t): expected an existing file, found no $target"); next }
             next unless defined $anchor && $target =~ /\.md$/;
-            fail("$f:$.", "link ($t): expected a heading with anchor #$anchor in $target, found none")
+            fail("$f:$ln", "link ($t): expected a heading with anchor #$anchor in $target, found none")
                 unless headings($target)->[1]{$anchor};
         }
     }
@@ -63,7 +61,17 @@ for my $f (grep { /\.md$/ } @files) {
 for my $f (grep { /\.(c|h|md|sh|gp)$|(^|\/)Makefile$/ } @files) {
     next if $f eq "scripts/check-doc-links.sh";
     open my $fh, "<", $f or next;
-    while (my $l = <$fh>) {
+    my @lines = <$fh>;
+    for my $i (0 .. $#lines) {
+        my $l = $lines[$i]; $. = $i + 1;
+        # a citation wrapped inside its quotes: the next line, without its comment mark, joined
+        if ($i < $#lines) {
+            (my $next = $lines[$i + 1]) =~ s{^\s*(?:\*|#|//)?\s*}{};
+            if ($l =~ /\.md`?(?:,? *"[^"\n]+")*,? *"[^"\n]*\S[^"\n]*$/
+                || ($l =~ /\.md`?,?\s*$/ && $next =~ /^"/)) {
+                chomp $l; $l .= " $next";
+            }
+        }
         while ($l =~ /([\w\/.-]*\.md)`?((?:,? *"[^"\n]+")+)/g) {
             my ($doc, $list) = ($1, $2);
             next if $doc eq "FILE.md";   # the placeholder in descriptions of this check

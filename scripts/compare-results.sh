@@ -5,7 +5,7 @@
 # but for what differs from one run of the same program to the next:
 #   - the attributes date and command (the results directory is in the command line), and
 #     machine.loadavg_start / machine.loadavg_end (the machine's load around the run), and
-#     blas_threads (the Newton reference's BLAS threads, chosen by that load: solver/README.md
+#     blas_threads (the Newton reference's BLAS threads, chosen by that load: solver/newton/README.md
 #     "The BLAS");
 #   - wall time: the datasets stage_seconds, step_ms and *_seconds, the attributes result.ms_*,
 #     result.ns_*, result.*_seconds*, headline.xpbd_overhead, headline.colored_speedup, the

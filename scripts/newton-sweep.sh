@@ -1,5 +1,5 @@
 #!/bin/sh
-# make newton-sweep: "Solvers refuse up front or converge" (issue 24) for the Newton reference.
+# make newton-sweep: "Solvers refuse up front or converge" for the Newton reference.
 # Every scene x material (tet_beam --material, the cloth scenes' --stretch) x Young's modulus
 # E = 1e3..1e11 Pa where E acts (once at the defaults where it does not) x each way the CLI
 # takes Newton (--method=newton; --reference=newton beside --method=xpbd): the run must either

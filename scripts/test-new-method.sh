@@ -1,6 +1,6 @@
 #!/bin/sh
 # make test-new-method: follow solver/README.md "The method table" to the letter in a
-# temporary copy of the tree — one new file solver/zz_fall.c and one row
+# temporary copy of the tree — one new file in solver/ (zz_fall.c) and one row
 # PBD_METHOD_ROW(zz_fall) in solver/methods.c, nothing else — build, check that pbd-run lists
 # --method=zz_fall and steps the chain scene with it to the closed form; then plant a wrong
 # factor in the same file and check that the run no longer matches.

@@ -77,8 +77,8 @@ const char *pbd_blas_name(void)
 /* The threads of the next factorisation: the set count (PBD_BLAS_THREADS), else 1. Not
  * chosen by the load: a BLAS on 2 threads sums in another order, so the Newton reference's
  * last bits would depend on the machine's load and a re-run (make test-slurm) would differ.
- * Measured on this 2-core machine at load 12 (experiments/programs/README.md): the 64²
- * cloth's step took 2.0 s with the BLAS on 1 thread and 6.5 s on 2. */
+ * On a busy 2-core machine the 64² cloth's step took 2.0 s with the BLAS on 1 thread and
+ * 6.5 s on 2. */
 int pbd_blas_threads(void)
 {
     probe();

@@ -20,8 +20,8 @@ typedef struct family_scratch {
 struct pd_state; /* solver/pd/ */
 
 /* Worlds of fewer particles run the families on one thread: a colour of a small world holds
- * too few vertices to pay for OpenMP's barrier between colours (on this shared 2-core machine
- * at load 14 two threads made the 12² cloth 100× slower). The result is the same either way. */
+ * too few vertices to pay for OpenMP's barrier between colours (on a busy machine two threads
+ * made the 12² cloth 100× slower than one). The result is the same either way. */
 #define PBD_FAMILY_PARALLEL_MIN 2048
 /* VBD/AVBD: the most particles of one constraint (a sweep visits each; families.c) */
 #define PBD_FAMILY_MAX_ARITY 64

@@ -135,7 +135,7 @@ typedef struct pbd_solver_def {
     double xpbd_beta;         /* XPBD constraint damping β (XPBD Eq. 26), >= 0; 0 = off */
     int record_iterations;    /* measure residuals after every iteration */
     pbd_rod_projection rod_projection; /* rods: generic or closed-form (PBD/XPBD) */
-    /* performance (solver/README.md "Performance") */
+    /* performance (solver/xpbd/README.md "Performance") */
     int kernels;              /* 1: the types' batched kernels where they have them; 0: the
                                * generic projection for every constraint (the reference) */
     int sort_by_colour;       /* coloured GS: keep each set's arrays sorted by colour; constraint
@@ -536,7 +536,7 @@ typedef struct pbd_newton_info {
     int modified;            /* switches to the modified (projected) Newton direction: the
                               * KKT direction was no descent direction of G */
     int escapes;             /* solves after the first, each begun where the one before
-                              * ended at a saddle (solver/README.md "A minimum, not a
+                              * ended at a saddle (solver/newton/README.md "A minimum, not a
                               * saddle"; at most 8, then refused); iterations counts all */
     int minimum;             /* the answer checked (solver/newton/README.md "Newton reference"):
                               * PBD_NEWTON_MINIMUM_* below */
@@ -559,7 +559,7 @@ enum { PBD_NEWTON_MINIMUM_UNCHECKED = -1, PBD_NEWTON_MINIMUM_SADDLE = 0,
        PBD_NEWTON_MINIMUM_PROVEN = 1, PBD_NEWTON_MINIMUM_MARGINAL = 2 };
 void pbd_newton_last_info(pbd_world *w, pbd_newton_info *info);
 /* The Schur form's linear solves (solvers auto, cholmod), process-wide: 1 (the default)
- * MINRES on the exact matrix preconditioned by a kept supernodal LLᵀ (solver/README.md
+ * MINRES on the exact matrix preconditioned by a kept supernodal LLᵀ (solver/newton/README.md
  * "The modified factorisation"); 0 a factorisation of the exact matrix in every iteration,
  * LLᵀ then LDLᵀ (the path before it; the bench's baseline). Both stop at the same tolerance. */
 void pbd_newton_set_krylov(int on);

@@ -1,4 +1,4 @@
-/* Particle renumbering for locality (solver/README.md "Performance"). A projection touches a
+/* Particle renumbering for locality (solver/xpbd/README.md "Performance"). A projection touches a
  * few particles through its index row; when the numbering follows space, neighbouring
  * constraints touch neighbouring memory and the caches hold them. A Morton code (the bits of
  * the quantised x, y, z interleaved) orders the particles along a Z-shaped space-filling curve,

@@ -157,7 +157,7 @@ static void test_blas_in_provenance(void)
     remove(path);
 }
 
-/* The Schur form's solves by MINRES with a kept factor (solver/README.md "The modified
+/* The Schur form's solves by MINRES with a kept factor (solver/newton/README.md "The modified
  * factorisation") give the steps a factorisation every iteration gives, to 1e-12 m, on the
  * spring cloth (indefinite after the first iteration) and the bending cloth; after the first
  * step fewer factorisations than Newton iterations. */

@@ -252,8 +252,8 @@ static void test_xpbd_substeps_linear_model(void)
     CU_ASSERT(gap < 1e-8);
 }
 
-/* Issue 24: "XPBD diverges with >= 100 substeps on the 64² spring cloth" (solver/README.md
- * "Solver variants", "Many substeps × 1 iteration"). It is a true instability, not the
+/* "XPBD diverges with >= 100 substeps on the 64² spring cloth" (solver/xpbd/README.md
+ * "Solver variants": its bullet on many substeps × 1 iteration). It is a true instability, not the
  * reference nor the force measure: from the implicit rest state, n implicit substeps and one
  * implicit step agree, and XPBD's energy explodes with the bend springs (edges two apart,
  * collinear with two structural ones) and one Gauss–Seidel sweep per substep, and stays put

@@ -1,4 +1,4 @@
-# solver_families (issue 21): per scene, the distance to the Newton step and h^2 |grad G| vs
+# solver_families: per scene, the distance to the Newton step and h^2 |grad G| vs
 # iterations, and the distance vs wall time, for every method that takes the scene.
 load 'analysis/plots/common.gp'
 scenes = 'cloth beam_snh beam_corotated chain bend_cloth'

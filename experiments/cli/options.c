@@ -132,7 +132,7 @@ int pbd_scene_options(pbd_scene_params *sp, cli_option *out)
         {"long-range-attachments", CLI_FLAG, &sp->long_range_attachments, 0, 0, 0,
          "cloth scenes: l - |p - a| >= 0 from every attached particle a (Kim et al. 2012)",
          NULL},
-        /* fluids (issue 25; solver/fluid/README.md) */
+        /* fluids (solver/fluid/README.md) */
         {"fluid-density", CLI_DOUBLE, &sp->fluid.rest_density, 0, 1e6, 1,
          "fluid scenes: rest density rho0 in kg/m^3", NULL},
         {"fluid-kernel", CLI_CHOICE, &sp->fluid.kernel, 0, 0, 0,

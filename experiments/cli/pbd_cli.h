@@ -71,7 +71,7 @@ const char *pbd_solver_unread(const pbd_solver_def *d, const pbd_solver_context 
  * or the VBD/PD families cannot take (run_refusals.c). pbd-run and pbd-soak. */
 const char *pbd_run_refusal(pbd_world *w, pbd_solver_def *def, const pbd_solver_context *ctx);
 
-/* mkdir -p of a directory, and of the directory part of a file path (experiments/paths.c).
+/* mkdir -p of a directory, and of the directory part of a file path (experiments/cli/paths.c).
  * Return 0 on success, -1 with errno set. */
 int pbd_mkdirs(const char *dir);
 int pbd_mkdir_parents(const char *file_path);

@@ -1,11 +1,11 @@
 /* material_beam — a cantilever of tetrahedra (the tet_beam scene: length L = 1 m, square
  * section a = L/4, 1 kg, E = 10⁵ Pa, ν = 0.3, clamped at x = 0) hanging under gravity, made of
- * each of the materials of issue 15 (Stable Neo-Hookean, StVK and corotated energy
- * constraints, strain-based dynamics). Measured: the tip deflection δ (the mean vertical
- * displacement of the vertices at x = L) against
+ * each material of constraints/README.md "Materials" (Stable Neo-Hookean, StVK and
+ * corotated energy constraints, strain-based dynamics). Measured: the tip deflection δ (the
+ * mean vertical displacement of the vertices at x = L) against
  *   - the static equilibrium of the same constraints, solved by Newton's method
  *     (pbd_exp_static_equilibrium: the v = 0 fixed point of XPBD Eq. 8–9), and the implicit-
- *     step Newton reference of issue 14 (pbd_newton_step, dense, at resolutions up to
+ *     step Newton reference (pbd_newton_step, dense, at resolutions up to
  *     --implicit-resolution: time-averaged like XPBD). On the energy constraints √(2ΨV) both
  *     work with ½C²/α = ΨV, smooth through rest where C is not (the Newton reference in its
  *     potential form, solver/newton/newton_merit.c);
@@ -187,7 +187,7 @@ static int run_dynamic(pbd_exp_ctx *ctx, const char *name, int material, int ite
     return st;
 }
 
-/* The implicit-step Newton reference of issue 14 (pbd_newton_step: XPBD Eq. 8–11 solved
+/* The implicit-step Newton reference (pbd_newton_step: XPBD Eq. 8–11 solved
  * exactly, implicit Euler at Δt = 1/rate) for `duration` s from the straight beam, the tip
  * time-averaged over the second half as for XPBD; NAN when a step does not converge (the
  * energy constraints' kink at rest makes its KKT iteration linear at best, and it stalls). */
@@ -399,7 +399,7 @@ static int summarize(pbd_exp_ctx *ctx)
         pbd_exp_summary_double(s, key, sta[8 * i + 5]);
     }
     /* the implicit Newton reference against the static solution, where it ran */
-    strncat(text, ". Implicit Newton (issue 14) / static:", sizeof text - strlen(text) - 1);
+    strncat(text, ". Implicit Newton / static:", sizeof text - strlen(text) - 1);
     for (int i = 0; i < ns; i++) {
         if (isnan(sta[8 * i + 7]) && sta[8 * i + 1] > P.implicit_resolution) continue;
         snprintf(part, sizeof part, " %s r%g %s", pbd_material_names[(int)sta[8 * i]],

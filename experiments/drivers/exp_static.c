@@ -10,7 +10,7 @@
  * the constraint's size), the dense system by GSL's Cholesky. Every set needs α > 0 and a
  * scalar C; fixed particles stay.
  *
- * Globalisation (issue 24 items 11–13), so that it converges or says why:
+ * Globalisation, so that it converges or says why:
  *  - the Newton matrix is the exact Hessian while it is positive definite; where it is not
  *    (StVK and the strain constraints soften under compression, a buckling beam) each
  *    constraint's Hessian is projected to positive semi-definite (Teran et al. 2005,

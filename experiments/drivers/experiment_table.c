@@ -1,4 +1,4 @@
-/* The experiment suite: one driver file experiments/exp_<name>.c per row. */
+/* The experiment suite: one driver file experiments/drivers/exp_<name>.c per row. */
 #include "pbd_drivers.h"
 
 #include <string.h>

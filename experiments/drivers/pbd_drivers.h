@@ -9,7 +9,7 @@
 extern "C" {
 #endif
 
-/* ---- experiments: `pbd-run <experiment> [options]` (experiments/experiment.c) ------- */
+/* ---- experiments: `pbd-run <experiment> [options]` (experiments/drivers/experiment.c) */
 
 typedef struct pbd_experiment pbd_experiment;
 
@@ -206,7 +206,7 @@ void pbd_exp_reference_compare(pbd_exp_reference *r, const pbd_world *w);
 void pbd_exp_reference_compare_log(pbd_exp_reference *r, const pbd_world *w);
 void pbd_exp_reference_free(pbd_exp_reference *r);
 
-/* ---- scenes the experiments share (experiments/exp_scenes.c) ------------------------ */
+/* ---- scenes the experiments share (experiments/drivers/exp_scenes.c) ---------------- */
 
 /* A cloth grid of resolution² particles, side `size` m, total mass `mass` kg, in the x–y
  * plane (hanging along -y) with distance constraints on the structural edges, optionally

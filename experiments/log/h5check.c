@@ -1,4 +1,4 @@
-/* Any file pbdlab reads may be hostile (issue 24): before a program reads an HDF5 file it
+/* Any file pbdlab reads may be hostile: before a program reads an HDF5 file it
  * asks pbd_h5_check_file, which
  *   - refuses anything but a regular file before open(2) could block (a FIFO, a device):
  *     the file is opened with O_NONBLOCK and fstat'ed;

@@ -343,8 +343,9 @@ pbd_status pbd_h5log_stop(pbd_h5log *log, pbd_status st)
 {
     /* the program saw the stop and ends in order: its partial file's last writes are not cut
      * by the grace timer, which is for work that cannot see the flag (a second signal still
-     * ends it at once). Under load 8 the writes outlasted the grace time and the timer's
-     * "not stopped" end replaced the run's own account (faults/sigterm_inside_step). */
+     * ends it at once). On a busy machine the writes can outlast the grace time, and the
+     * timer's "not stopped" end would replace the run's own account
+     * (faults/sigterm_inside_step). */
     pbd_interrupt_done();
     closing(log);
     st = stop(log, st);

@@ -274,7 +274,7 @@ int log_write_progress(pbd_h5log *log, long complete, const char *stopped)
     return bad ? -1 : 0;
 }
 
-/* ---- the parameter hash (issue 24: a merge compares parameters) ------------------------ */
+/* ---- the parameter hash (a merge compares parameters) ---------------------------------- */
 
 void pbd_hash_text(unsigned long long *h, const char *text)
 {

@@ -1,4 +1,4 @@
-/* /series/fluid/ of a world with a fluid (solver/fluid/, issue 25): the density error of the
+/* /series/fluid/ of a world with a fluid (solver/fluid/): the density error of the
  * fluid's density set after the step's projection and before it (in units of ρ0), the
  * neighbours per particle, and with record_iterations the error after each iteration of the
  * step's last substep. Written every step (the fluid measures them in its own stages). */

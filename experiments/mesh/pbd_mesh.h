@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-/* ---- meshes (experiments/mesh*.c) ------------------------------------------------- */
+/* ---- meshes (experiments/mesh/mesh*.c) ------------------------------------------ */
 
 /* A triangle mesh: n_vertices × 3 coordinates, n_triangles × 3 vertex indices (0-based).
  * A loaded mesh remembers its file (source) and the line of each triangle (tri_line) so
@@ -116,20 +116,20 @@ void pbd_atomic_abort(pbd_atomic_file *a);
 /* Unlink every registered temporary file: async-signal-safe (the programs' signal handler). */
 void pbd_atomic_unlink_all(void);
 
-/* Wavefront OBJ (experiments/mesh_obj.c): `v x y z [w]`, `f` with i, i/t, i//n, i/t/n
+/* Wavefront OBJ (experiments/mesh/mesh_obj.c): `v x y z [w]`, `f` with i, i/t, i//n, i/t/n
  * (negative i counts back from the last vertex defined so far), polygons fan-triangulated,
  * other statements ignored. On error *out stays empty and the status is PBD_EINPUT with
  * one line "file:line: expected …, found …". */
 pbd_status pbd_trimesh_load_obj(const char *path, int require, pbd_trimesh *out);
 pbd_status pbd_trimesh_save_obj(const pbd_trimesh *m, const char *path, const char *comment);
-/* TetGen .node + the .ele beside it (experiments/mesh_tetgen.c); path ends in .node (or has
+/* TetGen .node + the .ele beside it (experiments/mesh/mesh_tetgen.c); path ends in .node (or has
  * no extension). Numbering from 0 or 1 as the first point says; attributes and boundary
  * markers ignored; tets of negative volume re-oriented, zero volume rejected. */
 pbd_status pbd_tetmesh_load_tetgen(const char *node_path, pbd_tetmesh *out);
 pbd_status pbd_tetmesh_save_tetgen(const pbd_tetmesh *m, const char *node_path,
                                    const char *comment);
 
-/* Generators (experiments/mesh_generate.c, mesh_tet_beam.c). */
+/* Generators (experiments/mesh/mesh_generate.c, mesh_tet_beam.c). */
 typedef enum {
     PBD_DIAGONAL_SAME = 0,      /* every quad split along (i,j)–(i+1,j+1) */
     PBD_DIAGONAL_ALTERNATE = 1, /* the direction alternates from row to row */

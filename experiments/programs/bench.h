@@ -39,6 +39,12 @@ pbd_status bench_write_csv(const char *path, const bench_row *rows, int n,
                            const bench_machine *m);
 pbd_status bench_write_h5(const char *path, const bench_row *rows, int n, const bench_machine *m,
                           const char *const *targets, int n_targets);
+/* The measurements' history (--history=FILE, `make bench`: data/measurements/bench.csv): two
+ * rows per table row, its ms per step min and median (revision, date, machine, ISA, load,
+ * threads, what, value, unit), appended in one write; the file and its header made when
+ * missing. */
+pbd_status bench_append_history(const char *path, const bench_row *rows, int n,
+                                const bench_machine *m);
 
 /* qsort's comparison of doubles (increasing), and the 1-minute load average (/proc/loadavg;
  * -1 when unreadable): shared by the table's rows (bench_output.c). */

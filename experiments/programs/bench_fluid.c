@@ -1,4 +1,4 @@
-/* The fluid rows of the performance table (issue 25): the dam_break scene (Position Based
+/* The fluid rows of the performance table: the dam_break scene (Position Based
  * Fluids, solver/fluid/) of 22³ = 10 648 and 47³ = 103 823 particles (--quick: 12³ and 22³),
  * 4 iterations, 1 substep, measure stage off, on 1 and 2 threads (the fluid's own loops:
  * neighbour search, density update, velocity pass). Three rows per size and thread count:

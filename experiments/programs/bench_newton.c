@@ -1,8 +1,8 @@
-/* The Newton reference's rows of the performance table (issue 14's targets): one implicit
+/* The Newton reference's rows of the performance table, with their targets: one implicit
  * step (XPBD Eq. 8–9 solved by Newton to ||(g, h)|| ≤ 1e-10 from the prediction x̃, the
  * sparse path of def.newton_solver = auto) of
  *   - the 64² hanging cloth of XPBD Table 1 (structural, shear, bend springs, α = 1e-7 m/N):
- *     target ≤ 0.10 s per step (issue 23);
+ *     target ≤ 0.10 s per step;
  *   - a 100² cloth with dihedral bending (the cloth_bend scene, α = 1e-7 m/N stretch, 1e-3
  *     bending): target ≤ 0.75 s per step;
  *   - the 316² cloth (10⁵ particles) like the 64² one: measured, with its memory;
@@ -156,7 +156,7 @@ static int run_row(const newton_scene *sc, int threads, int own, int krylov, int
 int bench_newton(int quick, const char *only, bench_row *rows, int *n_rows, char out[][256],
                  int *n_targets)
 {
-    /* issue 23's targets; the 316² cloth (10⁵ particles) measured with its memory */
+    /* the targets; the 316² cloth (10⁵ particles) measured with its memory */
     const newton_scene full[] = {{"newton-cloth64", 0, 64, 3, 0.10},
                                  {"newton-cloth100-bending", 1, 100, 2, 0.75},
                                  {"newton-cloth316", 0, 316, 1, 0.0}};
@@ -195,8 +195,8 @@ int bench_newton(int quick, const char *only, bench_row *rows, int *n_rows, char
                      "on L in float %.3f s vs in double %.3f s (%.2fx, same run), load %.1f",
                      sc->name, one, f64, f64 / one, bench_load_average());
         /* 2 BLAS threads only where a core is idle: under load OpenMP's barriers wait for
-         * threads other processes keep off the cores (the 64² cloth at load 5: 1.48 s per
-         * step against 0.11 s on 1 thread; the 100² bending cloth's row took minutes) */
+         * threads other processes keep off the cores (on a loaded machine the 64² cloth's
+         * step took over ten times its 1-thread time) */
         /* two rows on 2 threads: the step's own loops only (assembly and MINRES' product:
          * the same bits as 1 thread), then the BLAS too (PBD_BENCH_TWO_THREADS=1 runs them
          * whatever the load) */

@@ -8,6 +8,7 @@
 #include "bench.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <hdf5.h>
 #include <hdf5_hl.h>
 #include <stdio.h>
@@ -233,4 +234,69 @@ double bench_load_average(void)
         fclose(f);
     }
     return l;
+}
+
+/* The history's columns (data/README.md "Measurements"). */
+#define HISTORY_HEADER "revision,date,machine,isa,load,threads,what,value,unit\n"
+
+/* s with its commas and line ends as spaces: one CSV field without quoting. */
+static const char *field(char *buf, size_t size, const char *s)
+{
+    snprintf(buf, size, "%s", s);
+    for (char *c = buf; *c; c++)
+        if (*c == ',' || *c == '\n' || *c == '\r') *c = ' ';
+    return buf;
+}
+
+pbd_status bench_append_history(const char *path, const bench_row *rows, int n,
+                                const bench_machine *m)
+{
+    char rev[64], machine[160], isa[32], what[128];
+    char cpu[160];
+    snprintf(cpu, sizeof cpu, "%s (%d cores)", m->cpu, m->cores);
+    field(rev, sizeof rev, m->revision);
+    field(machine, sizeof machine, cpu);
+    field(isa, sizeof isa, m->simd_isa);
+    size_t cap = sizeof HISTORY_HEADER + (size_t)n * 2 * 512, len = 0;
+    char *text = malloc(cap);
+    if (!text) return pbd_error(PBD_ENOMEM, "%s: expected memory for %d rows, found none", path, n);
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 2; k++) {
+            char name[96];
+            snprintf(name, sizeof name, "%s/%s/%s", rows[i].scene, rows[i].solver,
+                     k ? "median" : "min");
+            len += (size_t)snprintf(text + len, cap - len, "%s,%s,%s,%s,%.2f,%d,%s,%.6g,ms\n",
+                                    rev, m->date, machine, isa, rows[i].load_before,
+                                    rows[i].threads, field(what, sizeof what, name),
+                                    k ? rows[i].ms_median : rows[i].ms_min);
+        }
+    if (pbd_mkdir_parents(path) != 0) {
+        free(text);
+        return pbd_error(PBD_EIO, "%s: directory: expected to create it, found %s", path,
+                         strerror(errno));
+    }
+    /* a new file gets the header in the same write as its first rows (O_EXCL: only one
+     * writer creates it); every append is one write(2) with O_APPEND, which the kernel does
+     * as a whole: concurrent benches' rows never interleave */
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL, 0644);
+    if (fd >= 0) {
+        memmove(text + strlen(HISTORY_HEADER), text, len + 1);
+        memcpy(text, HISTORY_HEADER, strlen(HISTORY_HEADER));
+        len += strlen(HISTORY_HEADER);
+    } else if (errno == EEXIST) {
+        fd = open(path, O_WRONLY | O_APPEND);
+    }
+    if (fd < 0) {
+        free(text);
+        return pbd_error(PBD_EIO, "%s: expected a file to append to, found %s", path,
+                         strerror(errno));
+    }
+    ssize_t w = write(fd, text, len);
+    int err = w < 0 ? errno : 0;
+    free(text);
+    if (close(fd) != 0 && !err) err = errno;
+    if (w != (ssize_t)len || err)
+        return pbd_error(PBD_EIO, "%s: expected to append %zu bytes, found %s", path, len,
+                         err ? strerror(err) : "a short write");
+    return PBD_OK;
 }

@@ -16,7 +16,7 @@ static const bench_row *find(const bench_row *rows, int n, const char *scene, co
 
 #define MET(ok) ((ok) ? "met" : "NOT met")
 
-/* Issue 13's bending cloth: coloured GS against the bending yardstick, medians over the run's
+/* The bending cloth: coloured GS against the bending yardstick, medians over the run's
  * steps (the flat cloth's first steps skip every hinge and cost a third of a draped one). */
 static int bend_targets(const bench_row *rows, int n, int threads, int quick, char out[][256])
 {

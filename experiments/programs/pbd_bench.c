@@ -64,7 +64,7 @@ static const config configs[C_COUNT] = {
     [C_COLT_XPBD] = {"colour-Nt-xpbd", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_XPBD, 1, 1, 1, 0},
     [C_COL1_BUSY] = {"colour-1t-busy", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_PBD, 1, 0, 1, 1},
     [C_COLT_BUSY] = {"colour-Nt-busy", 0, PBD_SCHEME_COLORED_GS, PBD_METHOD_PBD, 1, 1, 1, 1},
-    /* the solver families (issue 21; solver/README.md "Solver families"): the scene's
+    /* the solver families (solver/README.md "Solver families"): the scene's
      * constraints with compliance 1e-6 where they have none (VBD and PD need an energy) */
     [C_VBD1] = {"vbd-1t", 0, 0, PBD_METHOD_VBD, 1, 0, 0, 0},
     [C_VBDT] = {"vbd-Nt", 0, 0, PBD_METHOD_VBD, 1, 1, 0, 0},
@@ -164,7 +164,7 @@ static pbd_world *build(const scene_spec *sc)
         return pbd_scene_cloth(&sp);
     case S_CLOTH_DIHEDRAL: /* laid flat, it drapes from two corners and its hinges fold */
         return pbd_scene_cloth_bend(&sp);
-    case S_CLOTH_BEND: /* issue 13's scene: 10 m × 10 m, 1 kg per particle, union-jack
+    case S_CLOTH_BEND: /* the bending cloth: 10 m × 10 m, 1 kg per particle, union-jack
                         * diagonals, k = 1, k_bend = 0.01, pinned at vertices 0 and size-1 */
         sp.size = 10.0;
         sp.total_mass = (double)sc->size * sc->size;
@@ -404,7 +404,7 @@ static void machine_info(bench_machine *m, int reps, int quick, int threads)
 int main(int argc, char **argv)
 {
     int quick = 0, reps = 0, threads = 2, simd_width = 0, exact = 0;
-    const char *output = "data/results/bench", *only = NULL;
+    const char *output = "data/results/bench", *only = NULL, *history = NULL;
     char scene_help[1024] = "only scenes whose name contains this (a comma-separated list: any "
                             "of these); full:"; /* the names */
     for (size_t i = 0; i < sizeof full_scenes / sizeof *full_scenes; i++) {
@@ -422,6 +422,9 @@ int main(int argc, char **argv)
          NULL},
         {"threads", CLI_INT, &threads, 1, 64, 0, "threads of the parallel rows", NULL},
         {"output", CLI_STRING, &output, 0, 0, 0, "writes OUTPUT.csv and OUTPUT.h5", NULL},
+        {"history", CLI_STRING, &history, 0, 0, 0,
+         "also appends each row's ms per step (min, median) to this CSV of measurements "
+         "(make bench: data/measurements/bench.csv)", NULL},
         {"scene", CLI_STRING, &only, 0, 0, 0, scene_help, NULL},
         {"exact", CLI_FLAG, &exact, 0, 0, 0, "--scene's names are whole scene names, not parts",
          NULL},
@@ -495,11 +498,13 @@ int main(int argc, char **argv)
         snprintf(path, sizeof path, "%s.h5", output);
         st = bench_write_h5(path, rows, n_rows, &m, tp, n_targets);
     }
+    if (st == PBD_OK && history) st = bench_append_history(history, rows, n_rows, &m);
     if (st != PBD_OK) {
         fprintf(stderr, "pbd-bench: %s\n", pbd_last_error());
         return 3;
     }
-    printf("# wrote %s.csv and %s.h5\n", output, output);
+    printf("# wrote %s.csv and %s.h5%s%s\n", output, output, history ? "; appended to " : "",
+           history ? history : "");
     free(rows);
     return 0;
 }

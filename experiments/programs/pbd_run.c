@@ -1,5 +1,5 @@
 /* pbd-run SCENE [options]: build a scene, step it, print the per-step residual.
- * pbd-run EXPERIMENT [options]: run an experiment of the suite (experiments/exp_*.c). */
+ * pbd-run EXPERIMENT [options]: run an experiment of the suite (experiments/drivers/exp_*.c). */
 #include "experiments/pbd_experiments.h"
 #include "experiments/programs/bench.h"
 #include "solver/test_hooks.h"

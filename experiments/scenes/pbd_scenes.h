@@ -28,13 +28,13 @@ typedef struct pbd_scene_params {
     const char *mesh_path;   /* --mesh: OBJ surface replacing the generated one */
     const char *tet_path;    /* --tet: TetGen .node (+ .ele) replacing the generated tets */
     double tear_threshold;   /* tear scene: relative stretch at which an edge tears; 0 = off */
-    /* materials (issue 15; experiments/scenes/scene_materials.c) */
+    /* materials (experiments/scenes/scene_materials.c) */
     int material;            /* tet_beam: index into pbd_material_names (0 = distance-volume) */
     double youngs_modulus;   /* E of the materials: Pa for tets, N/m (E·thickness) for cloth */
     double poisson_ratio;    /* ν in (-1, 0.5] (0.5 only for neo-hookean: incompressible) */
     int stretch;             /* cloth scenes: index into pbd_stretch_names (0 = distance) */
     int long_range_attachments; /* cloth scenes: 1 adds them from every attached particle */
-    /* fluids (issue 25; experiments/scenes/scene_fluid.c): the fluid's definition; h and
+    /* fluids (experiments/scenes/scene_fluid.c): the fluid's definition; h and
      * the box are set by the scene from size and resolution */
     pbd_fluid_def fluid;
     double rod_radius;       /* rod, helix: the circular cross section's radius in m */

@@ -1,4 +1,4 @@
-/* Fluid scenes (issue 25; Position Based Fluids, solver/fluid/): a dam break and a column at
+/* Fluid scenes (Position Based Fluids, solver/fluid/): a dam break and a column at
  * rest. A block of resolution³ particles on a cubic lattice of spacing d = size/resolution,
  * kernel support h = 2d, inside the container box (the fluid's own box, particle centres kept
  * inside every iteration: no boundary particles). The particle mass makes the lattice's

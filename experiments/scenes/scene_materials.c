@@ -1,4 +1,4 @@
-/* Materials in the scenes (issue 15): the tet beam's --material, the cloth's --stretch, and
+/* Materials in the scenes: the tet beam's --material, the cloth's --stretch, and
  * the cloth's --long-range-attachments. The constraint types say how a material is made
  * (pbd_constraint_type.material: the rest values and compliance of each component for Young's
  * modulus and Poisson ratio); these builders only choose the type and loop over elements. */

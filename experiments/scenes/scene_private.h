@@ -1,4 +1,5 @@
-/* Private to experiments/: building worlds from meshes (experiments/scene_build.c). */
+/* Private to experiments/scenes/: building worlds from meshes
+ * (experiments/scenes/scene_build.c). */
 #ifndef PBD_SCENE_PRIVATE_H
 #define PBD_SCENE_PRIVATE_H
 

@@ -33,7 +33,7 @@ static inline void cv_mat_t(double *r, const double *M, const double *a)
 /* Rotation matrix (row-major) of the unit quaternion q = (w, x, y, z). */
 void cv_quat_to_matrix(const double q[4], double R[9]);
 
-/* ---- shapes (solver/collider_geometry.c, solver/collider_mesh.c) ------------------- */
+/* ---- shapes (solver/collision/collider_geometry.c, collider_mesh.c) ---------- */
 
 typedef enum { SHAPE_PLANE, SHAPE_SPHERE, SHAPE_BOX, SHAPE_MESH } shape_kind;
 
@@ -87,7 +87,7 @@ double mesh_shape_signed_distance(const mesh_shape *m, const double y[3]);
 mesh_shape *mesh_shape_create(const double *verts, int nv, const int32_t *tris, int nt);
 void mesh_shape_free(mesh_shape *m);
 
-/* ---- colliders, rigid bodies, contacts (solver/collision.c, solver/rigid.c) ---------- */
+/* ---- colliders, rigid bodies, contacts (solver/collision/collision.c, rigid.c) --- */
 
 /* A shape with a material; body >= 0 when it is the shape of rigid body `body`. */
 typedef struct collider {
@@ -179,7 +179,7 @@ int collision_box_shape(shape *s, const double center[3], const double half[3],
  * when the set is full (the contact is dropped and counted). */
 int collision_push(pbd_world *w, int set, const int32_t *idx, const double *rest);
 
-/* Rigid bodies (solver/rigid.c). */
+/* Rigid bodies (solver/collision/rigid.c). */
 void rigid_predict(pbd_world *w, double h);           /* gravity, predicted pose, proxies */
 void rigid_apply_impulse(rigid_body *b, const double J[3], const double at[3]);
 /* Velocity of the body's material point at y, with the predicted pose. */
@@ -193,7 +193,8 @@ void rigid_update_shape(pbd_world *w, int body);
 /* ω = I_w⁻¹ L with the orientation q. */
 void rigid_omega(const rigid_body *b, const double q[4], double omega[3]);
 
-/* Self collision and rigid corners against the cloth triangles (solver/collision_self.c). */
+/* Self collision and rigid corners against the cloth triangles
+ * (solver/collision/collision_self.c). */
 void collision_self_generate(pbd_world *w, double h);
 
 /* The contact measures (contact_measure.c): contact_stats_begin at the start of each substep

@@ -1,14 +1,14 @@
 /* generateCollisionConstraints (line 8) and velocityUpdate (line 16) of PBD Algorithm 1
  * (PBD Sec. 3.4, 4.2, 4.3).
  *
- * Line 8, for a substep Δt: the rigid bodies predict their pose (solver/rigid.c); every free
- * particle's ray x_i -> p_i is tested against every collider (static or a body's shape):
- * entering at q_c with normal n_c, or lying inside with the closest point q_s and normal
- * n_s, gives a plane_collision row {q, n}, k = 1, α = 0, in the contact set (so does a p
- * that ends outside within the contact margin, at its closest surface point: inactive
+ * Line 8, for a substep Δt: the rigid bodies predict their pose (solver/collision/rigid.c);
+ * every free particle's ray x_i -> p_i is tested against every collider (static or a body's
+ * shape): entering at q_c with normal n_c, or lying inside with the closest point q_s and
+ * normal n_s, gives a plane_collision row {q, n}, k = 1, α = 0, in the contact set (so does a
+ * p that ends outside within the contact margin, at its closest surface point: inactive
  * unless the projection pushes the particle in); then self collision and the boxes' corners
- * add their rows (solver/collision_self.c). The contact sets are emptied and refilled every
- * substep and projected with the other constraints.
+ * add their rows (solver/collision/collision_self.c). The contact sets are emptied and
+ * refilled every substep and projected with the other constraints.
  *
  * Line 16, the friction and restitution model. For a contact of particle i (inverse mass
  * w_i, now at x_i on the contact plane next to q) with normal n: v_s is the surface's

@@ -88,7 +88,7 @@ pbd_status pbd_world_enable_self_collision(pbd_world *w, const int32_t *tris, in
  * impulses) acts back on the body, which therefore reacts one substep late, like an explicit
  * force (at rest it ends a step with v = +g Δt that the next substep's gravity removes). The
  * reactions are applied where the particle's own x × m v changes, so linear and angular
- * momentum are exchanged exactly (solver/collision_hooks.c). A box's 8 corners are also
+ * momentum are exchanged exactly (solver/collision/collision_hooks.c). A box's 8 corners are also
  * tested against the cloth triangles (point_triangle constraints): they become 8
  * kinematic particles (w = 0) appended to the world, so w->n grows by 8 per box. Bodies do
  * not collide with static colliders or with each other. A body pressed into cloth that

@@ -273,7 +273,7 @@ static int solve_cholmod(newton_system *s, int ldl, int iteration, pbd_status *s
     return 0;
 }
 
-/* The modified Newton solve of the Schur form (solver/README.md "The modified
+/* The modified Newton solve of the Schur form (solver/newton/README.md "The modified
  * factorisation"): MINRES on the exact Ax, preconditioned by a kept supernodal LLᵀ (of A
  * where A was positive definite, else of P: newton_system.c keeps the geometric stiffness
  * only where it is positive semi-definite). The direction is the exact Newton direction to

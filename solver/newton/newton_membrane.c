@@ -14,7 +14,7 @@
  * (first order leaves every length unchanged), the rows are dependent (about 3 per particle
  * for its 2 in-plane unknowns), and the positions they allow near flat are folds of the
  * sheet: no regular solution for Newton's KKT iteration (cloth_bend --compliance=0
- * --bend-compliance=1e-3 failed at step 1 at 1, 4 and 16 substeps; solver/README.md
+ * --bend-compliance=1e-3 failed at step 1 at 1, 4 and 16 substeps; solver/newton/README.md
  * "Newton reference"). */
 #include "newton_private.h"
 

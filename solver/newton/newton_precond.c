@@ -1,4 +1,4 @@
-/* MINRES' preconditioner in single precision (solver/README.md "The modified
+/* MINRES' preconditioner in single precision (solver/newton/README.md "The modified
  * factorisation"). The kept factor is CHOLMOD's supernodal LLᵀ of
  * P A Pᵀ (P the fill-reducing permutation, L->Perm: row k of P A Pᵀ is row Perm[k] of A),
  * stored per supernode s as a dense column-major block: columns super[s] .. super[s+1]-1, rows

@@ -203,7 +203,7 @@ static inline int newton_potential(const pbd_constraint_set *set, int c)
 }
 /* Row c in potential form in this step: newton_potential, or, once the KKT form stalled on
  * the step from both starts (nw->rows_potential, newton.c), any compliant single row (a
- * distance spring, ...): its λ = −C/α̃ eliminated, ½C²/α̃ in G (solver/README.md "Newton
+ * distance spring, ...): its λ = −C/α̃ eliminated, ½C²/α̃ in G (solver/newton/README.md "Newton
  * reference": the spring sheet without bending). */
 static inline int newton_row_potential(const struct pbd_newton_workspace *nw,
                                        const pbd_constraint_set *set, int c)

@@ -1,5 +1,5 @@
 /* Private to solver/: the constraint types' batched kernels in the projection sweeps
- * (solver/xpbd/fastpath.c, solver/README.md "Performance"). */
+ * (solver/xpbd/fastpath.c, solver/xpbd/README.md "Performance"). */
 #ifndef PBD_FASTPATH_H
 #define PBD_FASTPATH_H
 

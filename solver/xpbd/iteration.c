@@ -131,7 +131,7 @@ static void share_done(sweep_sync *sy)
  * sleeping thread leaves its CPU free, so that the scheduler can move there a thread of
  * ours that another process pushed off its own CPU (sched_yield would keep the CPU busy and
  * the other thread waiting): this is what makes two threads hold up under a competing
- * process (solver/README.md "Performance"). Returns 1 instead when the sweeps stop at or
+ * process (solver/xpbd/README.md "Performance"). Returns 1 instead when the sweeps stop at or
  * before position g (stop_at <= g), else 0. */
 #define PBD_SPIN_SECONDS 300e-6 /* waking a sleeping thread (a halted virtual CPU) costs more */
 static int wait_for(sweep_sync *sy, int target, long g)

@@ -1,4 +1,4 @@
-/* Hot-loop layout (solver/README.md "Performance"): a set's constraints sorted by colour, so
+/* Hot-loop layout (solver/xpbd/README.md "Performance"): a set's constraints sorted by colour, so
  * that a coloured sweep reads each colour's rows, rest values and stiffnesses as contiguous
  * runs, and trimming what the world holds beyond its needs.
  *

@@ -30,7 +30,7 @@ static void apply_step(const pbd_constraint_type *type, const pbd_eval_input *in
 
 /* PBD projection; *dlambda receives its multiplier Δλ = -k C / Σ w|∇C|², so that
  * Δx_j = Δλ w_j ∇_j C as in XPBD and Σ Δλ ∇C / Δt is the constraint's impulse (the contact
- * response and the rigid coupling read it, solver/collision_hooks.c, PBD Sec. 4.2). */
+ * response and the rigid coupling read it, solver/collision/collision_hooks.c, PBD Sec. 4.2). */
 static int project_pbd(const pbd_constraint_type *type, const pbd_eval_input *in,
                        const double *w, double k, double *x_out, double *grad, double *dlambda)
 {

@@ -4,10 +4,13 @@
 #   1. every installed header, included as <pbdlab/ROOM/HEADER.h>, compiles on its own with
 #      only `pkg-config --cflags pbdlab` (= -I${includedir}), as C11 and as C++ (g++), and
 #      no installed header includes another without the pbdlab/ prefix;
-#   2. tests/install/example.c builds with `pkg-config --cflags --libs pbdlab` (and with
-#      --static) as C and as C++ (g++ -x c++: extern "C" guards), runs, and both builds
-#      print the same; its XPBD update equals Eq. 18 worked out here in awk, and its
-#      pendulum, stepped for 0.5 s, keeps its 1 m rod and swings down;
+#   2. tests/install/example.c builds against the physics library alone with `pkg-config
+#      --cflags --libs pbdlab` (and with --static) as C and as C++ (g++ -x c++: extern "C"
+#      guards), with no HDF5 on its link line nor among the libraries it loads, runs, and
+#      both builds print the same; its XPBD update equals Eq. 18 worked out here in awk, and
+#      its pendulum, stepped for 0.5 s, keeps its 1 m rod and swings down;
+#   2b. tests/install/harness.c builds with `pkg-config --cflags --libs pbdlab-harness`
+#      (both libraries and HDF5) and writes a readable run file;
 #   3. the installed programs answer --help; DESTDIR stages the same files under the same
 #      prefix, and `make uninstall` removes them.
 # Usage: check.sh MAKE BUILD (the Makefile passes both). Exit status 1 on any failure.
@@ -33,6 +36,15 @@ cflags=$(pkg-config --cflags pbdlab)
 libs=$(pkg-config --libs pbdlab)
 static_libs=$(pkg-config --static --libs pbdlab)
 echo "test-install: pkg-config --cflags --libs pbdlab: $cflags $libs"
+case " $libs $static_libs " in
+    *hdf5*|*pbdlab-harness*) fail "pkg-config --libs pbdlab names HDF5 or the harness: $libs" ;;
+esac
+pkg-config --exists pbdlab-harness || fail "pkg-config finds no pbdlab-harness in $PKG_CONFIG_PATH"
+harness_libs=$(pkg-config --libs pbdlab-harness)
+case " $harness_libs " in
+    *" -lpbdlab-harness "*" -lpbd "*) ;;
+    *) fail "pkg-config --libs pbdlab-harness: expected -lpbdlab-harness before -lpbd, found $harness_libs" ;;
+esac
 
 # 1. the headers: each alone, strict C11, from a directory outside the tree
 cd "$root/work"
@@ -67,6 +79,19 @@ nm -C example-cxx | grep -q ' T pbd_step$' ||
 ./example-static | cmp -s - example.out || fail "the --static build prints something else"
 ./example-cxx | cmp -s - example.out || fail "the C++ build prints something else"
 echo "test-install: example.c built as C ($cc) and C++ ($cxx), same output"
+for x in example example-static example-cxx; do
+    if ldd ./$x | grep -i hdf5; then fail "$x, linked against pbdlab alone, loads HDF5 (above)"; fi
+done
+echo "test-install: the physics alone: no HDF5 on the link line nor among the loaded libraries"
+
+# 2b. a program on the harness: a scene, stepped, logged to HDF5
+cp "$src/tests/install/harness.c" .
+$cc -std=c11 -Wall -Wextra -Werror $cflags harness.c $harness_libs -o harness ||
+    fail "harness.c does not build with pkg-config --cflags --libs pbdlab-harness"
+mkdir -p harness-out
+./harness harness-out > harness.out || fail "the harness program exited with status $?"
+[ -s harness-out/install/chain.h5 ] || fail "the harness program wrote no harness-out/install/chain.h5"
+echo "test-install: $(cat harness.out)"
 # XPBD Eq. 18 for one distance constraint C = |x1 - x2| - d, n = (x1 - x2)/|x1 - x2|:
 #   Δλ = (-C - α̃λ)/(w1 + w2 + α̃),  λ' = λ + Δλ,  x1' = x1 + Δλ w1 n,  x2' = x2 - Δλ w2 n.
 awk '
