@@ -76,9 +76,9 @@ const char *pbd_blas_name(void)
 
 /* The threads of the next factorisation: the set count (PBD_BLAS_THREADS), else 1. Not
  * chosen by the load: a BLAS on 2 threads sums in another order, so the Newton reference's
- * last bits would depend on the machine's load and a re-run (make test-slurm) would differ.
- * On a busy 2-core machine the 64² cloth's step took 2.0 s with the BLAS on 1 thread and
- * 6.5 s on 2. */
+ * last bits would depend on the machine's load and a re-run (make test-slurm) would differ;
+ * and on a busy machine a second BLAS thread can make the step slower (the bench's Newton
+ * rows measure both counts). */
 int pbd_blas_threads(void)
 {
     probe();
