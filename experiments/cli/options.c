@@ -75,6 +75,8 @@ int pbd_solver_options(pbd_solver_def *d, cli_option *out)
          "or index (serial Gauss-Seidel over the particles 0..n-1)", vbd_order_names},
         {"vbd-damping", CLI_DOUBLE, &d->vbd_damping, 0, 1e100, 0,
          "VBD/AVBD damping k_d in s: force -(k_d/h) Hessian (x - x_t) per energy (0: off)", NULL},
+        {"vbd-contact-stiffness", CLI_DOUBLE, &d->vbd_contact_stiffness, 0, 1e100, 0,
+         "VBD contact penalty k_c in N/m (VBD Sec. 4; 0: 1e3 x the largest m/h^2)", NULL},
         {"avbd-beta", CLI_DOUBLE, &d->avbd_beta, 0, 1e100, 0,
          "AVBD penalty ramp k <- k + beta |C| (stiffness unit per C unit)", NULL},
         {"avbd-alpha", CLI_DOUBLE, &d->avbd_alpha, 0, 1, 0,

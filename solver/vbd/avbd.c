@@ -52,6 +52,12 @@ void pbd_avbd_begin(pbd_world *w, pbd_family_ws *fw, double h)
         for (int c = 0; c < set->count; c++) {
             int g = fw->set_c[s] + c;
             double k0 = k_start(w, set, c, h, m_max_h2), alpha = set->compliance[c];
+            if (s >= fw->n_static) { /* a contact row, detected anew (solver/vbd/vbd_contact.c) */
+                fw->k[g] = fw->ct_k[g] = k0;
+                fw->lam[g] = fw->c0[g] = 0.0;
+                for (int r = 0; r < 3; r++) fw->ct_lam[3 * (size_t)g + r] = 0.0;
+                continue;
+            }
             if (!fw->avbd_ready) {
                 fw->k[g] = k0;
                 fw->lam[g] = 0.0;

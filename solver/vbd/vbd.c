@@ -32,7 +32,8 @@ int pbd_vbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, dou
     const pbd_constraint_set *set = &w->sets[s];
     if (pbd_method_of(&w->def)->augmented) return pbd_avbd_force(w, fw, s, c, C, lam_plus, k);
     if (set->type->inequality && C >= 0.0) return 0;
-    *k = 1.0 / set->compliance[c];
+    /* a contact row: VBD Sec. 4's penalty ½ k_c C² (solver/vbd/vbd_contact.c) */
+    *k = s >= fw->n_static ? fw->k_contact : 1.0 / set->compliance[c];
     *lam_plus = *k * C;
     return 1;
 }
@@ -123,6 +124,7 @@ void pbd_vbd_vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, 
         }
         for (int q = 0; q < 9; q++) H[q] += (1.0 + kd / h) * Hl[q];
     }
+    if (fw->n_contacts > 0) pbd_vbd_contact_terms(w, fw, sc, i, h, f, H);
     double det = det3(H), scale = fmax(fabs(H[0]), fmax(fabs(H[4]), fabs(H[8])));
     if (!(fabs(det) > 1e-12 * scale * scale * scale)) return;
     double inv[9] = {H[4] * H[8] - H[5] * H[7], H[2] * H[7] - H[1] * H[8],
@@ -132,6 +134,13 @@ void pbd_vbd_vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, 
                      H[0] * H[4] - H[1] * H[3]}; /* the adjugate: H⁻¹ = inv/det */
     for (int r = 0; r < 3; r++)
         xi[r] += (inv[3 * r] * f[0] + inv[3 * r + 1] * f[1] + inv[3 * r + 2] * f[2]) / det;
+    if (fw->bound < INFINITY) { /* VBD Sec. 4: |x_i − x_detect| ≤ b (solver/families.c) */
+        const double *x0 = fw->x_detect + 3 * (size_t)i;
+        double dx[3] = {xi[0] - x0[0], xi[1] - x0[1], xi[2] - x0[2]};
+        double len = sqrt(dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2]);
+        if (len > fw->bound)
+            for (int r = 0; r < 3; r++) xi[r] = x0[r] + dx[r] * (fw->bound / len);
+    }
 }
 
 pbd_status pbd_vbd_begin(pbd_world *w, pbd_family_ws *fw, double h)
@@ -183,6 +192,9 @@ pbd_status pbd_vbd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int it, 
         }
     }
     if (w->def.vbd_chebyshev_rho > 0.0) chebyshev(w, fw, it);
-    if (pbd_method_of(&w->def)->augmented) pbd_avbd_update(w, fw, threads);
+    if (pbd_method_of(&w->def)->augmented) {
+        pbd_avbd_friction_update(w, fw); /* with the normal rows' λ of this iteration */
+        pbd_avbd_update(w, fw, threads);
+    }
     return PBD_OK;
 }
