@@ -116,6 +116,11 @@ void pbd_family_free(pbd_family_ws *fw)
     free(fw->ct_k);
     free(fw->cforce);
     free(fw->x_detect);
+    free(fw->warm_k);
+    free(fw->warm_lam);
+    free(fw->warm_kt);
+    free(fw->warm_lt);
+    free(fw->warm_lam_next);
     free(fw);
 }
 
@@ -409,6 +414,7 @@ static pbd_status contacts_begin(pbd_world *w, pbd_family_ws *fw, double h)
 {
     const pbd_step_stages *cs = w->collision_stages;
     fw->n_contacts = fw->self_rows = 0;
+    fw->self_set = -1;
     fw->bound = INFINITY;
     if (!cs) return PBD_OK;
     cs->generate_collisions(w, h);
@@ -421,7 +427,7 @@ static pbd_status contacts_begin(pbd_world *w, pbd_family_ws *fw, double h)
         total += (long)set->count * set->arity;
         if (cs->contact_kind(w, s) == PBD_CONTACT_SELF) {
             fw->self_rows += set->count;
-            self_set = s;
+            fw->self_set = self_set = s;
         }
     }
     fw->set_c[w->n_sets] = m;
@@ -434,9 +440,15 @@ static pbd_status contacts_begin(pbd_world *w, pbd_family_ws *fw, double h)
             return pbd_error(PBD_ENOMEM, "solver families: out of memory for %d contacts", m);
         fw->m_cap = m;
     }
-    if (!fw->cadj_ptr && (!grow(&fw->cadj_ptr, ((size_t)n + 1) * i4) ||
-                          !grow(&fw->x_detect, 3 * (size_t)(n > 0 ? n : 1) * d)))
-        return pbd_error(PBD_ENOMEM, "solver families: out of memory for %d particles", n);
+    size_t n1 = (size_t)(n > 0 ? n : 1);
+    if (!fw->cadj_ptr) {
+        if (!grow(&fw->cadj_ptr, (n1 + 1) * i4) || !grow(&fw->x_detect, 3 * n1 * d) ||
+            !grow(&fw->warm_k, n1 * d) || !grow(&fw->warm_lam, n1 * d) ||
+            !grow(&fw->warm_kt, n1 * d) || !grow(&fw->warm_lt, 3 * n1 * d) ||
+            !grow(&fw->warm_lam_next, n1 * d))
+            return pbd_error(PBD_ENOMEM, "solver families: out of memory for %d particles", n);
+        for (int i = 0; i < n; i++) fw->warm_k[i] = 0.0;
+    }
     if (total > fw->cadj_cap) {
         size_t t = (size_t)total * i4;
         if (!grow(&fw->cadj_s, t) || !grow(&fw->cadj_c, t) || !grow(&fw->cadj_j, t))
@@ -473,8 +485,11 @@ static pbd_status contacts_begin(pbd_world *w, pbd_family_ws *fw, double h)
         if (w->w[i] > 0.0) mh_max = fmax(mh_max, 1.0 / (w->w[i] * h * h));
     }
     memcpy(fw->x_detect, w->p, 3 * (size_t)n * d);
-    fw->k_contact = w->def.vbd_contact_stiffness > 0.0 ? w->def.vbd_contact_stiffness
-                                                        : PBD_VBD_CONTACT_RATIO * mh_max;
+    double stiff = PBD_VBD_CONTACT_RATIO * mh_max; /* or the scene's stiffest 1/α */
+    for (int s = 0; s < fw->n_static; s++)
+        for (int c = 0; c < w->sets[s].count; c++)
+            if (w->sets[s].compliance[c] > 0.0) stiff = fmax(stiff, 1.0 / w->sets[s].compliance[c]);
+    fw->k_contact = w->def.vbd_contact_stiffness > 0.0 ? w->def.vbd_contact_stiffness : stiff;
     if (self_set >= 0 && cs->contact_gap)
         fw->bound = PBD_VBD_BOUND_GAMMA * (cs->contact_gap(w, self_set) + dmax);
     return PBD_OK;

@@ -51,7 +51,7 @@ typedef struct pbd_family_ws {
      * guess. Their rows follow the scene's m_static constraints in the global numbering
      * (k, lam, c0 and the arrays below hold m_cap); vertex i's contact rows are
      * cadj_s/c/j[cadj_ptr[i] .. cadj_ptr[i+1]) like the scene's adjacency. */
-    int n_static, m_static, m_cap, cadj_cap, n_contacts, self_rows;
+    int n_static, m_static, m_cap, cadj_cap, n_contacts, self_rows, self_set;
     int32_t *cadj_ptr, *cadj_s, *cadj_c, *cadj_j;
     double *cmu;      /* m_cap: a collider row's friction coefficient μ (0: none, self rows) */
     double *ct_lam;   /* 3 m_cap: AVBD's friction multiplier, a vector in the tangent plane */
@@ -60,6 +60,10 @@ typedef struct pbd_family_ws {
     double k_contact; /* VBD's contact stiffness k_c this (sub)step (N/m) */
     double bound;     /* VBD's displacement bound per (sub)step with self collision, else inf */
     double *x_detect; /* 3n: the positions the contacts were detected at (the initial guess) */
+    /* n (3n): AVBD's warm start of a particle's collider row from the last (sub)step: k, λ,
+     * k_t, λ_t (warm_k = 0: none) */
+    double *warm_k, *warm_lam, *warm_kt, *warm_lt;
+    double *warm_lam_next; /* n: VBD's lagged friction λ being gathered (vbd_contact.c) */
     family_scratch *scratch; /* one per thread */
     struct pd_state *pd;
 } pbd_family_ws;
@@ -103,8 +107,10 @@ double pbd_friction_f1_over_u(double u, double eps);
 /* The families' static-friction speed ε_v (m/s): IPC's smoothing below it, and the measure's
  * sticking threshold (ours). */
 #define PBD_FAMILY_FRICTION_EPS_V 1e-3
-/* VBD's contact stiffness k_c when def.vbd_contact_stiffness = 0: this × the largest m/h² of
- * the free particles (ours; a resting particle sinks m g/k_c = g h²/this). */
+/* VBD's contact stiffness k_c when def.vbd_contact_stiffness = 0: the larger of this × the
+ * free particles' largest m/h² and the scene's stiffest 1/α (ours: the contact outweighs the
+ * inertia and is as stiff as the stiffest material pulling a particle in; a resting particle
+ * sinks m g/k_c). */
 #define PBD_VBD_CONTACT_RATIO 1e3
 /* VBD Sec. 4's relaxation γ_p of the conservative displacement bound. */
 #define PBD_VBD_BOUND_GAMMA 0.4
@@ -122,6 +128,9 @@ pbd_status pbd_vbd_begin(pbd_world *w, pbd_family_ws *fw, double h);
  * when the constraint exerts no force (a clamped inequality). */
 void pbd_avbd_begin(pbd_world *w, pbd_family_ws *fw, double h);
 void pbd_avbd_update(pbd_world *w, pbd_family_ws *fw, int threads);
+/* After a (sub)step: each particle's collider row's k, λ, k_t, λ_t for the next one's warm
+ * start (fw->warm_*). */
+void pbd_avbd_keep_contacts(pbd_world *w, pbd_family_ws *fw);
 int pbd_avbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
                    double *lam_plus, double *k);
 /* Gather constraint c of set s from pos into sc->xl and evaluate C and ∇C (sc->grad);

@@ -158,7 +158,8 @@ typedef struct pbd_solver_def {
                                * Wang 2015); 0 = off */
     pbd_vbd_order vbd_order;  /* VBD/AVBD sweep order (colour or index) */
     double vbd_contact_stiffness; /* VBD's contact penalty k_c in N/m (VBD Sec. 4: ½ k_c d²);
-                               * 0 = 1e3 × the largest m/h² of the free particles (ours) */
+                               * 0 = the larger of 1e3 × the free particles' largest m/h²
+                               * and the scene's largest 1/α (ours) */
     double vbd_damping;       /* VBD/AVBD damping k_d in s ("Damping"): each energy adds the
                                * force -(k_d/h) ∇²E (x - x_t); 0 = off */
     double avbd_beta;         /* AVBD penalty ramp k <- k + β|C| (AVBD "Hard constraints"),
