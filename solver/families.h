@@ -98,6 +98,12 @@ typedef struct pbd_family_iteration {
 pbd_status pbd_family_step(pbd_world *w, pbd_family_ws *fw, double h,
                            const pbd_family_iteration *fi);
 
+/* The contacts (solver/families_contact.c): what the families take of the collision room's
+ * (PBD_OK, or PBD_EINVAL with the reason, named by the method), and after the initial guess
+ * the (sub)step's contacts, numbered after the scene's, with their adjacency, μ, k_c and the
+ * displacement bound. */
+pbd_status pbd_family_check_contacts(const pbd_world *w, const char *name);
+pbd_status pbd_family_contacts_begin(pbd_world *w, pbd_family_ws *fw, double h);
 /* The index of the first contact set (solver/collision/'s, pbd_step_stages.contact_kind),
  * w->n_sets when there is none. */
 int pbd_family_static_sets(const pbd_world *w);
