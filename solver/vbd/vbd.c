@@ -113,7 +113,7 @@ void pbd_vbd_vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, 
             f[r] -= lam * g[r];
             for (int q = 0; q < 3; q++) Hl[3 * r + q] = k * g[r] * g[q];
         }
-        for (int q = 0; q < 9; q++) Hgn[q] += (1.0 + kd / h) * Hl[q];
+        for (int q = 0; q < 9 && fw->n_contacts > 0; q++) Hgn[q] += (1.0 + kd / h) * Hl[q];
         if (lam != 0.0 && terms_hessian(set, j, sc, &t)) {
             for (int r = 0; r < 3; r++)
                 if (avbd) {
