@@ -332,7 +332,8 @@ static void test_threads_identical(void)
 }
 
 /* What the families refuse of a contact world, up front with the reason: rigid bodies,
- * restitution, a scene set added after the colliders. */
+ * restitution, a scene set added after the colliders, a contact stiffness that is NaN or
+ * negative. */
 static void test_refusals(void)
 {
     for (int f = 0; f < 3; f++) {
@@ -359,6 +360,15 @@ static void test_refusals(void)
         CU_ASSERT(strstr(pbd_last_error(), "expected the contact sets last") != NULL);
         printf("\n    %s: %s ", fam_name[f], pbd_last_error());
         pbd_world_free(w);
+        const double bad[2] = {NAN, -1.0};
+        for (int b = 0; b < 2; b++) {
+            sp = pbd_scene_params_default();
+            w = scene(pbd_scene_cloth_ground_slide, &sp, fam[f], 1, 2);
+            w->def.vbd_contact_stiffness = bad[b];
+            CU_ASSERT_EQUAL(pbd_step(w), PBD_EINVAL);
+            CU_ASSERT(strstr(pbd_last_error(), "vbd-contact-stiffness") != NULL);
+            pbd_world_free(w);
+        }
     }
 }
 
