@@ -8,10 +8,10 @@
  * ∂C/∂p_k = −s b_k n̂, b the barycentric coordinates of q's projection (clamped to the
  * triangle); the type's own gradient turns the normal with the triangle, and one triangle
  * vertex's block solve along it (a small b_k: a long step) fed energy into cloth_fold until
- * it burst (measured). Friction
- * as the paper takes it from IPC (Li et al. 2020 Eq. 14–15): with the contact force
- * λ = k_c d, the tangential displacement over the step u = P (x_i − x_t,i), P = I − n nᵀ (the
- * normal of the detection, fixed for the step),
+ * it burst (measured). Friction as the paper takes it from IPC (Li et al. 2020 Eq. 14–15):
+ * with the contact force λ = k_c d lagged (the particle's at the end of the last (sub)step,
+ * 0 for a new contact), the tangential displacement over the step u = P (x_i − x_t,i),
+ * P = I − n nᵀ (the normal of the detection, fixed for the step),
  *   f_f = −μ λ f1(|u|)/|u| u,   H_f = μ λ f1(|u|)/|u| P   (f1's derivative left out: PSD),
  * f1(u) = 2u/ε − u²/ε² below ε = ε_v h, else 1, so |f_f| ≤ μ λ: the Coulomb cone.
  *
