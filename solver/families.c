@@ -26,10 +26,7 @@ pbd_status pbd_family_check_shared(const pbd_world *w)
     pbd_status st = pbd_solver_def_validate(d);
     if (st != PBD_OK) return st;
     const char *name = pbd_method_of(d)->name;
-    if (w->collision_stages)
-        return pbd_error(PBD_EINVAL, "%s: expected a world without colliders or contacts, found "
-                         "some: contact generation is not plumbed into the solver families "
-                         "(solver/README.md \"Solver families\")", name);
+    if ((st = pbd_family_check_contacts(w, name)) != PBD_OK) return st;
     if (w->n_orient > 0)
         return pbd_error(PBD_EINVAL, "%s: expected a world of particles only, found %d "
                          "orientations (rods): the families' local solves have no rotational "
@@ -79,6 +76,20 @@ void pbd_family_free(pbd_family_ws *fw)
     free(fw->k);
     free(fw->lam);
     free(fw->c0);
+    free(fw->cadj_ptr);
+    free(fw->cadj_s);
+    free(fw->cadj_c);
+    free(fw->cadj_j);
+    free(fw->cmu);
+    free(fw->ct_lam);
+    free(fw->ct_k);
+    free(fw->cforce);
+    free(fw->x_detect);
+    free(fw->warm_k);
+    free(fw->warm_lam);
+    free(fw->warm_kt);
+    free(fw->warm_lt);
+    free(fw->warm_lam_next);
     free(fw);
 }
 
@@ -137,14 +148,17 @@ static pbd_status colour_vertices(const pbd_world *w, pbd_family_ws *fw)
 
 static pbd_status build(pbd_world *w, pbd_family_ws *fw, int threads)
 {
-    int n = w->n, m = 0, a = w->max_arity > 0 ? w->max_arity : 1;
+    int n = w->n, m = 0, a = w->max_arity > 0 ? w->max_arity : 1, ns = pbd_family_static_sets(w);
     for (int s = 0; s < w->n_sets; s++) {
-        m += w->sets[s].count;
+        if (s < ns) m += w->sets[s].count;
         if (w->sets[s].arity > a) a = w->sets[s].arity;
     }
     size_t n3 = 3 * (size_t)(n > 0 ? n : 1), mm = m > 0 ? (size_t)m : 1;
     fw->n = n;
     fw->m = m;
+    fw->n_static = ns;
+    fw->m_static = fw->m_cap = m;
+    fw->n_contacts = 0;
     fw->n_sets = w->n_sets;
     fw->arity = a;
     fw->set_c = malloc((size_t)(w->n_sets + 1) * sizeof *fw->set_c);
@@ -178,7 +192,8 @@ static pbd_status build(pbd_world *w, pbd_family_ws *fw, int threads)
     long total = 0;
     for (int s = 0; s < w->n_sets; s++) {
         const pbd_constraint_set *set = &w->sets[s];
-        fw->set_c[s + 1] = fw->set_c[s] + set->count;
+        fw->set_c[s + 1] = fw->set_c[s] + (s < ns ? set->count : 0);
+        if (s >= ns) continue;
         for (long q = 0; q < (long)set->count * set->arity; q++) fw->adj_ptr[set->idx[q] + 1]++;
         total += (long)set->count * set->arity;
     }
@@ -193,7 +208,7 @@ static pbd_status build(pbd_world *w, pbd_family_ws *fw, int threads)
         return pbd_error(PBD_ENOMEM, "solver families: out of memory for the adjacency");
     }
     for (int i = 0; i < n; i++) fill[i] = fw->adj_ptr[i];
-    for (int s = 0; s < w->n_sets; s++) { /* in set, constraint order: a fixed summation order */
+    for (int s = 0; s < ns; s++) { /* in set, constraint order: a fixed summation order */
         const pbd_constraint_set *set = &w->sets[s];
         for (int c = 0; c < set->count; c++)
             for (int j = 0; j < set->arity; j++) {
@@ -214,10 +229,13 @@ pbd_status pbd_family_workspace(pbd_world *w, pbd_family_ws **out)
     struct pbd_variants_state *vs = pbd_variants_state_of(w);
     if (!vs) return pbd_error(PBD_ENOMEM, "solver families: out of memory");
     int threads = pbd_variants_threads(w);
-    uint64_t key = pbd_topology_key(w);
+    pbd_world scene = *w; /* the scene's sets: the contacts change every step */
+    scene.n_sets = pbd_family_static_sets(w);
+    uint64_t key = pbd_topology_key(&scene);
     for (int i = 0; i < w->n; i++) key = key * 1099511628211ULL ^ (uint64_t)(w->w[i] > 0.0);
     pbd_family_ws *fw = vs->family;
-    if (fw && fw->key == key && fw->n == w->n && fw->n_scratch >= threads) {
+    if (fw && fw->key == key && fw->n == w->n && fw->n_sets == w->n_sets &&
+        fw->n_scratch >= threads) {
         *out = fw;
         return PBD_OK;
     }
@@ -363,23 +381,29 @@ pbd_status pbd_family_step(pbd_world *w, pbd_family_ws *fw, double h,
     for (int sub = 0; sub < d->substeps; sub++) {
         predict(w, fw, h);
         initial_guess(w, fw, h, fi->from_target);
+        if ((st = pbd_family_contacts_begin(w, fw, h)) != PBD_OK) return st;
         if ((st = fi->begin(w, fw, h)) != PBD_OK) return st;
+        /* a self contact joins particles of one colour: their sweep runs on one thread */
+        int th = fw->self_rows > 0 ? 1 : threads;
         for (int it = 0; it < d->iterations; it++) {
             if (pbd_stop_requested())
                 return pbd_error(PBD_EINTR, "%s: step %ld abandoned in substep %d at iteration "
                                  "%d on a stop request", pbd_method_of(d)->name,
                                  w->step_count + 1, sub + 1, it);
-            if ((st = fi->iteration(w, fw, h, it, threads)) != PBD_OK) return st;
+            if ((st = fi->iteration(w, fw, h, it, th)) != PBD_OK) return st;
             if (d->record_iterations) {
                 store_lambda(w, fw, h, fi); /* for the XPBD residual */
                 log_iteration(w, fw, h, sub * d->iterations + it);
             }
         }
         store_lambda(w, fw, h, fi);
+        if (fw->n_contacts > 0 && fi->contact_forces) fi->contact_forces(w, fw, h);
         for (int i = 0; i < 3 * w->n; i++) {
             w->v[i] = (w->p[i] - w->x[i]) / h;
             w->x[i] = w->p[i];
         }
+        if (w->collision_stages && w->collision_stages->family_measure)
+            w->collision_stages->family_measure(w, h, PBD_FAMILY_FRICTION_EPS_V);
         w->time += h;
     }
     w->stats.stage_seconds[PBD_STAGE_PROJECT] = now_seconds() - t0;

@@ -46,6 +46,24 @@ typedef struct pbd_family_ws {
      * to step for the warm start while the topology stays */
     double *k, *lam, *c0;
     int avbd_ready;
+    /* Contacts (solver/collision/ through pbd_step_stages): sets [0, n_static) are the
+     * scene's, [n_static, n_sets) the contact sets, refilled every (sub)step after the initial
+     * guess. Their rows follow the scene's m_static constraints in the global numbering
+     * (k, lam, c0 and the arrays below hold m_cap); vertex i's contact rows are
+     * cadj_s/c/j[cadj_ptr[i] .. cadj_ptr[i+1]) like the scene's adjacency. */
+    int n_static, m_static, m_cap, cadj_cap, n_contacts, self_rows, self_set;
+    int32_t *cadj_ptr, *cadj_s, *cadj_c, *cadj_j;
+    double *cmu;      /* m_cap: a collider row's friction coefficient μ (0: none, self rows) */
+    double *ct_lam;   /* 3 m_cap: AVBD's friction multiplier, a vector in the tangent plane */
+    double *ct_k;     /* m_cap: AVBD's friction penalty */
+    double *cforce;   /* 2 m_cap: |f_n|, |f_t| (N) of each row after the (sub)step */
+    double k_contact; /* VBD's contact stiffness k_c this (sub)step (N/m) */
+    double bound;     /* VBD's displacement bound per (sub)step with self collision, else inf */
+    double *x_detect; /* 3n: the positions the contacts were detected at (the initial guess) */
+    /* n (3n): AVBD's warm start of a particle's collider row from the last (sub)step: k, λ,
+     * k_t, λ_t (warm_k = 0: none) */
+    double *warm_k, *warm_lam, *warm_kt, *warm_lt;
+    double *warm_lam_next; /* n: VBD's lagged friction λ being gathered (vbd_contact.c) */
     family_scratch *scratch; /* one per thread */
     struct pd_state *pd;
 } pbd_family_ws;
@@ -71,12 +89,37 @@ typedef struct pbd_family_iteration {
     int (*force)(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
                  double *lam_plus, double *k);
     int from_target; /* the initial guess is y, not def.vbd_init's */
+    /* NULL, or after the (sub)step: fw->cforce of every contact row at w->p */
+    void (*contact_forces)(pbd_world *w, pbd_family_ws *fw, double h);
 } pbd_family_iteration;
 /* def.substeps (sub)steps of h with the method's iteration: the inertial target, the initial
  * guess, def.iterations iterations (logged with def.record_iterations), λ, v and x
  * (solver/families.c). */
 pbd_status pbd_family_step(pbd_world *w, pbd_family_ws *fw, double h,
                            const pbd_family_iteration *fi);
+
+/* The contacts (solver/families_contact.c): what the families take of the collision room's
+ * (PBD_OK, or PBD_EINVAL with the reason, named by the method), and after the initial guess
+ * the (sub)step's contacts, numbered after the scene's, with their adjacency, μ, k_c and the
+ * displacement bound. */
+pbd_status pbd_family_check_contacts(const pbd_world *w, const char *name);
+pbd_status pbd_family_contacts_begin(pbd_world *w, pbd_family_ws *fw, double h);
+/* The index of the first contact set (solver/collision/'s, pbd_step_stages.contact_kind),
+ * w->n_sets when there is none. */
+int pbd_family_static_sets(const pbd_world *w);
+/* IPC's smoothed friction (Li et al. 2020 Eq. 14, VBD Sec. 4): f1(u)/u for a tangential
+ * displacement u ≥ 0 and ε = ε_v h: (2/ε − u/ε²) below ε, 1/u above. */
+double pbd_friction_f1_over_u(double u, double eps);
+/* The families' static-friction speed ε_v (m/s): IPC's smoothing below it, and the measure's
+ * sticking threshold (ours). */
+#define PBD_FAMILY_FRICTION_EPS_V 1e-3
+/* VBD's contact stiffness k_c when def.vbd_contact_stiffness = 0: the larger of this × the
+ * free particles' largest m/h² and the scene's stiffest 1/α (ours: the contact outweighs the
+ * inertia and is as stiff as the stiffest material pulling a particle in; a resting particle
+ * sinks m g/k_c). */
+#define PBD_VBD_CONTACT_RATIO 1e3
+/* VBD Sec. 4's relaxation γ_p of the conservative displacement bound. */
+#define PBD_VBD_BOUND_GAMMA 0.4
 
 /* ‖M(x - y) + h² Σ_j ∇E_j(x)‖₂ at pos (kg m; h² ∇G, G the implicit step's objective), the
  * energies E_j = C_j²/(2α_j) (equalities; inequalities while C < 0), the hard ones (α = 0)
@@ -91,6 +134,9 @@ pbd_status pbd_vbd_begin(pbd_world *w, pbd_family_ws *fw, double h);
  * when the constraint exerts no force (a clamped inequality). */
 void pbd_avbd_begin(pbd_world *w, pbd_family_ws *fw, double h);
 void pbd_avbd_update(pbd_world *w, pbd_family_ws *fw, int threads);
+/* After a (sub)step: each particle's collider row's k, λ, k_t, λ_t for the next one's warm
+ * start (fw->warm_*). */
+void pbd_avbd_keep_contacts(pbd_world *w, pbd_family_ws *fw);
 int pbd_avbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
                    double *lam_plus, double *k);
 /* Gather constraint c of set s from pos into sc->xl and evaluate C and ∇C (sc->grad);
@@ -98,6 +144,20 @@ int pbd_avbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, do
 int pbd_family_eval(const pbd_world *w, const pbd_constraint_set *set, int c, const double *pos,
                     family_scratch *sc, pbd_eval_input *in_out, double *C);
 pbd_status pbd_vbd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int it, int threads);
+/* The contact terms of free particle i at w->p (solver/vbd/vbd_contact.c): the force f and
+ * 3×3 Hessian H of its contact rows (VBD's penalty and friction, or AVBD's rows) added. */
+void pbd_vbd_contact_terms(const pbd_world *w, const pbd_family_ws *fw, family_scratch *sc,
+                           int i, double h, double f[3], double H[9]);
+/* AVBD's friction multipliers after an iteration, and fw->cforce for VBD/AVBD. */
+void pbd_avbd_friction_update(pbd_world *w, pbd_family_ws *fw);
+void pbd_vbd_contact_forces(pbd_world *w, pbd_family_ws *fw, double h);
+/* PD's contact projection after a global solve (solver/pd/pd_contact.c), and its forces. */
+void pbd_pd_contacts(pbd_world *w, pbd_family_ws *fw, double h);
+void pbd_pd_contact_forces(pbd_world *w, pbd_family_ws *fw, double h);
+/* PD's force multiplier: the scene's energies as VBD's (pbd_vbd_force), a contact row's from
+ * its last projection (λ⁺ = −m δ/h², fw->lam). */
+int pbd_pd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
+                 double *lam_plus, double *k);
 /* VBD's local Newton step of free particle i on w->p with the scratch sc (VBD Sec. 3, the
  * local system): the one per-vertex solve that every sweep order calls. */
 void pbd_vbd_vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int i, double h);

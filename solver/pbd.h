@@ -157,6 +157,9 @@ typedef struct pbd_solver_def {
     double vbd_chebyshev_rho; /* VBD/AVBD Chebyshev acceleration's ρ in [0, 1) (VBD Sec. 3.8,
                                * Wang 2015); 0 = off */
     pbd_vbd_order vbd_order;  /* VBD/AVBD sweep order (colour or index) */
+    double vbd_contact_stiffness; /* VBD's contact penalty k_c in N/m (VBD Sec. 4: ½ k_c d²);
+                               * 0 = the larger of 1e3 × the free particles' largest m/h²
+                               * and the scene's largest 1/α (ours) */
     double vbd_damping;       /* VBD/AVBD damping k_d in s ("Damping"): each energy adds the
                                * force -(k_d/h) ∇²E (x - x_t); 0 = off */
     double avbd_beta;         /* AVBD penalty ramp k <- k + β|C| (AVBD "Hard constraints"),
@@ -279,7 +282,25 @@ typedef struct pbd_step_stages {
      * Jacobi density update (solver/fluid/). Returns the constraints skipped, or -1 with
      * pbd_last_error() set (the step then returns PBD_EINVAL). */
     int (*project)(struct pbd_world *w, double h);
+    /* NULL, or what the solver families (VBD, AVBD, PD: solver/families.c) ask of the
+     * contacts, which they solve in their own iterations instead of lines 9–11 and 16:
+     * contact_kind: 0 for an ordinary set, PBD_CONTACT_COLLIDER for set s's particle–collider
+     * rows (plane_collision {q, n}), PBD_CONTACT_SELF for self collision, PBD_CONTACT_OTHER
+     * for any other (rigid bodies' corners); contact_mu: the friction coefficient μk of row r
+     * of the collider set; family_refusal: NULL, or why the families cannot take the world's
+     * contacts (one line); family_measure: the contact measures after a substep (penetration,
+     * active rows λ > 0, the normal impulse λ/h, sticking when the tangential speed is at
+     * most v_stick, self crossings), in place of velocity_update. */
+    int (*contact_kind)(const struct pbd_world *w, int s);
+    double (*contact_mu)(const struct pbd_world *w, int s, int r);
+    /* contact_gap: how close beyond the prediction's largest displacement a pair of contact
+     * set s must come to get a row (self collision: twice the thickness; colliders: the
+     * contact margin), m */
+    double (*contact_gap)(const struct pbd_world *w, int s);
+    const char *(*family_refusal)(const struct pbd_world *w);
+    void (*family_measure)(struct pbd_world *w, double h, double v_stick);
 } pbd_step_stages;
+enum { PBD_CONTACT_NONE = 0, PBD_CONTACT_COLLIDER = 1, PBD_CONTACT_SELF = 2, PBD_CONTACT_OTHER = 3 };
 
 typedef struct pbd_world {
     /* particles: flat arrays, n × 3 and n (DESIGN.md "Data") */

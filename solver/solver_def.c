@@ -34,6 +34,7 @@ pbd_solver_def pbd_solver_def_default(void)
         .vbd_chebyshev_rho = 0.0,
         .vbd_order = PBD_VBD_ORDER_COLOUR,
         .vbd_damping = 0.0,
+        .vbd_contact_stiffness = 0.0,
         .avbd_beta = 1e5,
         .avbd_alpha = 0.95,
         .avbd_gamma = 0.99,
@@ -97,6 +98,9 @@ pbd_status pbd_solver_def_validate(const pbd_solver_def *d)
     if (!(isfinite(d->vbd_damping) && d->vbd_damping >= 0.0))
         return pbd_error(PBD_EINVAL, "vbd-damping: expected a finite number >= 0 (s), found %g",
                          d->vbd_damping);
+    if (!(isfinite(d->vbd_contact_stiffness) && d->vbd_contact_stiffness >= 0.0))
+        return pbd_error(PBD_EINVAL, "vbd-contact-stiffness: expected a finite number >= 0 "
+                         "(N/m; 0: auto), found %g", d->vbd_contact_stiffness);
     if (!(isfinite(d->avbd_beta) && d->avbd_beta >= 0.0))
         return pbd_error(PBD_EINVAL, "avbd-beta: expected a finite number >= 0, found %g",
                          d->avbd_beta);

@@ -118,7 +118,7 @@ static void test_refusals(void)
         {"cloth_sphere --sphere-radius=0", "--sphere-radius: expected", 2},
         {"cloth_sphere --mu-static=-1", "--mu-static: expected", 2},
         {"cloth_sphere --contact-margin=-0.1", "--contact-margin: expected", 2},
-        {"rigid_coupling --method=vbd", "vbd: expected a world without colliders", 2},
+        {"rigid_coupling --method=vbd", "vbd: contacts: expected no rigid bodies", 2},
         {"cloth_fold --method=newton --compliance=1e-6", "newton: expected a world without", 2},
         {"cloth_fold --self-collision=0 --thickness=0.01", "--thickness: cannot act", 2},
         {"cloth --mu-static=0.3", "--mu-static: cannot act here", 2},

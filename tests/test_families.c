@@ -235,8 +235,9 @@ static void test_pd_tets_and_refusals(void)
 }
 
 /* Worlds the families cannot step are refused before any step, with the reason: rods
- * (orientations), fluids (rows rebuilt every step), tearing (a post-step hook) and contacts
- * (colliders: the contact scenes), for every
+ * (orientations), fluids (rows rebuilt every step), tearing (a post-step hook) and rigid
+ * bodies (PBD's two-way coupling: rigid_coupling; the other contact scenes are taken,
+ * tests/test_families_contact.c), for every
  * built-in scene that has one and every family method. */
 static void test_refuse_orientations_fluids_tearing(void)
 {
@@ -249,7 +250,7 @@ static void test_refuse_orientations_fluids_tearing(void)
         CU_ASSERT_FATAL(w != NULL);
         const char *why = w->n_orient > 0 ? "orientations" : w->fluid ? "fluid"
                           : w->post_step  ? "post-step"
-                          : w->collision_stages ? "colliders"
+                          : pbd_world_rigid_count(w) > 0 ? "rigid bodies"
                                           : NULL;
         for (unsigned m = 0; why && m < sizeof methods / sizeof methods[0]; m++) {
             w->def.method = methods[m];
@@ -262,8 +263,7 @@ static void test_refuse_orientations_fluids_tearing(void)
         }
         pbd_world_free(w);
     }
-    CU_ASSERT(refused >= 9 * 3); /* rod, helix, dam_break, fluid_rest, tear, the 4 contact
-                                  * scenes */
+    CU_ASSERT(refused >= 6 * 3); /* rod, helix, dam_break, fluid_rest, tear, rigid_coupling */
 }
 
 /* A stop request abandons the step (PBD_EINTR); --record-iterations fills the log, the

@@ -207,7 +207,11 @@ void contact_measure_free(struct pbd_collision_state *cs);
 
 /* Frees the colliders, bodies and the collision workspace (with the world). */
 void collision_free(pbd_world *w);
-/* Algorithm 1's collision stages, installed in the world by collision_state(). */
+/* Algorithm 1's lines 8 and 16 (collision_hooks.c). */
+void collision_generate(pbd_world *w, double h);
+void collision_velocity_update(pbd_world *w, double h);
+/* The collision stages, installed in the world by collision_state(), with the solver
+ * families' hooks (collision_families.c). */
 extern const pbd_step_stages collision_stages;
 
 #endif

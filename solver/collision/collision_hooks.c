@@ -104,7 +104,7 @@ static void particle_contacts(pbd_world *w, double h)
     }
 }
 
-static void generate_collisions(pbd_world *w, double h)
+void collision_generate(pbd_world *w, double h)
 {
     struct pbd_collision_state *cs = w->collision;
     if (!cs) return;
@@ -228,7 +228,7 @@ static void projection_reactions(pbd_world *w, double h)
     }
 }
 
-static void velocity_update(pbd_world *w, double h)
+void collision_velocity_update(pbd_world *w, double h)
 {
     struct pbd_collision_state *cs = w->collision;
     if (!cs) return;
@@ -242,6 +242,3 @@ static void velocity_update(pbd_world *w, double h)
     if (cs->n_bodies > 0) rigid_commit(w);
 }
 
-/* The stages the step calls (pbd.h, pbd_step_stages); set with the collision state. */
-const pbd_step_stages collision_stages = {generate_collisions, velocity_update, collision_free,
-                                         NULL};

@@ -57,7 +57,7 @@ static int kind_of(const pbd_constraint_type *t)
 
 pbd_status pbd_pd_check(const pbd_world *w)
 {
-    for (int s = 0; s < w->n_sets; s++) {
+    for (int s = 0; s < pbd_family_static_sets(w); s++) { /* contacts: pd_contact.c */
         const pbd_constraint_set *set = &w->sets[s];
         if (set->count == 0) continue;
         int kind = kind_of(set->type);
@@ -120,12 +120,12 @@ static uint64_t state_key(const pbd_world *w, const pbd_family_ws *fw, double h)
     uint64_t bits;
     memcpy(&bits, hv, sizeof bits);
     key = (key ^ bits) * 1099511628211ULL;
-    for (int s = 0; s < w->n_sets; s++)
+    for (int s = 0; s < fw->n_static; s++)
         for (int c = 0; c < w->sets[s].count; c++) {
             memcpy(&bits, &w->sets[s].compliance[c], sizeof bits);
             key = (key ^ bits) * 1099511628211ULL;
         }
-    for (int s = 0; s < w->n_sets; s++) /* the tets' D_m⁻¹, V and μ are in the matrix */
+    for (int s = 0; s < fw->n_static; s++) /* the tets' D_m⁻¹, V and μ are in the matrix */
         for (long q = 0; kind_of(w->sets[s].type) == PD_TET &&
                          q < (long)w->sets[s].count * w->sets[s].type->n_rest; q++) {
             memcpy(&bits, &w->sets[s].rest[q], sizeof bits);
@@ -142,7 +142,7 @@ static uint64_t state_key(const pbd_world *w, const pbd_family_ws *fw, double h)
 static pbd_status factor(pbd_world *w, pbd_family_ws *fw, pd_state *pd, double h)
 {
     long nnz = pd->nf;
-    for (int s = 0; s < w->n_sets; s++)
+    for (int s = 0; s < fw->n_static; s++)
         nnz += 3L * w->sets[s].count * w->sets[s].arity * w->sets[s].arity;
     cholmod_triplet *T = cholmod_allocate_triplet((size_t)pd->nf, (size_t)pd->nf, (size_t)nnz, -1,
                                                   CHOLMOD_REAL, &pd->cc);
@@ -155,7 +155,7 @@ static pbd_status factor(pbd_world *w, pbd_family_ws *fw, pd_state *pd, double h
             Ti[q] = Tj[q] = pd->free_of[i];
             Tx[q++] = 1.0 / (w->w[i] * h * h);
         }
-    for (int s = 0; s < w->n_sets; s++) {
+    for (int s = 0; s < fw->n_static; s++) {
         const pbd_constraint_set *set = &w->sets[s];
         int kind = kind_of(set->type);
         for (int c = 0; c < set->count; c++) {
@@ -250,7 +250,7 @@ static void rotation_of(const double *F, double *R)
 /* The local step (PD Sec. 3): every constraint's projection p_j at w->p. */
 static void local_step(pbd_world *w, pbd_family_ws *fw, pd_state *pd, int threads)
 {
-    for (int s = 0; s < w->n_sets; s++) {
+    for (int s = 0; s < fw->n_static; s++) {
         const pbd_constraint_set *set = &w->sets[s];
         int kind = kind_of(set->type);
 #pragma omp parallel for num_threads(threads) if (threads > 1 && set->count > 1024) schedule(static)
@@ -293,7 +293,7 @@ pbd_status pbd_pd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int threa
         double mh = 1.0 / (w->w[i] * h * h);
         for (int a = 0; a < 3; a++) pd->rhs[(size_t)a * nf + f] = mh * fw->y[3 * (size_t)i + a];
     }
-    for (int s = 0; s < w->n_sets; s++) { /* Σ w SᵀAᵀ (p − A S x_fixed) */
+    for (int s = 0; s < fw->n_static; s++) { /* Σ w SᵀAᵀ (p − A S x_fixed) */
         const pbd_constraint_set *set = &w->sets[s];
         int kind = kind_of(set->type);
         for (int c = 0; c < set->count; c++) {
@@ -327,5 +327,6 @@ pbd_status pbd_pd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int threa
             for (int a = 0; a < 3; a++) w->p[3 * (size_t)i + a] = x[(size_t)a * nf + f];
     }
     cholmod_free_dense(&X, &pd->cc);
+    if (fw->n_contacts > 0) pbd_pd_contacts(w, fw, h); /* solver/pd/pd_contact.c */
     return PBD_OK;
 }

@@ -21,8 +21,9 @@ static pbd_status pd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int it
 static const pbd_family_iteration pd_family_iteration = {
     .begin = pbd_pd_begin,
     .iteration = pd_iteration,
-    .force = pbd_vbd_force,
+    .force = pbd_pd_force,
     .from_target = 1,
+    .contact_forces = pbd_pd_contact_forces,
 };
 
 static pbd_status pd_step(pbd_world *w, void *ws, double h, int threads)

@@ -39,6 +39,44 @@ static double k_start(const pbd_world *w, const pbd_constraint_set *set, int c, 
     return n > 0 ? sum / n : 1.0 / (h * h);
 }
 
+/* A contact row, detected anew: a particle's collider row takes the warm start of the
+ * particle's collider row of the last (sub)step (AVBD "Warm starting"; ours: keyed by the
+ * particle, where the paper keys a contact by its features), any other starts at k_start,
+ * λ = 0. */
+static void contact_begin(const pbd_world *w, pbd_family_ws *fw, int s, int c, int g, double k0)
+{
+    const pbd_solver_def *d = &w->def;
+    const pbd_constraint_set *set = &w->sets[s];
+    int i = set->idx[(size_t)c * set->arity];
+    int warm = w->collision_stages->contact_kind(w, s) == PBD_CONTACT_COLLIDER &&
+               fw->warm_k[i] > 0.0;
+    double ag = d->avbd_alpha * d->avbd_gamma;
+    fw->k[g] = warm ? fmax(d->avbd_gamma * fw->warm_k[i], k0) : k0;
+    fw->ct_k[g] = warm ? fmax(d->avbd_gamma * fw->warm_kt[i], k0) : k0;
+    fw->lam[g] = warm ? ag * fw->warm_lam[i] : 0.0;
+    fw->c0[g] = 0.0;
+    for (int r = 0; r < 3; r++)
+        fw->ct_lam[3 * (size_t)g + r] = warm ? ag * fw->warm_lt[3 * (size_t)i + r] : 0.0;
+}
+
+void pbd_avbd_keep_contacts(pbd_world *w, pbd_family_ws *fw)
+{
+    const pbd_step_stages *cs = w->collision_stages;
+    for (int i = 0; i < w->n; i++) fw->warm_k[i] = 0.0;
+    for (int s = fw->n_static; s < w->n_sets; s++) {
+        if (cs->contact_kind(w, s) != PBD_CONTACT_COLLIDER) continue;
+        const pbd_constraint_set *set = &w->sets[s];
+        for (int c = 0; c < set->count; c++) {
+            int g = fw->set_c[s] + c, i = set->idx[(size_t)c * set->arity];
+            fw->warm_k[i] = fw->k[g];
+            fw->warm_lam[i] = fw->lam[g];
+            fw->warm_kt[i] = fw->ct_k[g];
+            for (int r = 0; r < 3; r++)
+                fw->warm_lt[3 * (size_t)i + r] = fw->ct_lam[3 * (size_t)g + r];
+        }
+    }
+}
+
 void pbd_avbd_begin(pbd_world *w, pbd_family_ws *fw, double h)
 {
     const pbd_solver_def *d = &w->def;
@@ -52,6 +90,10 @@ void pbd_avbd_begin(pbd_world *w, pbd_family_ws *fw, double h)
         for (int c = 0; c < set->count; c++) {
             int g = fw->set_c[s] + c;
             double k0 = k_start(w, set, c, h, m_max_h2), alpha = set->compliance[c];
+            if (s >= fw->n_static) { /* a contact row (solver/vbd/vbd_contact.c) */
+                contact_begin(w, fw, s, c, g, k0);
+                continue;
+            }
             if (!fw->avbd_ready) {
                 fw->k[g] = k0;
                 fw->lam[g] = 0.0;

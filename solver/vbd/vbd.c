@@ -32,7 +32,8 @@ int pbd_vbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, dou
     const pbd_constraint_set *set = &w->sets[s];
     if (pbd_method_of(&w->def)->augmented) return pbd_avbd_force(w, fw, s, c, C, lam_plus, k);
     if (set->type->inequality && C >= 0.0) return 0;
-    *k = 1.0 / set->compliance[c];
+    /* a contact row: VBD Sec. 4's penalty ½ k_c C² (solver/vbd/vbd_contact.c) */
+    *k = s >= fw->n_static ? fw->k_contact : 1.0 / set->compliance[c];
     *lam_plus = *k * C;
     return 1;
 }
@@ -41,6 +42,12 @@ static double det3(const double *A)
 {
     return A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) +
            A[2] * (A[3] * A[7] - A[4] * A[6]);
+}
+
+/* A symmetric 3×3 is positive definite: its leading minors are positive (Sylvester). */
+static int positive_definite(const double *A)
+{
+    return A[0] > 0.0 && A[0] * A[4] - A[1] * A[3] > 0.0 && det3(A) > 0.0;
 }
 
 /* C, ∇_jC (g) and, when hess_ok, ∇²_jjC (B) of a constraint at w->p for its particle j:
@@ -88,10 +95,10 @@ void pbd_vbd_vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, 
     const int avbd = pbd_method_of(&w->def)->augmented;
     const double kd = w->def.vbd_damping;
     double *xi = w->p + 3 * (size_t)i;
-    double mh = 1.0 / (w->w[i] * h * h), f[3], H[9] = {0};
+    double mh = 1.0 / (w->w[i] * h * h), f[3], H[9] = {0}, Hgn[9] = {0};
     for (int k = 0; k < 3; k++) {
         f[k] = -mh * (xi[k] - fw->y[3 * (size_t)i + k]);
-        H[4 * k] = mh;
+        H[4 * k] = Hgn[4 * k] = mh;
     }
     for (int a = fw->adj_ptr[i]; a < fw->adj_ptr[i + 1]; a++) {
         int s = fw->adj_s[a], c = fw->adj_c[a], j = fw->adj_j[a];
@@ -106,6 +113,7 @@ void pbd_vbd_vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, 
             f[r] -= lam * g[r];
             for (int q = 0; q < 3; q++) Hl[3 * r + q] = k * g[r] * g[q];
         }
+        for (int q = 0; q < 9 && fw->n_contacts > 0; q++) Hgn[q] += (1.0 + kd / h) * Hl[q];
         if (lam != 0.0 && terms_hessian(set, j, sc, &t)) {
             for (int r = 0; r < 3; r++)
                 if (avbd) {
@@ -123,6 +131,19 @@ void pbd_vbd_vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, 
         }
         for (int q = 0; q < 9; q++) H[q] += (1.0 + kd / h) * Hl[q];
     }
+    if (fw->n_contacts > 0) {
+        double Hc[9] = {0};
+        pbd_vbd_contact_terms(w, fw, sc, i, h, f, Hc);
+        for (int q = 0; q < 9; q++) {
+            H[q] += Hc[q];
+            Hgn[q] += Hc[q];
+        }
+        /* ours: contacts crumple the cloth, and a compressed element's C∇²C made H_i
+         * indefinite with det > 0 — a step uphill that threw a stiff cloth off the ground
+         * (measured); then the Gauss–Newton part, positive definite */
+        if (!positive_definite(H))
+            for (int q = 0; q < 9; q++) H[q] = Hgn[q];
+    }
     double det = det3(H), scale = fmax(fabs(H[0]), fmax(fabs(H[4]), fabs(H[8])));
     if (!(fabs(det) > 1e-12 * scale * scale * scale)) return;
     double inv[9] = {H[4] * H[8] - H[5] * H[7], H[2] * H[7] - H[1] * H[8],
@@ -132,6 +153,13 @@ void pbd_vbd_vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, 
                      H[0] * H[4] - H[1] * H[3]}; /* the adjugate: H⁻¹ = inv/det */
     for (int r = 0; r < 3; r++)
         xi[r] += (inv[3 * r] * f[0] + inv[3 * r + 1] * f[1] + inv[3 * r + 2] * f[2]) / det;
+    if (fw->bound < INFINITY) { /* VBD Sec. 4: |x_i − x_detect| ≤ b (solver/families.c) */
+        const double *x0 = fw->x_detect + 3 * (size_t)i;
+        double dx[3] = {xi[0] - x0[0], xi[1] - x0[1], xi[2] - x0[2]};
+        double len = sqrt(dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2]);
+        if (len > fw->bound)
+            for (int r = 0; r < 3; r++) xi[r] = x0[r] + dx[r] * (fw->bound / len);
+    }
 }
 
 pbd_status pbd_vbd_begin(pbd_world *w, pbd_family_ws *fw, double h)
@@ -183,6 +211,9 @@ pbd_status pbd_vbd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int it, 
         }
     }
     if (w->def.vbd_chebyshev_rho > 0.0) chebyshev(w, fw, it);
-    if (pbd_method_of(&w->def)->augmented) pbd_avbd_update(w, fw, threads);
+    if (pbd_method_of(&w->def)->augmented) {
+        pbd_avbd_friction_update(w, fw); /* with the normal rows' λ of this iteration */
+        pbd_avbd_update(w, fw, threads);
+    }
     return PBD_OK;
 }

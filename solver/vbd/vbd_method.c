@@ -11,7 +11,7 @@ static pbd_status vbd_check(const pbd_world *w)
     const char *name = m->name;
     pbd_status st = pbd_family_check_shared(w);
     if (st != PBD_OK) return st;
-    for (int s = 0; s < w->n_sets; s++) {
+    for (int s = 0; s < pbd_family_static_sets(w); s++) { /* contacts: vbd_contact.c */
         const pbd_constraint_set *set = &w->sets[s];
         if (set->count == 0) continue;
         /* each vertex visit differentiates every constraint on the vertex: one over all n
@@ -49,6 +49,7 @@ static const pbd_family_iteration vbd_iteration = {
     .iteration = pbd_vbd_iteration,
     .force = pbd_vbd_force,
     .from_target = 0,
+    .contact_forces = pbd_vbd_contact_forces,
 };
 
 static pbd_status vbd_step(pbd_world *w, void *ws, double h, int threads)
