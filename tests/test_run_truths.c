@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char dir[64];
 
@@ -381,6 +382,28 @@ static void test_solver_families_diverged_row(void)
     free(d);
 }
 
+/* The drape (contacts, which the Newton reference refuses): each method against its own step
+ * at 4x the sweep's largest N, so N = 10 of 1, 10 is 40; the distance falls towards it, and
+ * the penetration column is the deepest particle below the ground or inside the sphere. */
+static void test_solver_families_drape_reference(void)
+{
+    const char *args = "solver_families --quick --scenes=drape --methods=xpbd,newton "
+                       "--drape-resolution=8 --drape-warm=20 --iterations=1,10";
+    CU_ASSERT_EQUAL_FATAL(refs_run(dir, args), 0);
+    char path[256];
+    snprintf(path, sizeof path, "%s/solver_families/drape_newton_t1.h5", dir);
+    CU_ASSERT(access(path, F_OK) != 0); /* no Newton run: it refuses contacts */
+    snprintf(path, sizeof path, "%s/solver_families/drape_xpbd_t1.h5", dir);
+    CU_ASSERT(attr(path, "result.reference_iterations") == 40.0);
+    long rows = 0;
+    double *d = refs_series(path, "distance", &rows), *pen = refs_series(path, "penetration", &rows);
+    CU_ASSERT_FATAL(d && pen && rows == 2);
+    CU_ASSERT(d[1] < d[0]);
+    for (long r = 0; r < rows; r++) CU_ASSERT(pen[r] >= 0.0 && pen[r] < 0.05);
+    free(d);
+    free(pen);
+}
+
 void register_run_truths_tests(void)
 {
     CU_pSuite s = CU_add_suite("run_truths", suite_init, suite_clean);
@@ -389,4 +412,5 @@ void register_run_truths_tests(void)
     CU_add_test(s, "fluid_density_recomputed", test_fluid_density_recomputed);
     CU_add_test(s, "solver_families_recomputed", test_solver_families_recomputed);
     CU_add_test(s, "solver_families_diverged_row", test_solver_families_diverged_row);
+    CU_add_test(s, "solver_families_drape_reference", test_solver_families_drape_reference);
 }
