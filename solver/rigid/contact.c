@@ -87,6 +87,11 @@ static int ground_contacts(pbd_rigid_world *w, int i)
     return 0;
 }
 
+/* Contact candidates between boxes are taken up to this fraction of the smaller box's half
+ * diagonal apart (the solve acts only while a candidate penetrates): a corner that touches
+ * during the iterations is then in the list */
+#define RIGID_CONTACT_MARGIN 0.02
+
 /* ---- between bodies ------------------------------------------------------------------ */
 
 /* Two balls (centres c1, c2 in world, radii) of bodies i (1) and j (2): one contact when
@@ -151,36 +156,127 @@ static int ball_box(pbd_rigid_world *w, int i, const double c[3], double r, int 
     return add(w, i, j, a1, q, n) ? 0 : -1;
 }
 
-/* Body a's box corners inside box b: each with b's face of least penetration (vertex–face;
- * edge–edge contacts are not generated). */
-static int corners_in_box(pbd_rigid_world *w, int ia, int ib)
+/* The extent Σ_k half_k |axis_k·u| of a box along the world direction u */
+static double box_extent(const pbd_rigid_body *b, const double u[3])
+{
+    double l[3];
+    pbd_quat_rotate_inv(b->q, u, l);
+    return b->shape.half[0] * fabs(l[0]) + b->shape.half[1] * fabs(l[1]) +
+           b->shape.half[2] * fabs(l[2]);
+}
+
+/* The corners of box `from` beyond the plane n·x = plane (sign +1: below it, −1: above it)
+ * whose projections on it lie within box `onto`'s extent across n (tolerance tol): each a
+ * contact with its projection on the plane. For body order (i, j) = (a, b): from = a gives
+ * the corner as body 1's point, from = b as body 2's. */
+static int corners_past(pbd_rigid_world *w, int ia, int ib, int from_a, const double n[3],
+                        double plane, double sign, double tol, double margin)
 {
     const pbd_rigid_body *a = &w->bodies[ia], *b = &w->bodies[ib];
-    const double *ha = a->shape.half, *hb = b->shape.half;
+    const pbd_rigid_body *from = from_a ? a : b, *onto = from_a ? b : a;
+    const double *hf = from->shape.half, *ho = onto->shape.half;
+    double nl[3];
+    pbd_quat_rotate_inv(onto->q, n, nl);
+    int across = 0; /* onto's axis closest to n: the others bound the face */
+    for (int k = 1; k < 3; k++)
+        if (fabs(nl[k]) > fabs(nl[across])) across = k;
     for (int k = 0; k < 8; k++) {
-        double ra[3], p[3], l[3];
-        for (int d = 0; d < 3; d++) ra[d] = (k >> d & 1) ? ha[d] : -ha[d];
-        to_world(a, ra, p);
-        to_body(b, p, l);
-        int best = -1;
-        double least = INFINITY;
-        for (int d = 0; d < 3; d++) {
-            double pen = hb[d] - fabs(l[d]);
-            if (pen <= 0.0) {
-                best = -1;
-                break;
-            }
-            if (pen < least) least = pen, best = d;
-        }
-        if (best < 0) continue;
-        double nl[3] = {0, 0, 0}, n[3], rb[3];
-        nl[best] = l[best] < 0.0 ? -1.0 : 1.0;
-        v3_copy(rb, l);
-        rb[best] = nl[best] * hb[best]; /* the corner's projection on that face */
-        pbd_quat_rotate(b->q, nl, n);
-        if (!add(w, ia, ib, ra, rb, n)) return -1;
+        double rc[3], c[3], l[3];
+        for (int d = 0; d < 3; d++) rc[d] = (k >> d & 1) ? hf[d] : -hf[d];
+        to_world(from, rc, c);
+        double depth = sign * (plane - v3_dot(n, c));
+        if (depth <= -margin) continue; /* a candidate: the solve acts while depth > 0 */
+        to_body(onto, c, l);
+        int within = 1;
+        for (int d = 0; d < 3; d++)
+            if (d != across && fabs(l[d]) > ho[d] + tol) within = 0;
+        if (!within) continue;
+        double p[3], rp[3];
+        v3_copy(p, c);
+        v3_axpy(p, sign * depth, n); /* the corner's projection on the plane */
+        to_body(onto, p, rp);
+        if (!(from_a ? add(w, ia, ib, rc, rp, n) : add(w, ia, ib, rp, rc, n))) return -1;
     }
     return 0;
+}
+
+/* The reference box's face corners (the face towards the other box) that lie inside the
+ * incident box: the incident face's edge resting on the reference face (a box shifted over
+ * the edge of the one below). Each a contact with the point of the incident box's facing
+ * side straight along n from it. ref_a: the reference box is a (n from b to a points away
+ * from a's reference face: it faces −n). */
+static int face_corners_inside(pbd_rigid_world *w, int ia, int ib, int ref_a, const double n[3],
+                               double tol, double margin)
+{
+    const pbd_rigid_body *ref = &w->bodies[ref_a ? ia : ib], *inc = &w->bodies[ref_a ? ib : ia];
+    const double *hr = ref->shape.half, *hi = inc->shape.half;
+    const double facing = ref_a ? -1.0 : 1.0; /* the reference face's outward normal: facing n */
+    double nl[3];
+    pbd_quat_rotate_inv(inc->q, n, nl);
+    int k = 0; /* the incident box's axis closest to n: its side facing the reference */
+    for (int a = 1; a < 3; a++)
+        if (fabs(nl[a]) > fabs(nl[k])) k = a;
+    double ml[3] = {0, 0, 0}, m[3];
+    ml[k] = (nl[k] < 0.0 ? -1.0 : 1.0) * -facing; /* the incident side's outward normal */
+    pbd_quat_rotate(inc->q, ml, m);
+    double mn = -facing * v3_dot(m, n); /* > 0: the side faces the reference */
+    if (!(mn > 0.5)) return 0;
+    for (int c = 0; c < 8; c++) {
+        double rc[3], p[3], l[3];
+        for (int a = 0; a < 3; a++) rc[a] = (c >> a & 1) ? hr[a] : -hr[a];
+        to_world(ref, rc, p);
+        double off[3];
+        v3_sub(off, p, ref->x);
+        if (facing * v3_dot(off, n) <= 0.0) continue; /* not on the reference face */
+        to_body(inc, p, l);
+        int inside = 1;
+        for (int a = 0; a < 3; a++)
+            if (fabs(l[a]) > hi[a] + (a == k ? margin : tol)) inside = 0;
+        if (!inside) continue;
+        double s = hi[k] - fabs(l[k]); /* the corner's depth under the incident side */
+        double t = s / mn, q[3], rq[3];
+        v3_copy(q, p);
+        v3_axpy(q, -facing * t, n); /* on the incident side, along n */
+        to_body(inc, q, rq);
+        if (!(ref_a ? add(w, ia, ib, rc, rq, n) : add(w, ia, ib, rq, rc, n))) return -1;
+    }
+    return 0;
+}
+
+/* Two boxes: the separating-axis test on the six face normals; when every one overlaps, the
+ * axis of least overlap (of near-equal ones, the larger face's) is the normal n (from b
+ * towards a), its box the reference, and the contacts are the other box's corners past the
+ * reference face, within its extent (vertex–face; edge–edge contacts are not generated). */
+static int box_box(pbd_rigid_world *w, int ia, int ib)
+{
+    const pbd_rigid_body *a = &w->bodies[ia], *b = &w->bodies[ib];
+    double d[3], u[6][3], overlap[6], least = INFINITY;
+    double margin = RIGID_CONTACT_MARGIN * fmin(v3_norm(a->shape.half), v3_norm(b->shape.half));
+    v3_sub(d, a->x, b->x);
+    for (int k = 0; k < 6; k++) {
+        double e[3] = {0, 0, 0};
+        e[k % 3] = 1.0;
+        pbd_quat_rotate(k < 3 ? a->q : b->q, e, u[k]);
+        overlap[k] = box_extent(a, u[k]) + box_extent(b, u[k]) - fabs(v3_dot(d, u[k]));
+        if (overlap[k] <= -margin) return 0; /* separated */
+        least = fmin(least, overlap[k]);
+    }
+    double tol = 1e-3 * fmin(v3_norm(a->shape.half), v3_norm(b->shape.half));
+    int ref = -1;
+    double area = -1.0;
+    for (int k = 0; k < 6; k++) {
+        const double *h = (k < 3 ? a : b)->shape.half;
+        double ak = h[(k + 1) % 3] * h[(k + 2) % 3];
+        if (overlap[k] <= least + tol && ak > area) area = ak, ref = k;
+    }
+    double n[3];
+    v3_scale(n, u[ref], v3_dot(d, u[ref]) < 0.0 ? -1.0 : 1.0);
+    if (ref >= 3) /* b's face towards a: a's corners past it, b's face corners inside a */
+        return corners_past(w, ia, ib, 1, n, v3_dot(n, b->x) + box_extent(b, n), 1.0, tol, margin) ||
+               face_corners_inside(w, ia, ib, 0, n, tol, margin) ? -1 : 0;
+    /* a's face towards b: b's corners past it, a's face corners inside b */
+    return corners_past(w, ia, ib, 0, n, v3_dot(n, a->x) - box_extent(a, n), -1.0, tol, margin) ||
+           face_corners_inside(w, ia, ib, 1, n, tol, margin) ? -1 : 0;
 }
 
 /* The closest points s, t (parameters in [0, 1]) of segments p0 + s d1 and q0 + t d2 */
@@ -220,7 +316,7 @@ static int pair_contacts(pbd_rigid_world *w, int i, int j)
     pbd_rigid_shape_kind ka = a->shape.kind, kb = b->shape.kind;
     if (ka == PBD_RIGID_NO_SHAPE || kb == PBD_RIGID_NO_SHAPE) return 0;
     if (ka == PBD_RIGID_BOX && kb == PBD_RIGID_BOX)
-        return corners_in_box(w, i, j) || corners_in_box(w, j, i) ? -1 : 0;
+        return box_box(w, i, j);
     if (ka == PBD_RIGID_BOX) return pair_contacts(w, j, i); /* the box second */
     double p0[3], d1[3];
     core(a, p0, d1);
@@ -331,6 +427,38 @@ static void relative_velocity(const pbd_rigid_body *b1, const pbd_rigid_body *b2
     v3_sub(v, v, v2);
 }
 
+/* Static friction of one contact: the contact points' relative tangential move over the
+ * substep, Δp_t of Δp = (p1 − p̄1) − (p2 − p̄2) with p̄ at the substep's start (the ground
+ * still), is undone while |λ_t| stays within μ_s |λ_n| */
+static void static_friction(pbd_rigid_world *w, pbd_rigid_contact *c, double h)
+{
+    pbd_rigid_body *b1, *b2;
+    double r1[3], r2[3], dp[3], rp[3], q[3];
+    depth(w, c, &b1, &b2, r1, r2);
+    double mu_s = mix(b1->static_friction, b2, b2 ? b2->static_friction : 0.0);
+    if (!(mu_s > 0.0)) return;
+    pbd_quat_rotate(b1->q_prev, c->r, rp);
+    for (int k = 0; k < 3; k++) dp[k] = (b1->x[k] + r1[k]) - (b1->x_prev[k] + rp[k]);
+    if (b2) {
+        pbd_quat_rotate(b2->q_prev, c->r2, rp);
+        for (int k = 0; k < 3; k++) q[k] = (b2->x[k] + r2[k]) - (b2->x_prev[k] + rp[k]);
+        v3_sub(dp, dp, q);
+    }
+    v3_axpy(dp, -v3_dot(dp, c->n), c->n);
+    double dt = v3_norm(dp);
+    if (!(dt > 0.0)) return;
+    double t[3];
+    v3_scale(t, dp, 1.0 / dt);
+    double wt = pbd_rigid_inverse_mass_positional(b1, r1, t) +
+                pbd_rigid_inverse_mass_positional(b2, r2, t);
+    if (!(wt > 0.0)) return;
+    double tentative = c->lambda_t - dt / wt; /* λ_t + Δλ_t of α = 0 */
+    if (fabs(tentative) < mu_s * fabs(c->lambda_n))
+        pbd_rigid_correct_positional(b1, b2, r1, r2, dp, 0.0, h, &c->lambda_t);
+}
+
+/* One iteration over the contacts: non-penetration of every contact, then static friction
+ * of every contact that has pushed (README "Readings": the two in separate sweeps) */
 void rigid_contacts_solve_positions(pbd_rigid_world *w, double h)
 {
     for (int i = 0; i < w->n_contacts; i++) {
@@ -343,32 +471,9 @@ void rigid_contacts_solve_positions(pbd_rigid_world *w, double h)
         double dx[3];
         v3_scale(dx, c->n, -d);
         pbd_rigid_correct_positional(b1, b2, r1, r2, dx, 0.0, h, &c->lambda_n);
-        /* static friction: the contact points' relative tangential move over the substep,
-         * Δp_t of Δp = (p1 − p̄1) − (p2 − p̄2) with p̄ at the substep's start (the ground
-         * still), is undone while |λ_t| stays within μ_s |λ_n| */
-        double mu_s = mix(b1->static_friction, b2, b2 ? b2->static_friction : 0.0);
-        if (!(mu_s > 0.0)) continue;
-        double dp[3], rp[3], q[3];
-        d = depth(w, c, &b1, &b2, r1, r2); /* the offsets after the normal correction */
-        pbd_quat_rotate(b1->q_prev, c->r, rp);
-        for (int k = 0; k < 3; k++) dp[k] = (b1->x[k] + r1[k]) - (b1->x_prev[k] + rp[k]);
-        if (b2) {
-            pbd_quat_rotate(b2->q_prev, c->r2, rp);
-            for (int k = 0; k < 3; k++) q[k] = (b2->x[k] + r2[k]) - (b2->x_prev[k] + rp[k]);
-            v3_sub(dp, dp, q);
-        }
-        v3_axpy(dp, -v3_dot(dp, c->n), c->n);
-        double dt = v3_norm(dp);
-        if (!(dt > 0.0)) continue;
-        double t[3];
-        v3_scale(t, dp, 1.0 / dt);
-        double wt = pbd_rigid_inverse_mass_positional(b1, r1, t) +
-                    pbd_rigid_inverse_mass_positional(b2, r2, t);
-        if (!(wt > 0.0)) continue;
-        double tentative = c->lambda_t - dt / wt; /* λ_t + Δλ_t of α = 0 */
-        if (fabs(tentative) < mu_s * fabs(c->lambda_n))
-            pbd_rigid_correct_positional(b1, b2, r1, r2, dp, 0.0, h, &c->lambda_t);
     }
+    for (int i = 0; i < w->n_contacts; i++)
+        if (w->contacts[i].lambda_n != 0.0) static_friction(w, &w->contacts[i], h);
 }
 
 void rigid_contacts_solve_velocities(pbd_rigid_world *w, double h)

@@ -42,6 +42,17 @@ typedef struct {
     double x_prev[3], q_prev[4], v_pre[3], omega_pre[3];
 } pbd_rigid_body;
 
+/* A body's contact coefficients (with the ground; between two bodies the means) */
+typedef struct {
+    double static_friction, dynamic_friction, restitution;
+} pbd_rigid_material;
+static inline void pbd_rigid_set_material(pbd_rigid_body *b, const pbd_rigid_material *m)
+{
+    b->static_friction = m->static_friction;
+    b->dynamic_friction = m->dynamic_friction;
+    b->restitution = m->restitution;
+}
+
 /* Principal inertias (kg m^2) of a solid of the shape with mass m (kg). Returns PBD_EINVAL
  * (naming the field) for a non-positive or non-finite size or mass. */
 pbd_status pbd_rigid_shape_inertia(const pbd_rigid_shape *s, double mass, double inertia[3]);
