@@ -228,6 +228,12 @@ int pbd_rigid_add_stack(pbd_rigid_world *w, int n, const double half[3], double 
                         const double base[3], const pbd_rigid_material *mat);
 int pbd_rigid_add_pyramid(pbd_rigid_world *w, int rows, const double half[3], double mass,
                           double gap, const pbd_rigid_material *mat);
+/* A box (half extents, mass, coefficients mat) resting on the ground plane through the origin
+ * tilted by theta rad about z (normal (sin θ, cos θ, 0); down the slope is +x), launched down
+ * the slope at speed m/s; body 0. NULL with pbd_last_error(). */
+pbd_rigid_world *pbd_rigid_ramp_world(double theta, const double half[3], double mass,
+                                      const pbd_rigid_material *mat, double speed, double dt,
+                                      int substeps, int iterations);
 
 #ifdef __cplusplus
 }

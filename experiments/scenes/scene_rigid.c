@@ -127,34 +127,42 @@ static pbd_rigid_world *scene_rigid_tower(const pbd_scene_params *sp, double dt,
     return w;
 }
 
+pbd_rigid_world *pbd_rigid_ramp_world(double theta, const double half[3], double mass,
+                                      const pbd_rigid_material *mat, double speed, double dt,
+                                      int substeps, int iterations)
+{
+    pbd_rigid_world *w = pbd_rigid_world_create(dt, substeps, iterations);
+    if (!w) return NULL;
+    w->ground = 1;
+    /* the plane through the origin with normal (sin θ, cos θ, 0): down the slope is +x */
+    w->ground_normal[0] = sin(theta);
+    w->ground_normal[1] = cos(theta);
+    double rv[3] = {0, 0, -theta}, q[4], x[3];
+    pbd_quat_from_rotvec(rv, q);
+    for (int k = 0; k < 3; k++) x[k] = half[1] * w->ground_normal[k];
+    pbd_rigid_shape s = {.kind = PBD_RIGID_BOX, .half = {half[0], half[1], half[2]}};
+    int b = pbd_rigid_add_body(w, &s, mass, x, q);
+    if (b < 0) {
+        pbd_rigid_world_free(w);
+        return NULL;
+    }
+    pbd_rigid_set_material(&w->bodies[b], mat);
+    w->bodies[b].v[0] = speed * cos(theta);
+    w->bodies[b].v[1] = -speed * sin(theta);
+    return w;
+}
+
 /* rigid_ramp: a box of half extents (2, 1, 1.5) × --body-size m, --body-mass kg, at rest on
  * a plane tilted by --ramp-angle degrees (0: 20°) about z, launched down the slope at
  * --launch-speed m/s (default 2; 0: released at rest) */
 static pbd_rigid_world *scene_rigid_ramp(const pbd_scene_params *sp, double dt, int substeps,
                                          int iterations)
 {
-    pbd_rigid_world *w = pbd_rigid_world_create(dt, substeps, iterations);
-    if (!w) return NULL;
     double th = (sp->ramp_angle > 0.0 ? sp->ramp_angle : 20.0) * M_PI / 180.0;
-    w->ground = 1;
-    /* the plane through the origin with normal (sin θ, cos θ, 0): down the slope is +x */
-    w->ground_normal[0] = sin(th);
-    w->ground_normal[1] = cos(th);
     double a = sp->body_size, half[3] = {2 * a, a, 1.5 * a};
-    double rv[3] = {0, 0, -th}, q[4], x[3];
-    pbd_quat_from_rotvec(rv, q);
-    for (int k = 0; k < 3; k++) x[k] = half[1] * w->ground_normal[k];
-    pbd_rigid_shape s = {.kind = PBD_RIGID_BOX, .half = {half[0], half[1], half[2]}};
-    int b = pbd_rigid_add_body(w, &s, sp->body_mass, x, q);
-    if (b < 0) {
-        pbd_rigid_world_free(w);
-        return NULL;
-    }
     pbd_rigid_material m = material_of(sp);
-    pbd_rigid_set_material(&w->bodies[b], &m);
-    w->bodies[b].v[0] = sp->launch_speed * cos(th);
-    w->bodies[b].v[1] = -sp->launch_speed * sin(th);
-    return w;
+    return pbd_rigid_ramp_world(th, half, sp->body_mass, &m, sp->launch_speed, dt, substeps,
+                                iterations);
 }
 
 static const pbd_rigid_scene_entry rigid_scenes[] = {
