@@ -170,7 +170,7 @@ static double box_extent(const pbd_rigid_body *b, const double u[3])
  * contact with its projection on the plane. For body order (i, j) = (a, b): from = a gives
  * the corner as body 1's point, from = b as body 2's. */
 static int corners_past(pbd_rigid_world *w, int ia, int ib, int from_a, const double n[3],
-                        double plane, double sign, double tol, double margin)
+                        double plane, double sign, double tol, double margin, double deepest)
 {
     const pbd_rigid_body *a = &w->bodies[ia], *b = &w->bodies[ib];
     const pbd_rigid_body *from = from_a ? a : b, *onto = from_a ? b : a;
@@ -185,7 +185,8 @@ static int corners_past(pbd_rigid_world *w, int ia, int ib, int from_a, const do
         for (int d = 0; d < 3; d++) rc[d] = (k >> d & 1) ? hf[d] : -hf[d];
         to_world(from, rc, c);
         double depth = sign * (plane - v3_dot(n, c));
-        if (depth <= -margin) continue; /* a candidate: the solve acts while depth > 0 */
+        if (depth <= -margin || depth > deepest) continue; /* a candidate: the solve acts
+                                                             * while depth > 0 */
         to_body(onto, c, l);
         int within = 1;
         for (int d = 0; d < 3; d++)
@@ -206,7 +207,7 @@ static int corners_past(pbd_rigid_world *w, int ia, int ib, int from_a, const do
  * side straight along n from it. ref_a: the reference box is a (n from b to a points away
  * from a's reference face: it faces −n). */
 static int face_corners_inside(pbd_rigid_world *w, int ia, int ib, int ref_a, const double n[3],
-                               double tol, double margin)
+                               double tol, double margin, double deepest)
 {
     const pbd_rigid_body *ref = &w->bodies[ref_a ? ia : ib], *inc = &w->bodies[ref_a ? ib : ia];
     const double *hr = ref->shape.half, *hi = inc->shape.half;
@@ -235,48 +236,13 @@ static int face_corners_inside(pbd_rigid_world *w, int ia, int ib, int ref_a, co
         if (!inside) continue;
         double s = hi[k] - fabs(l[k]); /* the corner's depth under the incident side */
         double t = s / mn, q[3], rq[3];
+        if (t > deepest) continue;
         v3_copy(q, p);
         v3_axpy(q, -facing * t, n); /* on the incident side, along n */
         to_body(inc, q, rq);
         if (!(ref_a ? add(w, ia, ib, rc, rq, n) : add(w, ia, ib, rq, rc, n))) return -1;
     }
     return 0;
-}
-
-/* Two boxes: the separating-axis test on the six face normals; when every one overlaps, the
- * axis of least overlap (of near-equal ones, the larger face's) is the normal n (from b
- * towards a), its box the reference, and the contacts are the other box's corners past the
- * reference face, within its extent (vertex–face; edge–edge contacts are not generated). */
-static int box_box(pbd_rigid_world *w, int ia, int ib)
-{
-    const pbd_rigid_body *a = &w->bodies[ia], *b = &w->bodies[ib];
-    double d[3], u[6][3], overlap[6], least = INFINITY;
-    double margin = RIGID_CONTACT_MARGIN * fmin(v3_norm(a->shape.half), v3_norm(b->shape.half));
-    v3_sub(d, a->x, b->x);
-    for (int k = 0; k < 6; k++) {
-        double e[3] = {0, 0, 0};
-        e[k % 3] = 1.0;
-        pbd_quat_rotate(k < 3 ? a->q : b->q, e, u[k]);
-        overlap[k] = box_extent(a, u[k]) + box_extent(b, u[k]) - fabs(v3_dot(d, u[k]));
-        if (overlap[k] <= -margin) return 0; /* separated */
-        least = fmin(least, overlap[k]);
-    }
-    double tol = 1e-3 * fmin(v3_norm(a->shape.half), v3_norm(b->shape.half));
-    int ref = -1;
-    double area = -1.0;
-    for (int k = 0; k < 6; k++) {
-        const double *h = (k < 3 ? a : b)->shape.half;
-        double ak = h[(k + 1) % 3] * h[(k + 2) % 3];
-        if (overlap[k] <= least + tol && ak > area) area = ak, ref = k;
-    }
-    double n[3];
-    v3_scale(n, u[ref], v3_dot(d, u[ref]) < 0.0 ? -1.0 : 1.0);
-    if (ref >= 3) /* b's face towards a: a's corners past it, b's face corners inside a */
-        return corners_past(w, ia, ib, 1, n, v3_dot(n, b->x) + box_extent(b, n), 1.0, tol, margin) ||
-               face_corners_inside(w, ia, ib, 0, n, tol, margin) ? -1 : 0;
-    /* a's face towards b: b's corners past it, a's face corners inside b */
-    return corners_past(w, ia, ib, 0, n, v3_dot(n, a->x) - box_extent(a, n), -1.0, tol, margin) ||
-           face_corners_inside(w, ia, ib, 1, n, tol, margin) ? -1 : 0;
 }
 
 /* The closest points s, t (parameters in [0, 1]) of segments p0 + s d1 and q0 + t d2 */
@@ -299,6 +265,96 @@ static void segments_closest(const double p0[3], const double d1[3], const doubl
     }
     *s = ss < 0.0 ? 0.0 : ss > 1.0 ? 1.0 : ss;
     *t = tt;
+}
+
+/* The edge of box b extremal along the world direction m (its points maximise m·x) that runs
+ * along b's axis k: its end point p0 and its full extent d (world). */
+static void box_edge(const pbd_rigid_body *b, int k, const double m[3], double p0[3],
+                     double d[3])
+{
+    double ml[3], l[3];
+    pbd_quat_rotate_inv(b->q, m, ml);
+    for (int a = 0; a < 3; a++)
+        l[a] = a == k ? -b->shape.half[a] : (ml[a] < 0.0 ? -1.0 : 1.0) * b->shape.half[a];
+    to_world(b, l, p0);
+    double e[3] = {0, 0, 0};
+    e[k] = 2.0 * b->shape.half[k];
+    pbd_quat_rotate(b->q, e, d);
+}
+
+/* Two boxes: the separating-axis test on the six face normals and the nine edge–edge cross
+ * products; when every one overlaps, the axis of least overlap is the normal n (from b
+ * towards a; of near-equal face axes the larger face's, an edge axis only when clearly
+ * smaller). A face axis: its box is the reference, the contacts are the other box's corners
+ * past the reference face within its extent and the reference face's corners inside the
+ * other box (vertex–face), none deeper than the overlap. An edge axis: one contact at the
+ * closest points of the two edges that meet (edge–edge). */
+static int box_box(pbd_rigid_world *w, int ia, int ib)
+{
+    const pbd_rigid_body *a = &w->bodies[ia], *b = &w->bodies[ib];
+    double d[3], u[15][3], overlap[15], least = INFINITY;
+    double margin = RIGID_CONTACT_MARGIN * fmin(v3_norm(a->shape.half), v3_norm(b->shape.half));
+    v3_sub(d, a->x, b->x);
+    for (int k = 0; k < 15; k++) {
+        overlap[k] = INFINITY;
+        if (k < 6) {
+            double e[3] = {0, 0, 0};
+            e[k % 3] = 1.0;
+            pbd_quat_rotate(k < 3 ? a->q : b->q, e, u[k]);
+        } else { /* a's axis (k − 6)/3 × b's axis (k − 6) % 3 */
+            double ea[3] = {0, 0, 0}, eb[3] = {0, 0, 0}, wa[3], wb[3];
+            ea[(k - 6) / 3] = 1.0;
+            eb[(k - 6) % 3] = 1.0;
+            pbd_quat_rotate(a->q, ea, wa);
+            pbd_quat_rotate(b->q, eb, wb);
+            v3_cross(u[k], wa, wb);
+            double len = v3_norm(u[k]);
+            if (!(len > 1e-6)) continue; /* parallel edges: the face axes decide */
+            v3_scale(u[k], u[k], 1.0 / len);
+        }
+        overlap[k] = box_extent(a, u[k]) + box_extent(b, u[k]) - fabs(v3_dot(d, u[k]));
+        if (overlap[k] <= -margin) return 0; /* separated */
+        if (k < 6) least = fmin(least, overlap[k]);
+    }
+    double tol = 1e-3 * fmin(v3_norm(a->shape.half), v3_norm(b->shape.half));
+    int ref = -1;
+    double area = -1.0;
+    for (int k = 0; k < 6; k++) {
+        const double *h = (k < 3 ? a : b)->shape.half;
+        double ak = h[(k + 1) % 3] * h[(k + 2) % 3];
+        if (overlap[k] <= least + tol && ak > area) area = ak, ref = k;
+    }
+    for (int k = 6; k < 15; k++) /* an edge axis: clearly less overlap than every face */
+        if (overlap[k] < 0.95 * least - tol && (ref < 6 || overlap[k] < overlap[ref])) ref = k;
+    double n[3];
+    v3_scale(n, u[ref], v3_dot(d, u[ref]) < 0.0 ? -1.0 : 1.0);
+    if (ref >= 6) { /* edge–edge: a's edge farthest along −n, b's farthest along +n */
+        double mn[3] = {-n[0], -n[1], -n[2]}, pa[3], da[3], pb[3], db[3], sa, sb, p1[3], p2[3];
+        double r1[3], r2[3];
+        box_edge(a, (ref - 6) / 3, mn, pa, da);
+        box_edge(b, (ref - 6) % 3, n, pb, db);
+        segments_closest(pa, da, pb, db, &sa, &sb);
+        v3_copy(p1, pa);
+        v3_axpy(p1, sa, da);
+        v3_copy(p2, pb);
+        v3_axpy(p2, sb, db);
+        double depth = v3_dot(p2, n) - v3_dot(p1, n);
+        if (depth <= -margin || depth > overlap[ref] + margin) return 0;
+        to_body(a, p1, r1);
+        to_body(b, p2, r2);
+        return add(w, ia, ib, r1, r2, n) ? 0 : -1;
+    }
+    /* no point can be deeper along n than the boxes overlap along it: a deeper one is not on
+     * the touching faces and is left out */
+    const double deep = overlap[ref] + margin;
+    if (ref >= 3) /* b's face towards a: a's corners past it, b's face corners inside a */
+        return corners_past(w, ia, ib, 1, n, v3_dot(n, b->x) + box_extent(b, n), 1.0, tol,
+                            margin, deep) ||
+               face_corners_inside(w, ia, ib, 0, n, tol, margin, deep) ? -1 : 0;
+    /* a's face towards b: b's corners past it, a's face corners inside b */
+    return corners_past(w, ia, ib, 0, n, v3_dot(n, a->x) - box_extent(a, n), -1.0, tol, margin,
+                        deep) ||
+           face_corners_inside(w, ia, ib, 1, n, tol, margin, deep) ? -1 : 0;
 }
 
 /* A body's core: a sphere's centre (segment of length 0), a capsule's segment, in world */
