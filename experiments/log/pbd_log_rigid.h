@@ -1,5 +1,6 @@
 /* pbdlab — logging a rigid world (solver/rigid/) like the particles (experiments/log/
- * h5log_rigid.c; the schema is experiments/README.md "HDF5 results", "Rigid bodies"). */
+ * h5log_rigid.c; the schema is experiments/README.md "HDF5 results", the rigid scenes
+ * experiments/README.md "Meshes and scenes"). */
 #ifndef PBD_LOG_RIGID_H
 #define PBD_LOG_RIGID_H
 
