@@ -13,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_LIST 16
-
 static struct {
     const char *substeps;
     double seconds;
@@ -33,9 +31,9 @@ static int options(cli_option *out, int quick)
     return (int)(sizeof rows / sizeof rows[0]);
 }
 
-static pbd_rigid_world *spinning(int substeps)
+static pbd_rigid_world *spinning(int substeps, int iterations)
 {
-    pbd_rigid_world *w = pbd_rigid_world_create(1.0 / 60.0, substeps, 1);
+    pbd_rigid_world *w = pbd_rigid_world_create(1.0 / 60.0, substeps, iterations);
     if (!w) return NULL;
     w->gravity[1] = 0.0;
     const double I[3] = {1.0, 2.0, 3.0}, x[3] = {0, 0, 0};
@@ -59,10 +57,11 @@ static void norms(const pbd_rigid_world *w, double *L, double *E)
     *E = m.kinetic_rotational;
 }
 
-static int run_one(pbd_exp_ctx *ctx, const char *name, int substeps)
+static int run_one(pbd_exp_ctx *ctx, const char *name, int substeps, int iterations, void *user)
 {
     rigid_run r;
-    pbd_status st = rigid_run_open(ctx, name, spinning(substeps), &r);
+    (void)user;
+    pbd_status st = rigid_run_open(ctx, name, spinning(substeps, iterations), &r);
     if (st != PBD_OK) return st;
     int c_wb = pbd_h5log_column_described(r.rl.log, "omega_body", 3, "rad/s",
                                           "the angular velocity in the body frame");
@@ -93,17 +92,7 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int substeps)
 
 static int run(pbd_exp_ctx *ctx)
 {
-    double sub[MAX_LIST];
-    int n = pbd_exp_numbers(ctx, "substeps", P.substeps, sub, MAX_LIST, 1, 10000);
-    if (n < 0) return PBD_EINVAL;
-    for (int k = 0; k < n; k++) {
-        char name[64];
-        snprintf(name, sizeof name, "s%d", (int)sub[k]);
-        if (!pbd_exp_want(ctx, name)) continue;
-        int st = run_one(ctx, name, (int)sub[k]);
-        if (st != PBD_OK) return st;
-    }
-    return PBD_OK;
+    return rigid_each_substeps(ctx, "substeps", P.substeps, "", run_one, NULL);
 }
 
 static int summarize(pbd_exp_ctx *ctx)

@@ -66,13 +66,15 @@ static int run_tilt(pbd_exp_ctx *ctx, const char *name, double ratio)
     return finish(ctx, &r, st, moved, expected, ratio > 100.0, "slid in 1 s");
 }
 
-static int run_slide(pbd_exp_ctx *ctx, const char *name, int substeps)
+static int run_slide(pbd_exp_ctx *ctx, const char *name, int substeps, int iterations,
+                     void *user)
 {
+    (void)user;
     const double mu_k = 0.4, v0 = 3.0, half[3] = {0.2, 0.005, 0.15};
     pbd_rigid_material m = {0.5, mu_k, 0.0};
     rigid_run r;
     pbd_status st = rigid_run_open(
-        ctx, name, pbd_rigid_ramp_world(0.0, half, 1.0, &m, 0.0, 1.0 / 60.0, substeps, 1), &r);
+        ctx, name, pbd_rigid_ramp_world(0.0, half, 1.0, &m, 0.0, 1.0 / 60.0, substeps, iterations), &r);
     if (st != PBD_OK) return st;
     for (int k = 0; k < 30 && st == PBD_OK; k++) st = rigid_run_step(ctx, &r);
     double x0 = r.w->bodies[0].x[0];
@@ -94,16 +96,7 @@ static int run(pbd_exp_ctx *ctx)
         int st = run_tilt(ctx, name, list[k]);
         if (st != PBD_OK) return st;
     }
-    n = pbd_exp_numbers(ctx, "substeps", P.substeps, list, MAX_LIST, 1, 10000);
-    if (n < 0) return PBD_EINVAL;
-    for (int k = 0; k < n; k++) {
-        char name[64];
-        snprintf(name, sizeof name, "slide_s%d", (int)list[k]);
-        if (!pbd_exp_want(ctx, name)) continue;
-        int st = run_slide(ctx, name, (int)list[k]);
-        if (st != PBD_OK) return st;
-    }
-    return PBD_OK;
+    return rigid_each_substeps(ctx, "substeps", P.substeps, "slide_", run_slide, NULL);
 }
 
 static int summarize(pbd_exp_ctx *ctx)

@@ -17,8 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_LIST 16
-
 static struct {
     const char *pairs, *substeps;
     double seconds, triple_seconds;
@@ -66,9 +64,11 @@ static double energy(const pbd_rigid_world *w)
     return m.kinetic_translational + m.kinetic_rotational + m.potential;
 }
 
-static int run_single(pbd_exp_ctx *ctx, const char *name, int substeps, int iterations)
+static int run_single(pbd_exp_ctx *ctx, const char *name, int substeps, int iterations,
+                      void *user)
 {
     const double th0 = 1.0, l = 1.0;
+    (void)user;
     rigid_run r;
     pbd_status st = rigid_run_open(ctx, name, chain(1, l, &th0, substeps, iterations), &r);
     if (st != PBD_OK) return st;
@@ -84,9 +84,11 @@ static int run_single(pbd_exp_ctx *ctx, const char *name, int substeps, int iter
     return rigid_run_close(ctx, &r, st, text);
 }
 
-static int run_triple(pbd_exp_ctx *ctx, const char *name, int substeps)
+static int run_triple(pbd_exp_ctx *ctx, const char *name, int substeps, int iterations,
+                      void *user)
 {
     const double th0[3] = {0.6, 0.3, -0.2}, l = 0.5;
+    (void)user;
     const double mass[3] = {1, 1, 1}, len[3] = {l, l, l};
     double hw = PBD_RIGID_LINK_HALF_WIDTH;
     double I = (0.25 * l * l + hw * hw) / 3.0; /* box about z, m = 1 kg */
@@ -97,7 +99,7 @@ static int run_triple(pbd_exp_ctx *ctx, const char *name, int substeps)
     pbd_status st = pbd_planar_chain(3, mass, len, inertia, 9.81, th0, P.triple_seconds,
                                      (int)steps, ref);
     rigid_run r;
-    if (st == PBD_OK) st = rigid_run_open(ctx, name, chain(3, l, th0, substeps, 1), &r);
+    if (st == PBD_OK) st = rigid_run_open(ctx, name, chain(3, l, th0, substeps, iterations), &r);
     if (st != PBD_OK) {
         free(ref);
         return st;
@@ -128,30 +130,9 @@ static int run_triple(pbd_exp_ctx *ctx, const char *name, int substeps)
 
 static int run(pbd_exp_ctx *ctx)
 {
-    char list[256];
-    snprintf(list, sizeof list, "%s", P.pairs);
-    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-        int s, i;
-        if (sscanf(tok, "%dx%d", &s, &i) != 2 || s < 1 || i < 1 || s > 10000 || i > 10000)
-            return pbd_error(PBD_EINVAL, "--pairs: expected SxI with 1 <= S, I <= 10000 "
-                             "(e.g. 1x20,20x1), found '%s'", tok);
-        char name[64];
-        snprintf(name, sizeof name, "single_s%d_i%d", s, i);
-        if (!pbd_exp_want(ctx, name)) continue;
-        int st = run_single(ctx, name, s, i);
-        if (st != PBD_OK) return st;
-    }
-    double sub[MAX_LIST];
-    int n = pbd_exp_numbers(ctx, "substeps", P.substeps, sub, MAX_LIST, 1, 10000);
-    if (n < 0) return PBD_EINVAL;
-    for (int k = 0; k < n; k++) {
-        char name[64];
-        snprintf(name, sizeof name, "triple_s%d", (int)sub[k]);
-        if (!pbd_exp_want(ctx, name)) continue;
-        int st = run_triple(ctx, name, (int)sub[k]);
-        if (st != PBD_OK) return st;
-    }
-    return PBD_OK;
+    int st = rigid_each_pair(ctx, "pairs", P.pairs, "single_", run_single, NULL);
+    return st != PBD_OK ? st : rigid_each_substeps(ctx, "substeps", P.substeps, "triple_",
+                                                   run_triple, NULL);
 }
 
 static int summarize(pbd_exp_ctx *ctx)

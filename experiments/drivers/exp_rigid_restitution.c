@@ -32,9 +32,9 @@ static int options(cli_option *out, int quick)
     return (int)(sizeof rows / sizeof rows[0]);
 }
 
-static pbd_rigid_world *drop(double e, int substeps)
+static pbd_rigid_world *drop(double e, int substeps, int iterations)
 {
-    pbd_rigid_world *w = pbd_rigid_world_create(1.0 / 60.0, substeps, 1);
+    pbd_rigid_world *w = pbd_rigid_world_create(1.0 / 60.0, substeps, iterations);
     if (!w) return NULL;
     w->ground = 1;
     pbd_rigid_shape s = {.kind = PBD_RIGID_SPHERE, .radius = RADIUS};
@@ -48,10 +48,11 @@ static pbd_rigid_world *drop(double e, int substeps)
     return w;
 }
 
-static int run_one(pbd_exp_ctx *ctx, const char *name, double e, int substeps)
+static int run_one(pbd_exp_ctx *ctx, const char *name, int substeps, int iterations, void *user)
 {
+    const double e = *(const double *)user;
     rigid_run r;
-    pbd_status st = rigid_run_open(ctx, name, drop(e, substeps), &r);
+    pbd_status st = rigid_run_open(ctx, name, drop(e, substeps, iterations), &r);
     if (st != PBD_OK) return st;
     int c_apex = pbd_h5log_column_described(r.rl.log, "apex", 1, "m",
                                             "y + v_y^2/(2g) of the ball's bottom: the height "
@@ -85,18 +86,15 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, double e, int substeps)
 
 static int run(pbd_exp_ctx *ctx)
 {
-    double es[MAX_LIST], sub[MAX_LIST];
+    double es[MAX_LIST];
     int ne = pbd_exp_numbers(ctx, "restitutions", P.restitutions, es, MAX_LIST, 0.01, 1);
-    int ns = ne < 0 ? -1 : pbd_exp_numbers(ctx, "substeps", P.substeps, sub, MAX_LIST, 1, 10000);
-    if (ns < 0) return PBD_EINVAL;
-    for (int i = 0; i < ne; i++)
-        for (int k = 0; k < ns; k++) {
-            char name[64];
-            snprintf(name, sizeof name, "e%03d_s%d", (int)lround(100 * es[i]), (int)sub[k]);
-            if (!pbd_exp_want(ctx, name)) continue;
-            int st = run_one(ctx, name, es[i], (int)sub[k]);
-            if (st != PBD_OK) return st;
-        }
+    if (ne < 0) return PBD_EINVAL;
+    for (int i = 0; i < ne; i++) {
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "e%03d_", (int)lround(100 * es[i]));
+        int st = rigid_each_substeps(ctx, "substeps", P.substeps, prefix, run_one, &es[i]);
+        if (st != PBD_OK) return st;
+    }
     return PBD_OK;
 }
 

@@ -16,8 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_LIST 16
-
 static struct {
     const char *pairs, *substeps;
     double seconds;
@@ -55,9 +53,10 @@ static pbd_rigid_world *boxes(int pyramid, int substeps, int iterations)
     return w;
 }
 
-static int run_rest(pbd_exp_ctx *ctx, const char *name, int pyramid, int substeps,
-                    int iterations)
+static int run_rest(pbd_exp_ctx *ctx, const char *name, int substeps, int iterations,
+                    void *user)
 {
+    const int pyramid = user != NULL;
     rigid_run r;
     pbd_status st = rigid_run_open(ctx, name, boxes(pyramid, substeps, iterations), &r);
     if (st != PBD_OK) return st;
@@ -88,10 +87,10 @@ static int run_rest(pbd_exp_ctx *ctx, const char *name, int pyramid, int substep
 }
 
 /* The chain of 4 light links with the heavy box at its end (body 5), ball joints */
-static pbd_rigid_world *heavy(int substeps)
+static pbd_rigid_world *heavy(int substeps, int iterations)
 {
     const double th[4] = {0, 0, 0, 0};
-    pbd_rigid_world *w = pbd_rigid_chain_world(4, 0.2, 0.1, th, 1.0 / 60.0, substeps, 1);
+    pbd_rigid_world *w = pbd_rigid_chain_world(4, 0.2, 0.1, th, 1.0 / 60.0, substeps, iterations);
     if (!w) return NULL;
     for (int j = 0; j < w->n_joints; j++) w->joints[j].kind = PBD_JOINT_BALL;
     pbd_rigid_shape s = {.kind = PBD_RIGID_BOX, .half = {0.1, 0.1, 0.1}};
@@ -127,10 +126,12 @@ static double joint_gap(const pbd_rigid_world *w)
     return worst;
 }
 
-static int run_heavy(pbd_exp_ctx *ctx, const char *name, int substeps)
+static int run_heavy(pbd_exp_ctx *ctx, const char *name, int substeps, int iterations,
+                     void *user)
 {
     rigid_run r;
-    pbd_status st = rigid_run_open(ctx, name, heavy(substeps), &r);
+    (void)user;
+    pbd_status st = rigid_run_open(ctx, name, heavy(substeps, iterations), &r);
     if (st != PBD_OK) return st;
     int c_gap = pbd_h5log_column_described(r.rl.log, "joint_gap", 1, "m",
                                            "the largest |p1 - p2| of a joint");
@@ -150,32 +151,11 @@ static int run_heavy(pbd_exp_ctx *ctx, const char *name, int substeps)
 
 static int run(pbd_exp_ctx *ctx)
 {
-    for (int pyramid = 0; pyramid < 2; pyramid++) {
-        char list[256];
-        snprintf(list, sizeof list, "%s", P.pairs);
-        for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-            int s, i;
-            if (sscanf(tok, "%dx%d", &s, &i) != 2 || s < 1 || i < 1 || s > 10000 || i > 10000)
-                return pbd_error(PBD_EINVAL, "--pairs: expected SxI with 1 <= S, I <= 10000 "
-                                 "(e.g. 20x1,5x4), found '%s'", tok);
-            char name[64];
-            snprintf(name, sizeof name, "%s_s%d_i%d", pyramid ? "pyramid" : "stack", s, i);
-            if (!pbd_exp_want(ctx, name)) continue;
-            int st = run_rest(ctx, name, pyramid, s, i);
-            if (st != PBD_OK) return st;
-        }
-    }
-    double sub[MAX_LIST];
-    int n = pbd_exp_numbers(ctx, "substeps", P.substeps, sub, MAX_LIST, 1, 10000);
-    if (n < 0) return PBD_EINVAL;
-    for (int k = 0; k < n; k++) {
-        char name[64];
-        snprintf(name, sizeof name, "heavy_s%d", (int)sub[k]);
-        if (!pbd_exp_want(ctx, name)) continue;
-        int st = run_heavy(ctx, name, (int)sub[k]);
-        if (st != PBD_OK) return st;
-    }
-    return PBD_OK;
+    static int pyramid = 1;
+    int st = rigid_each_pair(ctx, "pairs", P.pairs, "stack_", run_rest, NULL);
+    if (st == PBD_OK) st = rigid_each_pair(ctx, "pairs", P.pairs, "pyramid_", run_rest, &pyramid);
+    return st != PBD_OK ? st : rigid_each_substeps(ctx, "substeps", P.substeps, "heavy_",
+                                                   run_heavy, NULL);
 }
 
 static int summarize(pbd_exp_ctx *ctx)

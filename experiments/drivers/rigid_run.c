@@ -1,6 +1,7 @@
 /* The rigid experiments' runs and summaries' rows (rigid_run.h). */
 #include "experiments/drivers/rigid_run.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,4 +62,40 @@ int rigid_rows(const pbd_exp_ctx *ctx, const char *prefix, const char *const *at
     }
     pbd_exp_sort_rows(*rows, n, n_attrs, n_keys);
     return n;
+}
+
+int rigid_each_substeps(pbd_exp_ctx *ctx, const char *option, const char *text,
+                        const char *prefix, rigid_run_fn fn, void *user)
+{
+    double sub[64];
+    int n = pbd_exp_numbers(ctx, option, text, sub, 64, 1, 10000);
+    if (n < 0) return PBD_EINVAL;
+    for (int k = 0; k < n; k++) {
+        char name[96];
+        snprintf(name, sizeof name, "%ss%d", prefix, (int)sub[k]);
+        if (!pbd_exp_want(ctx, name)) continue;
+        int st = fn(ctx, name, (int)sub[k], 1, user);
+        if (st != PBD_OK) return st;
+    }
+    return PBD_OK;
+}
+
+int rigid_each_pair(pbd_exp_ctx *ctx, const char *option, const char *text, const char *prefix,
+                    rigid_run_fn fn, void *user)
+{
+    char list[512];
+    snprintf(list, sizeof list, "%s", text);
+    char *save = NULL;
+    for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int s, i;
+        if (sscanf(tok, "%dx%d", &s, &i) != 2 || s < 1 || i < 1 || s > 10000 || i > 10000)
+            return pbd_error(PBD_EINVAL, "--%s: expected SxI with 1 <= S, I <= 10000 (e.g. "
+                             "20x1,5x4), found '%s'", option, tok);
+        char name[96];
+        snprintf(name, sizeof name, "%ss%d_i%d", prefix, s, i);
+        if (!pbd_exp_want(ctx, name)) continue;
+        int st = fn(ctx, name, s, i, user);
+        if (st != PBD_OK) return st;
+    }
+    return PBD_OK;
 }
