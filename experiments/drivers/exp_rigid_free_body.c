@@ -21,7 +21,7 @@ static struct {
 static int options(cli_option *out, int quick)
 {
     P.substeps = quick ? "5,20" : "1,2,5,10,20,50,100";
-    P.seconds = quick ? 5.0 : 10.0;
+    P.seconds = 10.0;
     const cli_option rows[] = {
         {"substeps", CLI_STRING, &P.substeps, 0, 0, 0, "substep counts (list), 1 iteration each",
          NULL},
