@@ -70,6 +70,9 @@ typedef struct {
                           * zero of the hinge angle (made unit and normal when added) */
     double compliance;         /* positional, m/N */
     double angular_compliance; /* alignment, rad/(N m) */
+    double damping;            /* velocity solve (Sec. 3.6): the joint points' relative velocity
+                                * loses min(damping h, 1) of itself per substep (1/s) */
+    double angular_damping;    /* the same for the relative angular velocity (1/s) */
     int has_limit;             /* hinge: lower <= angle <= upper (rad, in (-pi, pi]) */
     double lower, upper;
     /* filled when added and per substep */

@@ -16,6 +16,7 @@ static inline void rigid_world_offset(const pbd_rigid_body *b, const double r[3]
 static inline int rigid_dynamic(const pbd_rigid_body *b) { return b && b->inv_mass > 0.0; }
 
 void rigid_joints_solve(pbd_rigid_world *w, double h);
+void rigid_joints_solve_velocities(pbd_rigid_world *w, double h);
 pbd_status rigid_contacts_generate(pbd_rigid_world *w);
 void rigid_contacts_solve_positions(pbd_rigid_world *w, double h);
 void rigid_contacts_solve_velocities(pbd_rigid_world *w, double h);

@@ -1,5 +1,5 @@
 /* One step: the paper's Algorithm 2, substeps × (integrate, solve positions, update
- * velocities, solve velocities). */
+ * velocities, solve velocities: joint damping, then the contacts). */
 #include "rigid_private.h"
 
 #include <math.h>
@@ -99,6 +99,7 @@ pbd_status pbd_rigid_step(pbd_rigid_world *w)
         }
         for (int i = 0; i < w->n_bodies; i++)
             if (rigid_dynamic(&w->bodies[i])) update_velocities(&w->bodies[i], h);
+        rigid_joints_solve_velocities(w, h);
         rigid_contacts_solve_velocities(w, h);
         w->substeps_done++;
     }
