@@ -142,7 +142,7 @@ int pbd_rigid_add_body_inertia(pbd_rigid_world *w, double mass, const double ine
                                const pbd_rigid_shape *s, const double x[3], const double q[4]);
 /* Add a joint (copied; axes and references normalised); refuses a joint of a body with
  * itself, between two fixed bodies, an unknown body, a zero axis or reference parallel to
- * the axis, negative compliance, lower > upper. Returns its index or -1. */
+ * the axis, negative compliance or damping, lower > upper. Returns its index or -1. */
 int pbd_rigid_add_joint(pbd_rigid_world *w, const pbd_rigid_joint *j);
 
 /* One step of dt: Algorithm 2 with substeps × iterations. PBD_OK, PBD_ENUMERIC when a
