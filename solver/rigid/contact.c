@@ -128,14 +128,12 @@ static int ball_box(pbd_rigid_world *w, int i, const double c[3], double r, int 
         q[a] = l[a] < -hx[a] ? -hx[a] : l[a] > hx[a] ? hx[a] : l[a];
         if (q[a] != l[a]) inside = 0;
     }
-    double depth;
     if (!inside) {
         double d[3];
         v3_sub(d, l, q);
         double dist = v3_norm(d);
         if (dist >= r) return 0;
         v3_scale(nl, d, 1.0 / dist);
-        depth = r - dist;
     } else { /* the nearest face */
         int best = 0;
         double least = INFINITY;
@@ -145,9 +143,7 @@ static int ball_box(pbd_rigid_world *w, int i, const double c[3], double r, int 
         }
         nl[best] = l[best] < 0.0 ? -1.0 : 1.0;
         q[best] = nl[best] * hx[best];
-        depth = r + least;
     }
-    (void)depth;
     double n[3], p1[3], a1[3];
     pbd_quat_rotate(bx->q, nl, n); /* out of the box, towards the ball */
     v3_copy(p1, c);
