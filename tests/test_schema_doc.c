@@ -195,6 +195,7 @@ static const char *const runs[][2] = {
     {"rigid_coupling", "rigid_coupling --resolution=4 --steps=2"},
     {"chain", "chain --resolution=5 --method=newton --compliance=1e-6 --steps=2"},
     {"tear", "tear --steps=40 --frames=10"},
+    {"rigid_tower", "rigid_tower --resolution=2 --steps=2 --frames=1 --frame-velocities"},
 };
 
 static void test_doc_matches_files(void)

@@ -24,6 +24,10 @@ extern const pbd_experiment pbd_exp_rod_cantilever;
 extern const pbd_experiment pbd_exp_rod_twist;
 extern const pbd_experiment pbd_exp_contact;
 extern const pbd_experiment pbd_exp_rigid_pendulum;
+extern const pbd_experiment pbd_exp_rigid_free_body;
+extern const pbd_experiment pbd_exp_rigid_friction;
+extern const pbd_experiment pbd_exp_rigid_restitution;
+extern const pbd_experiment pbd_exp_rigid_stack;
 
 static const pbd_experiment *const experiments[] = {
     &pbd_exp_stiffness_vs_iterations,
@@ -45,6 +49,10 @@ static const pbd_experiment *const experiments[] = {
     &pbd_exp_rod_twist,
     &pbd_exp_contact,
     &pbd_exp_rigid_pendulum,
+    &pbd_exp_rigid_free_body,
+    &pbd_exp_rigid_friction,
+    &pbd_exp_rigid_restitution,
+    &pbd_exp_rigid_stack,
     &pbd_exp_scaling,
     &pbd_exp_gradcheck,
 };

@@ -48,6 +48,10 @@ static const struct {
      "coupling (solver/collision/) and the contact scenes"},
     {"rigid_pendulum", "XPBD rigid bodies with hinge joints (solver/rigid/) and an independent "
      "integration of the chain's equations of motion (GSL's ODE solvers)"},
+    {"rigid_free_body", "XPBD rigid bodies: the gyroscopic term (solver/rigid/)"},
+    {"rigid_friction", "XPBD rigid bodies: ground contacts with Coulomb friction (solver/rigid/)"},
+    {"rigid_restitution", "XPBD rigid bodies: ground contacts with restitution (solver/rigid/)"},
+    {"rigid_stack", "XPBD rigid bodies: box-box contacts and ball joints (solver/rigid/)"},
     {"scaling", "Jacobi / coloured Gauss-Seidel with OpenMP threads"},
     {"gradcheck", "the gradient checker (pbd-gradcheck)"},
 };

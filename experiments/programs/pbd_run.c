@@ -2,6 +2,7 @@
  * pbd-run EXPERIMENT [options]: run an experiment of the suite (experiments/drivers/exp_*.c). */
 #include "experiments/pbd_experiments.h"
 #include "experiments/programs/bench.h"
+#include "experiments/programs/run_rigid.h"
 #include "solver/test_hooks.h"
 
 #include <math.h>
@@ -105,7 +106,9 @@ int main(int argc, char **argv)
          "step never ends, as a stuck factorisation)", fault_kinds},
     };
     for (unsigned i = 0; i < sizeof own / sizeof own[0]; i++) opts[n_opts++] = own[i];
+    const int solver_first = n_opts;
     n_opts += pbd_solver_options(&def, opts + n_opts);
+    const int scene_first = n_opts;
     n_opts += pbd_scene_options(&sp, opts + n_opts);
     for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) /* a sweep: sweep_run.c */
         if (!strncmp(argv[i], "--sweep=", 8) || !strcmp(argv[i], "--sweep"))
@@ -123,6 +126,9 @@ int main(int argc, char **argv)
         printf("\nScenes:\n");
         for (int i = 0; i < pbd_scene_count(); i++)
             printf("  %-24s %s\n", pbd_scene_at(i)->name, pbd_scene_at(i)->description);
+        for (int i = 0; i < pbd_rigid_scene_count(); i++)
+            printf("  %-24s %s\n", pbd_rigid_scene_at(i)->name,
+                   pbd_rigid_scene_at(i)->description);
         printf("\nExperiments (results under data/results/<experiment>/):\n");
         for (int i = 0; i < pbd_experiment_count(); i++)
             printf("  %-24s %s\n", pbd_experiment_at(i)->name, pbd_experiment_at(i)->description);
@@ -134,17 +140,15 @@ int main(int argc, char **argv)
             printf("%s %d\n", pbd_experiment_at(i)->name, pbd_experiment_at(i)->timing);
         return 0;
     }
-    if (np < 1) {
-        fprintf(stderr, "pbd-run: expected a SCENE (one of:");
+    const pbd_scene_entry *scene = np < 1 ? NULL : pbd_scene_find(positional[0]);
+    const pbd_rigid_scene_entry *rigid = np < 1 || scene ? NULL : pbd_rigid_scene_find(positional[0]);
+    if (!scene && !rigid) {
+        fprintf(stderr, np < 1 ? "pbd-run: expected a SCENE (one of:" : "pbd-run: SCENE: expected one of");
         for (int i = 0; i < pbd_scene_count(); i++) fprintf(stderr, " %s", pbd_scene_at(i)->name);
-        fprintf(stderr, "), found nothing (see --help)\n");
-        return 2;
-    }
-    const pbd_scene_entry *scene = pbd_scene_find(positional[0]);
-    if (!scene) {
-        fprintf(stderr, "pbd-run: SCENE: expected one of");
-        for (int i = 0; i < pbd_scene_count(); i++) fprintf(stderr, " %s", pbd_scene_at(i)->name);
-        fprintf(stderr, ", found '%s'\n", positional[0]);
+        for (int i = 0; i < pbd_rigid_scene_count(); i++)
+            fprintf(stderr, " %s", pbd_rigid_scene_at(i)->name);
+        if (np < 1) fprintf(stderr, "), found nothing (see --help)\n");
+        else fprintf(stderr, ", found '%s'\n", positional[0]);
         return 2;
     }
     if (out_dir && !*out_dir) {
@@ -183,13 +187,23 @@ int main(int argc, char **argv)
         unread = "every", unread_why = "--quiet prints only the final line";
     cli_option rows[PBD_MAX_OPTIONS];
     int n_rows = pbd_scene_options(&sp, rows);
-    for (int i = 0; i < n_rows && !unread; i++)
+    for (int i = 0; i < n_rows && !unread && scene; i++)
         if (cli_given(rows[i].value) &&
             (unread_why = pbd_scene_unread(scene, &sp, def.method, reference, rows[i].name)))
             unread = rows[i].name;
     if (unread) {
         fprintf(stderr, "pbd-run: --%s: cannot act here: %s\n", unread, unread_why);
         return 2;
+    }
+    if (rigid) { /* the rigid solver's own loop (run_rigid.c) */
+        pbd_test_fault_step = fault_step;
+        const pbd_rigid_run rr = {
+            .scene = rigid, .sp = &sp, .def = &def, .solver_rows = opts + solver_first,
+            .n_solver_rows = scene_first - solver_first, .scene_rows = opts + scene_first,
+            .n_scene_rows = n_opts - scene_first, .steps = steps, .every = every, .quiet = quiet,
+            .frames = frames, .frame_velocities = frame_velocities, .reference = reference,
+            .out_dir = out_dir, .run = run, .sweep_hash = sweep_hash};
+        return pbd_run_rigid(&rr);
     }
     /* a run that would not fit in memory is refused before the scene is built (exit 4) */
     const long rss_start = bench_resident_kb("VmRSS:");

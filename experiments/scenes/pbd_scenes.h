@@ -5,6 +5,7 @@
 #include "experiments/mesh/pbd_mesh.h"
 #include "solver/fluid/pbd_fluid.h"
 #include "solver/pbd.h"
+#include "solver/rigid/pbd_rigid.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -191,6 +192,48 @@ pbd_world *pbd_scene_helix(const pbd_scene_params *sp);
  * (2 s), then holds; edges tear beyond tear_threshold (0: off), starting at the free middle
  * vertex. */
 pbd_world *pbd_scene_tear(const pbd_scene_params *sp);
+
+/* ---- rigid scenes (experiments/scenes/scene_rigid.c) -------------------------------- */
+
+/* A scene of rigid bodies: pbd-run steps it with the rigid solver (XPBD only) and logs it
+ * through a stand-in particle world (experiments/log/pbd_log_rigid.h). build takes the
+ * step's dt, substeps and iterations; reads lists the scene options it reads (names
+ * separated by spaces): pbd-run refuses any other given one. */
+typedef struct pbd_rigid_scene_entry {
+    const char *name;
+    const char *description;
+    pbd_rigid_world *(*build)(const pbd_scene_params *sp, double dt, int substeps,
+                              int iterations);
+    const char *reads;
+    int default_resolution;
+} pbd_rigid_scene_entry;
+int pbd_rigid_scene_count(void);
+const pbd_rigid_scene_entry *pbd_rigid_scene_at(int i);
+const pbd_rigid_scene_entry *pbd_rigid_scene_find(const char *name);
+/* 1 when the scene reads the scene option (its row's name, e.g. "mu-static") */
+int pbd_rigid_scene_reads(const pbd_rigid_scene_entry *e, const char *option);
+
+/* The builders the scenes and the experiments share. A chain of n box links (half extents
+ * PBD_RIGID_LINK_HALF_WIDTH × l/2 × PBD_RIGID_LINK_HALF_WIDTH m, mass kg each) on hinges
+ * about z, hanging from a fixed body at the origin (body 0; link i is body i + 1) at angles
+ * th[i] from −y; NULL with pbd_last_error(). */
+#define PBD_RIGID_LINK_HALF_WIDTH 0.05
+pbd_rigid_world *pbd_rigid_chain_world(int n, double l, double mass, const double *th,
+                                       double dt, int substeps, int iterations);
+/* n boxes of half extents half and mass kg stacked from base (the lowest box's bottom centre)
+ * up +y, touching; a pyramid of rows rows of such boxes on y = 0 centred on x = 0, gap m
+ * between neighbours of a row. mat (NULL: none) sets each box's coefficients. Return the
+ * first box's index or -1. */
+int pbd_rigid_add_stack(pbd_rigid_world *w, int n, const double half[3], double mass,
+                        const double base[3], const pbd_rigid_material *mat);
+int pbd_rigid_add_pyramid(pbd_rigid_world *w, int rows, const double half[3], double mass,
+                          double gap, const pbd_rigid_material *mat);
+/* A box (half extents, mass, coefficients mat) resting on the ground plane through the origin
+ * tilted by theta rad about z (normal (sin θ, cos θ, 0); down the slope is +x), launched down
+ * the slope at speed m/s; body 0. NULL with pbd_last_error(). */
+pbd_rigid_world *pbd_rigid_ramp_world(double theta, const double half[3], double mass,
+                                      const pbd_rigid_material *mat, double speed, double dt,
+                                      int substeps, int iterations);
 
 #ifdef __cplusplus
 }

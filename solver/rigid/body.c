@@ -22,6 +22,9 @@ pbd_rigid_world *pbd_rigid_world_create(double dt, int substeps, int iterations)
     w->substeps = substeps;
     w->iterations = iterations;
     w->gravity[1] = -9.81;
+    w->ground_normal[1] = 1.0;
+    w->body_contacts = 1;
+    w->watch_position = 1e6;
     return w;
 }
 
@@ -84,9 +87,7 @@ static int grow(pbd_rigid_world *w)
     size_t n = (size_t)w->n_bodies + 1;
     pbd_rigid_body *b = realloc(w->bodies, n * sizeof *b);
     if (b) w->bodies = b;
-    pbd_rigid_contact *c = realloc(w->contacts, RIGID_CONTACTS_PER_BODY * n * sizeof *c);
-    if (c) w->contacts = c;
-    if (!b || !c) {
+    if (!b) {
         pbd_error(PBD_ENOMEM, "rigid world: out of memory for %zu bodies", n);
         return -1;
     }

@@ -55,6 +55,12 @@ int pbd_rigid_add_joint(pbd_rigid_world *w, const pbd_rigid_joint *in)
                   "%g rad/(N m)", name, j.compliance, j.angular_compliance);
         return -1;
     }
+    if (!(j.damping >= 0.0 && isfinite(j.damping)) ||
+        !(j.angular_damping >= 0.0 && isfinite(j.angular_damping))) {
+        pbd_error(PBD_EINVAL, "%s joint damping: expected >= 0 and finite, found %g 1/s and "
+                  "%g 1/s (angular)", name, j.damping, j.angular_damping);
+        return -1;
+    }
     if (j.kind == PBD_JOINT_HINGE) {
         for (int s = 0; s < 2; s++)
             if (!orthonormalise(j.axis[s], j.ref[s])) {
@@ -146,4 +152,57 @@ static void solve_joint(pbd_rigid_world *w, pbd_rigid_joint *j, double h)
 void rigid_joints_solve(pbd_rigid_world *w, double h)
 {
     for (int i = 0; i < w->n_joints; i++) solve_joint(w, &w->joints[i], h);
+}
+
+/* Joint damping (Sec. 3.6): Δv = (v2 − v1) min(μ_lin h, 1) of the joint points and Δω =
+ * (ω2 − ω1) min(μ_ang h, 1), each applied as the impulse Δv/(w1 + w2) along its direction
+ * (μ in 1/s: μ h is a number) */
+void rigid_joints_solve_velocities(pbd_rigid_world *w, double h)
+{
+    for (int i = 0; i < w->n_joints; i++) {
+        const pbd_rigid_joint *j = &w->joints[i];
+        pbd_rigid_body *b1 = &w->bodies[j->body[0]], *b2 = &w->bodies[j->body[1]];
+        if (j->damping > 0.0) {
+            double r1[3], r2[3], v[3], v2[3], t[3];
+            rigid_world_offset(b1, j->anchor[0], r1);
+            rigid_world_offset(b2, j->anchor[1], r2);
+            v3_cross(t, b1->omega, r1);
+            v3_add(v, b1->v, t);
+            v3_cross(t, b2->omega, r2);
+            v3_add(v2, b2->v, t);
+            v3_sub(v, v, v2); /* v1 − v2 at the joint points */
+            double speed = v3_norm(v);
+            if (speed > 0.0) {
+                double n[3], p[3];
+                v3_scale(n, v, 1.0 / speed);
+                double wsum = pbd_rigid_inverse_mass_positional(b1, r1, n) +
+                              pbd_rigid_inverse_mass_positional(b2, r2, n);
+                double dv = speed * fmin(j->damping * h, 1.0);
+                if (wsum > 0.0) {
+                    v3_scale(p, n, -dv / wsum);
+                    pbd_rigid_apply_impulse(b1, b2, r1, r2, p);
+                }
+            }
+        }
+        if (j->angular_damping > 0.0) {
+            double dw[3];
+            v3_sub(dw, b1->omega, b2->omega);
+            double rate = v3_norm(dw);
+            if (!(rate > 0.0)) continue;
+            double n[3], L[3], t[3];
+            v3_scale(n, dw, 1.0 / rate);
+            double wsum = pbd_rigid_inverse_mass_angular(b1, n) +
+                          pbd_rigid_inverse_mass_angular(b2, n);
+            if (!(wsum > 0.0)) continue;
+            v3_scale(L, n, -rate * fmin(j->angular_damping * h, 1.0) / wsum);
+            if (rigid_dynamic(b1)) {
+                pbd_rigid_inv_inertia_apply(b1, L, t);
+                v3_axpy(b1->omega, 1.0, t); /* ω1 += I1⁻¹ L */
+            }
+            if (rigid_dynamic(b2)) {
+                pbd_rigid_inv_inertia_apply(b2, L, t);
+                v3_axpy(b2->omega, -1.0, t); /* ω2 −= I2⁻¹ L */
+            }
+        }
+    }
 }

@@ -35,11 +35,23 @@ typedef struct {
     double inv_mass; /* 1/kg; 0 for a fixed body */
     double inv_inertia[3]; /* principal inverse inertias in the body frame, 1/(kg m^2) */
     pbd_rigid_shape shape;
-    double static_friction, dynamic_friction, restitution; /* with the ground */
+    double static_friction, dynamic_friction, restitution; /* with the ground; between two
+                                                            * bodies the means of theirs */
     /* per substep (Algorithm 2): the pose before the position solve's integration and the
      * velocities after it (the restitution's pre-solve normal velocity) */
     double x_prev[3], q_prev[4], v_pre[3], omega_pre[3];
 } pbd_rigid_body;
+
+/* A body's contact coefficients (with the ground; between two bodies the means) */
+typedef struct {
+    double static_friction, dynamic_friction, restitution;
+} pbd_rigid_material;
+static inline void pbd_rigid_set_material(pbd_rigid_body *b, const pbd_rigid_material *m)
+{
+    b->static_friction = m->static_friction;
+    b->dynamic_friction = m->dynamic_friction;
+    b->restitution = m->restitution;
+}
 
 /* Principal inertias (kg m^2) of a solid of the shape with mass m (kg). Returns PBD_EINVAL
  * (naming the field) for a non-positive or non-finite size or mass. */
@@ -58,6 +70,9 @@ typedef struct {
                           * zero of the hinge angle (made unit and normal when added) */
     double compliance;         /* positional, m/N */
     double angular_compliance; /* alignment, rad/(N m) */
+    double damping;            /* velocity solve (Sec. 3.6): the joint points' relative velocity
+                                * loses min(damping h, 1) of itself per substep (1/s) */
+    double angular_damping;    /* the same for the relative angular velocity (1/s) */
     int has_limit;             /* hinge: lower <= angle <= upper (rad, in (-pi, pi]) */
     double lower, upper;
     /* filled when added and per substep */
@@ -69,11 +84,13 @@ typedef struct {
 double pbd_rigid_hinge_angle(const pbd_rigid_joint *j, const pbd_rigid_body *b1,
                              const pbd_rigid_body *b2);
 
-/* ---- contacts with the ground plane (y = ground_height, normal +y) ------------------ */
+/* ---- contacts: with the ground plane n_g·x = ground_height and between bodies -------- */
 
 typedef struct {
-    int body;
-    double r[3];      /* the contact point in the body's frame (m) */
+    int body[2];      /* body 1 and body 2 (-1: the ground) */
+    double r[3];      /* the contact point in body 1's frame (m) */
+    double r2[3];     /* the contact point in body 2's frame (m; unused for the ground) */
+    double n[3];      /* world normal from body 2 towards body 1, fixed for the substep */
     double lambda_n;  /* normal, kg m (<= 0 in the paper's sign) */
     double lambda_t;  /* static friction, kg m */
 } pbd_rigid_contact;
@@ -90,15 +107,24 @@ typedef struct {
     int substeps;      /* Algorithm 2's numSubsteps */
     int iterations;    /* numPosIters */
     double gravity[3]; /* m/s^2 */
-    int ground;        /* 1: bodies with shapes collide with the plane y = ground_height */
-    double ground_height;
+    int ground;        /* 1: bodies with shapes collide with the plane n_g·x = ground_height */
+    double ground_height;   /* m */
+    double ground_normal[3]; /* n_g, unit (default +y; tilted: a ramp) */
+    int body_contacts; /* 1: bodies with shapes collide with each other (default 1) */
+    double watch_position; /* the divergence watchdog (0: off): a body farther than this ×
+                            * max(L, 1 m) + |v0| t + |g| t²/2 from the initial centre (L the
+                            * initial centres' bounding box's diagonal) stops the step */
     pbd_rigid_friction_form friction_form;
     int n_bodies, n_joints, n_contacts;
     pbd_rigid_body *bodies;
     pbd_rigid_joint *joints;
-    pbd_rigid_contact *contacts; /* rebuilt every substep; capacity 8 per body */
+    pbd_rigid_contact *contacts; /* rebuilt every substep */
+    int contact_capacity;
+    /* the watchdog's reference, taken at the first step */
+    int watch_ready;
+    double watch_centre[3], watch_extent, watch_speed, watch_time0;
     double time;
-    long substeps_done;
+    long steps_done, substeps_done;
 } pbd_rigid_world;
 
 pbd_rigid_world *pbd_rigid_world_create(double dt, int substeps, int iterations);
@@ -116,11 +142,12 @@ int pbd_rigid_add_body_inertia(pbd_rigid_world *w, double mass, const double ine
                                const pbd_rigid_shape *s, const double x[3], const double q[4]);
 /* Add a joint (copied; axes and references normalised); refuses a joint of a body with
  * itself, between two fixed bodies, an unknown body, a zero axis or reference parallel to
- * the axis, negative compliance, lower > upper. Returns its index or -1. */
+ * the axis, negative compliance or damping, lower > upper. Returns its index or -1. */
 int pbd_rigid_add_joint(pbd_rigid_world *w, const pbd_rigid_joint *j);
 
-/* One step of dt: Algorithm 2 with substeps × iterations. PBD_OK, or PBD_ENUMERIC when a
- * body's state became non-finite. */
+/* One step of dt: Algorithm 2 with substeps × iterations. PBD_OK, PBD_ENUMERIC when a
+ * body's state became non-finite or left the watchdog's bound (naming the body), PBD_ENOMEM
+ * when the contacts do not fit in memory. */
 pbd_status pbd_rigid_step(pbd_rigid_world *w);
 
 /* ---- measures ----------------------------------------------------------------------- */

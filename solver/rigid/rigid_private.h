@@ -1,4 +1,4 @@
-/* Private to solver/rigid/: the 3-vector helpers and the contact capacity. */
+/* Private to solver/rigid/: the 3-vector helpers and the stages of the step. */
 #ifndef PBD_RIGID_PRIVATE_H
 #define PBD_RIGID_PRIVATE_H
 
@@ -8,9 +8,6 @@
 
 #include <float.h>
 
-/* The most ground contacts one body makes: a box's 8 corners */
-#define RIGID_CONTACTS_PER_BODY 8
-
 /* The world offset R(q) r of a body-frame point */
 static inline void rigid_world_offset(const pbd_rigid_body *b, const double r[3], double out[3])
 {
@@ -19,7 +16,8 @@ static inline void rigid_world_offset(const pbd_rigid_body *b, const double r[3]
 static inline int rigid_dynamic(const pbd_rigid_body *b) { return b && b->inv_mass > 0.0; }
 
 void rigid_joints_solve(pbd_rigid_world *w, double h);
-void rigid_contacts_generate(pbd_rigid_world *w);
+void rigid_joints_solve_velocities(pbd_rigid_world *w, double h);
+pbd_status rigid_contacts_generate(pbd_rigid_world *w);
 void rigid_contacts_solve_positions(pbd_rigid_world *w, double h);
 void rigid_contacts_solve_velocities(pbd_rigid_world *w, double h);
 

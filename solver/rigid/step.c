@@ -1,5 +1,5 @@
 /* One step: the paper's Algorithm 2, substeps × (integrate, solve positions, update
- * velocities, solve velocities). */
+ * velocities, solve velocities: joint damping, then the contacts). */
 #include "rigid_private.h"
 
 #include <math.h>
@@ -35,13 +35,62 @@ static int finite_body(const pbd_rigid_body *b)
     return isfinite(s + b->q[3]);
 }
 
+/* The divergence watchdog's reference (as the particles', solver/step.c): the centres'
+ * bounding box and the fastest initial speed, at the first step. */
+static void watch_init(pbd_rigid_world *w)
+{
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    double speed = 0.0, d2 = 0.0;
+    for (int i = 0; i < w->n_bodies; i++) {
+        const pbd_rigid_body *b = &w->bodies[i];
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fmin(lo[k], b->x[k]);
+            hi[k] = fmax(hi[k], b->x[k]);
+        }
+        speed = fmax(speed, v3_norm(b->v));
+    }
+    for (int k = 0; k < 3; k++) {
+        w->watch_centre[k] = w->n_bodies > 0 ? 0.5 * (lo[k] + hi[k]) : 0.0;
+        if (w->n_bodies > 0) d2 += (hi[k] - lo[k]) * (hi[k] - lo[k]);
+    }
+    w->watch_extent = sqrt(d2);
+    w->watch_speed = isfinite(speed) ? speed : 0.0;
+    w->watch_time0 = w->time;
+    w->watch_ready = 1;
+}
+
+/* After a step: every body finite and within watch_position × max(L, 1 m) + |v0| t + |g| t²/2
+ * of the initial centre. */
+static pbd_status watch(const pbd_rigid_world *w)
+{
+    double t = w->time - w->watch_time0, g = v3_norm(w->gravity);
+    double bound = w->watch_position * fmax(w->watch_extent, 1.0) + w->watch_speed * t +
+                   0.5 * g * t * t;
+    for (int i = 0; i < w->n_bodies; i++) {
+        const pbd_rigid_body *b = &w->bodies[i];
+        if (!finite_body(b))
+            return pbd_error(PBD_ENUMERIC, "step %ld: rigid body %d has a non-finite position, "
+                             "orientation or velocity (t = %g s)", w->steps_done, i, w->time);
+        double d[3];
+        v3_sub(d, b->x, w->watch_centre);
+        if (w->watch_position > 0.0 && v3_norm(d) > bound)
+            return pbd_error(PBD_ENUMERIC, "step %ld: rigid body %d diverged: %.3g m from the "
+                             "scene's centre, past the watchdog's bound of %.3g m "
+                             "(watch-position %g)", w->steps_done, i, v3_norm(d), bound,
+                             w->watch_position);
+    }
+    return PBD_OK;
+}
+
 pbd_status pbd_rigid_step(pbd_rigid_world *w)
 {
     double h = w->dt / w->substeps;
+    if (!w->watch_ready) watch_init(w);
     for (int s = 0; s < w->substeps; s++) {
         for (int i = 0; i < w->n_bodies; i++)
             if (rigid_dynamic(&w->bodies[i])) integrate(w, &w->bodies[i], h);
-        rigid_contacts_generate(w);
+        pbd_status st = rigid_contacts_generate(w);
+        if (st != PBD_OK) return st;
         for (int i = 0; i < w->n_joints; i++)
             w->joints[i].lambda[0] = w->joints[i].lambda[1] = w->joints[i].lambda[2] = 0.0;
         for (int it = 0; it < w->iterations; it++) {
@@ -50,13 +99,11 @@ pbd_status pbd_rigid_step(pbd_rigid_world *w)
         }
         for (int i = 0; i < w->n_bodies; i++)
             if (rigid_dynamic(&w->bodies[i])) update_velocities(&w->bodies[i], h);
+        rigid_joints_solve_velocities(w, h);
         rigid_contacts_solve_velocities(w, h);
         w->substeps_done++;
     }
     w->time += w->dt;
-    for (int i = 0; i < w->n_bodies; i++)
-        if (!finite_body(&w->bodies[i]))
-            return pbd_error(PBD_ENUMERIC, "rigid body %d: non-finite state at t = %g s", i,
-                             w->time);
-    return PBD_OK;
+    w->steps_done++;
+    return watch(w);
 }

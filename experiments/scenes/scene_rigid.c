@@ -1,0 +1,199 @@
+/* The rigid scenes (solver/rigid/, Müller et al. 2020): worlds of rigid bodies that pbd-run
+ * steps with the rigid solver and logs through a stand-in particle world
+ * (experiments/log/pbd_log_rigid.h). One row per scene, as the particle scenes' table. */
+#include "scene_private.h"
+
+#include <math.h>
+#include <string.h>
+
+/* A hinge about z between body a (anchor ra) and body b (anchor rb), angles from −y */
+static int hinge_z(pbd_rigid_world *w, int a, const double ra[3], int b, const double rb[3])
+{
+    pbd_rigid_joint j;
+    memset(&j, 0, sizeof j);
+    j.kind = PBD_JOINT_HINGE;
+    j.body[0] = a;
+    j.body[1] = b;
+    memcpy(j.anchor[0], ra, sizeof j.anchor[0]);
+    memcpy(j.anchor[1], rb, sizeof j.anchor[1]);
+    j.axis[0][2] = j.axis[1][2] = 1.0;
+    j.ref[0][1] = j.ref[1][1] = -1.0;
+    return pbd_rigid_add_joint(w, &j);
+}
+
+pbd_rigid_world *pbd_rigid_chain_world(int n, double l, double mass, const double *th,
+                                       double dt, int substeps, int iterations)
+{
+    pbd_rigid_world *w = pbd_rigid_world_create(dt, substeps, iterations);
+    if (!w) return NULL;
+    const double zero[3] = {0, 0, 0};
+    int prev = pbd_rigid_add_body_inertia(w, 0.0, zero, NULL, zero, NULL);
+    double top[3] = {0, 0, 0};
+    for (int i = 0; i < n && prev >= 0; i++) {
+        pbd_rigid_shape s = {.kind = PBD_RIGID_BOX,
+                             .half = {PBD_RIGID_LINK_HALF_WIDTH, 0.5 * l,
+                                      PBD_RIGID_LINK_HALF_WIDTH}};
+        double e[3] = {sin(th[i]), -cos(th[i]), 0}, c[3], rv[3] = {0, 0, th[i]}, q[4];
+        for (int k = 0; k < 3; k++) c[k] = top[k] + 0.5 * l * e[k];
+        pbd_quat_from_rotvec(rv, q);
+        int b = pbd_rigid_add_body(w, &s, mass, c, q);
+        double ra[3] = {0, i > 0 ? -0.5 * l : 0.0, 0}, rb[3] = {0, 0.5 * l, 0};
+        prev = b < 0 || hinge_z(w, prev, ra, b, rb) < 0 ? -1 : b;
+        for (int k = 0; k < 3; k++) top[k] += l * e[k];
+    }
+    if (prev < 0) {
+        pbd_rigid_world_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+int pbd_rigid_add_stack(pbd_rigid_world *w, int n, const double half[3], double mass,
+                        const double base[3], const pbd_rigid_material *mat)
+{
+    pbd_rigid_shape s = {.kind = PBD_RIGID_BOX, .half = {half[0], half[1], half[2]}};
+    int first = -1;
+    for (int i = 0; i < n; i++) {
+        double x[3] = {base[0], base[1] + half[1] * (2 * i + 1), base[2]};
+        int b = pbd_rigid_add_body(w, &s, mass, x, NULL);
+        if (b < 0) return -1;
+        if (mat) pbd_rigid_set_material(&w->bodies[b], mat);
+        if (first < 0) first = b;
+    }
+    return first;
+}
+
+int pbd_rigid_add_pyramid(pbd_rigid_world *w, int rows, const double half[3], double mass,
+                          double gap, const pbd_rigid_material *mat)
+{
+    pbd_rigid_shape s = {.kind = PBD_RIGID_BOX, .half = {half[0], half[1], half[2]}};
+    int first = -1;
+    for (int r = 0; r < rows; r++)
+        for (int i = 0; i < rows - r; i++) {
+            double pitch = 2.0 * half[0] + gap;
+            double x[3] = {(i - 0.5 * (rows - r - 1)) * pitch, half[1] * (2 * r + 1), 0};
+            int b = pbd_rigid_add_body(w, &s, mass, x, NULL);
+            if (b < 0) return -1;
+            if (mat) pbd_rigid_set_material(&w->bodies[b], mat);
+            if (first < 0) first = b;
+        }
+    return first;
+}
+
+static pbd_rigid_material material_of(const pbd_scene_params *sp)
+{
+    pbd_rigid_material m = {sp->mu_static, sp->mu_kinetic, sp->restitution};
+    return m;
+}
+
+/* rigid_chain: --resolution links (1: the single pendulum, 3: the triple) of --size m
+ * each (default 1), --mass kg each, released at 1 rad (single) or (0.6, 0.3, −0.2) rad and
+ * then 0.1 rad per further link */
+static pbd_rigid_world *scene_rigid_chain(const pbd_scene_params *sp, double dt,
+                                             int substeps, int iterations)
+{
+    int n = sp->resolution > 0 ? sp->resolution : 1;
+    if (n > 100) {
+        pbd_error(PBD_EINVAL, "rigid_chain --resolution: expected 1 to 100 links, found %d",
+                  n);
+        return NULL;
+    }
+    double th[100];
+    const double three[3] = {0.6, 0.3, -0.2};
+    for (int i = 0; i < n; i++) th[i] = n == 1 ? 1.0 : i < 3 ? three[i] : 0.1;
+    double l = n == 1 ? sp->size : sp->size / n;
+    return pbd_rigid_chain_world(n, l, sp->total_mass, th, dt, substeps, iterations);
+}
+
+/* rigid_tower: --resolution boxes (default 5) of half side --body-size m (0.1), --body-mass
+ * kg each, stacked on the ground, with --mu-static, --mu-kinetic, --restitution */
+static pbd_rigid_world *scene_rigid_tower(const pbd_scene_params *sp, double dt, int substeps,
+                                          int iterations)
+{
+    int n = sp->resolution > 0 ? sp->resolution : 5;
+    if (n > 1000) {
+        pbd_error(PBD_EINVAL, "rigid_tower --resolution: expected 1 to 1000 boxes, found %d", n);
+        return NULL;
+    }
+    pbd_rigid_world *w = pbd_rigid_world_create(dt, substeps, iterations);
+    if (!w) return NULL;
+    w->ground = 1;
+    double half[3] = {sp->body_size, sp->body_size, sp->body_size}, base[3] = {0, 0, 0};
+    pbd_rigid_material m = material_of(sp);
+    if (pbd_rigid_add_stack(w, n, half, sp->body_mass, base, &m) < 0) {
+        pbd_rigid_world_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+pbd_rigid_world *pbd_rigid_ramp_world(double theta, const double half[3], double mass,
+                                      const pbd_rigid_material *mat, double speed, double dt,
+                                      int substeps, int iterations)
+{
+    pbd_rigid_world *w = pbd_rigid_world_create(dt, substeps, iterations);
+    if (!w) return NULL;
+    w->ground = 1;
+    /* the plane through the origin with normal (sin θ, cos θ, 0): down the slope is +x */
+    w->ground_normal[0] = sin(theta);
+    w->ground_normal[1] = cos(theta);
+    double rv[3] = {0, 0, -theta}, q[4], x[3];
+    pbd_quat_from_rotvec(rv, q);
+    for (int k = 0; k < 3; k++) x[k] = half[1] * w->ground_normal[k];
+    pbd_rigid_shape s = {.kind = PBD_RIGID_BOX, .half = {half[0], half[1], half[2]}};
+    int b = pbd_rigid_add_body(w, &s, mass, x, q);
+    if (b < 0) {
+        pbd_rigid_world_free(w);
+        return NULL;
+    }
+    pbd_rigid_set_material(&w->bodies[b], mat);
+    w->bodies[b].v[0] = speed * cos(theta);
+    w->bodies[b].v[1] = -speed * sin(theta);
+    return w;
+}
+
+/* rigid_ramp: a box of half extents (2, 1, 1.5) × --body-size m, --body-mass kg, at rest on
+ * a plane tilted by --ramp-angle degrees (0: 20°) about z, launched down the slope at
+ * --launch-speed m/s (default 2; 0: released at rest) */
+static pbd_rigid_world *scene_rigid_ramp(const pbd_scene_params *sp, double dt, int substeps,
+                                         int iterations)
+{
+    double th = (sp->ramp_angle > 0.0 ? sp->ramp_angle : 20.0) * M_PI / 180.0;
+    double a = sp->body_size, half[3] = {2 * a, a, 1.5 * a};
+    pbd_rigid_material m = material_of(sp);
+    return pbd_rigid_ramp_world(th, half, sp->body_mass, &m, sp->launch_speed, dt, substeps,
+                                iterations);
+}
+
+static const pbd_rigid_scene_entry rigid_scenes[] = {
+    {"rigid_chain", "XPBD rigid bodies: a hinged box pendulum (--resolution links: 1 single, "
+     "3 triple)", scene_rigid_chain,
+     "resolution size mass", 1},
+    {"rigid_tower", "XPBD rigid bodies: a stack of boxes on the ground (--resolution boxes)",
+     scene_rigid_tower, "resolution body-size body-mass mu-static mu-kinetic restitution", 5},
+    {"rigid_ramp", "XPBD rigid bodies: a box launched down a ramp with friction (--ramp-angle, "
+     "--launch-speed)", scene_rigid_ramp,
+     "body-size body-mass mu-static mu-kinetic restitution ramp-angle launch-speed", 0},
+};
+
+int pbd_rigid_scene_count(void) { return (int)(sizeof rigid_scenes / sizeof rigid_scenes[0]); }
+
+const pbd_rigid_scene_entry *pbd_rigid_scene_at(int i)
+{
+    return i >= 0 && i < pbd_rigid_scene_count() ? &rigid_scenes[i] : NULL;
+}
+
+const pbd_rigid_scene_entry *pbd_rigid_scene_find(const char *name)
+{
+    for (int i = 0; i < pbd_rigid_scene_count(); i++)
+        if (!strcmp(rigid_scenes[i].name, name)) return &rigid_scenes[i];
+    return NULL;
+}
+
+int pbd_rigid_scene_reads(const pbd_rigid_scene_entry *e, const char *option)
+{
+    size_t n = strlen(option);
+    for (const char *p = e->reads; (p = strstr(p, option)) != NULL; p += n)
+        if ((p == e->reads || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return 1;
+    return 0;
+}
