@@ -226,7 +226,9 @@ static int run_one(pbd_exp_ctx *ctx, const char *name, int scene, int method, in
     double t0 = now();
     /* the reference: the Newton step; on the drape, which it refuses (contacts), the method's
      * own step at 4x the sweep's largest N, its own contact model converged */
-    const int n_ref = scene == S_DRAPE ? 4 * (int)its[n_it - 1] : 0;
+    double n_max = 0.0;
+    for (int k = 0; k < n_it; k++) n_max = fmax(n_max, its[k]);
+    const int n_ref = scene == S_DRAPE ? 4 * (int)n_max : 0;
     pbd_status st = xs ? PBD_OK : PBD_ENOMEM;
     if (st == PBD_OK && n_ref > 0) {
         pbd_world *wr = build(scene, method, n_ref, threads);
