@@ -320,6 +320,7 @@ static int box_box(pbd_rigid_world *w, int ia, int ib)
         double ak = h[(k + 1) % 3] * h[(k + 2) % 3];
         if (overlap[k] <= least + tol && ak > area) area = ak, ref = k;
     }
+    if (ref < 0) return 0; /* non-finite poses: no axis compares (the watchdog names them) */
     for (int k = 6; k < 15; k++) /* an edge axis: clearly less overlap than every face */
         if (overlap[k] < 0.95 * least - tol && (ref < 6 || overlap[k] < overlap[ref])) ref = k;
     double n[3];
