@@ -155,6 +155,21 @@ static void apply_filter(const char *filter)
         }
 }
 
+/* The failed assertions again after the summary, so that the last lines of a long log
+ * (all a CI page may show) name them. */
+static void print_failures(void)
+{
+    int n = 0;
+    for (const CU_FailureRecord *f = CU_get_failure_list(); f; f = f->pNext) {
+        if (f->type == CUF_TestInactive || f->type == CUF_SuiteInactive) continue; /* FILTER */
+        if (n++ == 0) printf("\nFailed (suite/test file:line condition):\n");
+        printf("  %s/%s %s:%u %s\n", f->pSuite ? f->pSuite->pName : "?",
+               f->pTest ? f->pTest->pName : "?", f->strFileName ? f->strFileName : "?",
+               f->uiLineNumber, f->strCondition ? f->strCondition : "");
+    }
+    fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
     /* the programs' conventions (experiments/README.md "Robustness"): --help, --version, one
@@ -189,6 +204,7 @@ int main(int argc, char **argv)
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    print_failures();
     CU_cleanup_registry();
     return failed ? 1 : 0;
 }
