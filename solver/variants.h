@@ -18,24 +18,18 @@ typedef struct pbd_workspace {
 
 
 
-/* Orientation types (pbd_constraint_type.n_orient, solver/orient.c): the projection of row c
- * of set s, PBD Eq. 8–9 or XPBD Eq. 18 with the orientations' generalised inverse mass
- * W = R diag(inv_inertia) Rᵀ, Δθ = Δλ W ∇_θ C and q ← exp(Δθ/2) q (Kugelstadt & Schömer
- * 2016 Eq. 33). Like pbd_project_into, but the orientations are written to w->u at once. */
-int pbd_project_orient_into(const pbd_world *w, pbd_workspace *ws, const pbd_constraint_set *s,
-                            int c, double alpha_scale, const double *pos, double *dlambda);
-/* The orientation stages of the step (solver/orient.c): gyroscopic term and damping (after
- * the external forces), prediction u = q + ½ h ω q normalised, and the update ω = 2 Im(u q̄)/h,
- * q = u (Kugelstadt & Schömer 2016 Algorithm 1); nothing without orientations. */
-/* The closed form of an orientation type's element (pbd_constraint_type.project_element):
- * rows c .. c + n_components − 1 of s together, ws->x (gathered from pos) and w->u moved,
- * dlambda per row; def.rod_projection = closed-form (solver/orient.c). */
-int pbd_project_orient_element_into(const pbd_world *w, pbd_workspace *ws,
-                                    const pbd_constraint_set *s, int c, double alpha_scale,
-                                    const double *pos, double *dlambda);
-void pbd_orient_forces(pbd_world *w, double h);
-void pbd_orient_predict(pbd_world *w, double h);
-void pbd_orient_update(pbd_world *w, double h);
+/* Orientations (solver/orient.c): out = R diag(s) Rᵀ g for the unit quaternion q (W g for
+ * s the inverse inertias, I ω for s the inertias), returning gᵀ R diag(s) Rᵀ g; out may be
+ * NULL. A segment is free when its three inverse inertias are positive, fixed when none is. */
+double pbd_orient_frame_apply(const double *q, const double *s, const double *g, double *out);
+static inline int pbd_orient_all_free(const double *iinv)
+{
+    return iinv[0] > 0.0 && iinv[1] > 0.0 && iinv[2] > 0.0;
+}
+static inline int pbd_orient_all_fixed(const double *iinv)
+{
+    return !(iinv[0] > 0.0 || iinv[1] > 0.0 || iinv[2] > 0.0);
+}
 /* PBD_OK, or PBD_EINVAL naming why the world's orientations cannot take def (a scheme other
  * than Gauss–Seidel), or PBD_ENUMERIC for a non-finite orientation after a step */
 pbd_status pbd_orient_check(const pbd_world *w, int after_step);

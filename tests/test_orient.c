@@ -4,6 +4,7 @@
  * world-frame angular momentum and the kinetic energy to the integrator's truncation bound. */
 #include "tests.h"
 #include "solver/variants.h"
+#include "solver/xpbd/xpbd.h"
 
 #include <float.h>
 #include <math.h>

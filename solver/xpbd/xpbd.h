@@ -79,4 +79,24 @@ void pbd_damp_momentum(pbd_world *w, double k_damping);
  * projection of every (sub)step. */
 pbd_status pbd_variants_prepare(pbd_world *w);
 
+/* Orientation types (pbd_constraint_type.n_orient; solver/xpbd/orient_project.c): the
+ * projection of row c of set s, PBD Eq. 8–9 or XPBD Eq. 18 with the orientations'
+ * generalised inverse mass W = R diag(inv_inertia) Rᵀ, Δθ = Δλ W ∇_θ C and q ← exp(Δθ/2) q
+ * (Kugelstadt & Schömer 2016 Eq. 33). Like pbd_project_into, but the orientations are
+ * written to w->u at once. */
+int pbd_project_orient_into(const pbd_world *w, pbd_workspace *ws, const pbd_constraint_set *s,
+                            int c, double alpha_scale, const double *pos, double *dlambda);
+/* The closed form of an orientation type's element (pbd_constraint_type.project_element):
+ * rows c .. c + n_components − 1 of s together, ws->x (gathered from pos) and w->u moved,
+ * dlambda per row; def.rod_projection = closed-form. */
+int pbd_project_orient_element_into(const pbd_world *w, pbd_workspace *ws,
+                                    const pbd_constraint_set *s, int c, double alpha_scale,
+                                    const double *pos, double *dlambda);
+/* The orientation stages of the step: gyroscopic term and damping (after the external
+ * forces), prediction u = q + ½ h ω q normalised, and the update ω = 2 Im(u q̄)/h, q = u
+ * (Kugelstadt & Schömer 2016 Algorithm 1); nothing without orientations. */
+void pbd_orient_forces(pbd_world *w, double h);
+void pbd_orient_predict(pbd_world *w, double h);
+void pbd_orient_update(pbd_world *w, double h);
+
 #endif
