@@ -101,6 +101,7 @@ typedef struct scene_spec {
 static const scene_spec full_scenes[] = {
     {"cloth100-bend", S_CLOTH_BEND, 100, 10, 0, 0, BEND, 300},
     {"cloth100-bend-families", S_CLOTH_BEND, 100, 10, 0, 0, FAMILIES, 30},
+    {"cloth64-families", S_CLOTH, 64, 10, 5, 2, FAMILIES_PD, 0},
     {"cloth316-families", S_CLOTH, 316, 10, 1, 1, FAMILIES_PD, 0},
     {"cloth100-dihedral", S_CLOTH_DIHEDRAL, 100, 10, 5, 3, ALL_CONFIGS & ~BIT(C_COLT_UNSORTED), 0},
     {"cloth316", S_CLOTH, 316, 10, 4, 2, ALL_CONFIGS, 0},
