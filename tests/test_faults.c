@@ -252,7 +252,11 @@ static void sigterm_case(const char *name, const char *const *extra, int want_st
     if (st != 128 + SIGTERM) fprintf(stderr, "\n  %s: status %d; %s", name, st, err_text);
     CU_ASSERT_EQUAL(test_count_lines(err_text), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "interrupted by SIGTERM"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "abandoned"));
+    /* a step that never ends is abandoned; between finite steps the signal may also land
+     * while a finished step is logged, then the run ends "after step N" with nothing
+     * abandoned (h5log.c); either way the steps before it are kept (below) */
+    CU_ASSERT_PTR_NOT_NULL(strstr(err_text, want_steps ? "interrupted by SIGTERM after step "
+                                                       : "abandoned"));
     CU_ASSERT_EQUAL(attr(partial, "complete"), 0.0);
     char stopped[1100] = "";
     pbd_h5_read_attr_string(partial, "stopped", stopped, sizeof stopped);
