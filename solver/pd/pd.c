@@ -33,6 +33,8 @@ typedef struct pd_state {
     double *rhs;            /* nf × 3, column-major */
     cholmod_common cc;
     cholmod_factor *L;
+    cholmod_dense *X, *Y, *E; /* cholmod_solve2's solution and workspaces, kept between
+                               * iterations */
     int started;
 } pd_state;
 
@@ -41,6 +43,9 @@ void pbd_pd_free(pd_state *pd)
     if (!pd) return;
     if (pd->started) {
         if (pd->L) cholmod_free_factor(&pd->L, &pd->cc);
+        cholmod_free_dense(&pd->X, &pd->cc);
+        cholmod_free_dense(&pd->Y, &pd->cc);
+        cholmod_free_dense(&pd->E, &pd->cc);
         cholmod_finish(&pd->cc);
     }
     free(pd->free_of);
@@ -181,8 +186,9 @@ static pbd_status factor(pbd_world *w, pbd_family_ws *fw, pd_state *pd, double h
     const char *was = pbd_running_set("PD's set-up (a CHOLMOD ordering and factorisation, "
                                       "which have no interrupt callback)");
     pd->L = cholmod_analyze(A, &pd->cc);
-    /* the factorisation on the step's threads, the BLAS's and CHOLMOD's own loops included
-     * (solver/blas.c, pbd_blas_begin; solver/newton/README.md "The BLAS") */
+    /* the step's thread count set for OpenMP, the BLAS and CHOLMOD's own loops around the
+     * (simplicial, serial) factorisation (solver/blas.c, pbd_blas_begin; solver/newton/
+     * README.md "The BLAS") */
     const int threads = w->n < PBD_FAMILY_PARALLEL_MIN ? 1 : pbd_variants_threads(w);
     pbd_blas_saved saved = pbd_blas_begin(threads, 1);
     int ok = pd->L && cholmod_factorize(A, pd->L, &pd->cc) && pd->cc.status == CHOLMOD_OK;
@@ -220,6 +226,7 @@ pbd_status pbd_pd_begin(pbd_world *w, pbd_family_ws *fw, double h)
     pd->started = 1;
     pd->cc.print = 0;
     pd->cc.default_nesdis = 1; /* not METIS_NodeND: it traps SIGTERM (newton_linear.c) */
+    pd->cc.supernodal = CHOLMOD_SIMPLICIAL; /* three right sides: no BLAS calls (README) */
     pbd_status st = pd->nf > 0 ? factor(w, fw, pd, h) : PBD_OK;
     if (st != PBD_OK) return st;
     pd->key = key;
@@ -297,10 +304,23 @@ pbd_status pbd_pd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int threa
         const pbd_constraint_set *set = &w->sets[s];
         int kind = kind_of(set->type);
         for (int c = 0; c < set->count; c++) {
-            double coef[12], wt;
-            int nr = rows_of(set, c, kind, coef, &wt);
             const double *t = pd->target + 9 * (size_t)(fw->set_c[s] + c);
             const int32_t *idx = set->idx + (size_t)c * set->arity;
+            if (kind == PD_SPRING) { /* rows_of's A = (1, −1) written out: the same bits */
+                const double wt = 1.0 / set->compliance[c];
+                const int fa = pd->free_of[idx[0]], fb = pd->free_of[idx[1]];
+                const double *xa = w->p + 3 * (size_t)idx[0], *xb = w->p + 3 * (size_t)idx[1];
+                for (int a = 0; a < 3; a++) {
+                    double rhs = t[a];
+                    if (fa < 0) rhs -= xa[a];
+                    if (fb < 0) rhs += xb[a];
+                    if (fa >= 0) pd->rhs[(size_t)a * nf + fa] += wt * rhs;
+                    if (fb >= 0) pd->rhs[(size_t)a * nf + fb] -= wt * rhs;
+                }
+                continue;
+            }
+            double coef[12], wt;
+            int nr = rows_of(set, c, kind, coef, &wt);
             for (int r = 0; r < nr; r++)
                 for (int a = 0; a < 3; a++) {
                     double rhs = kind == PD_TET ? t[3 * a + r] : t[a];
@@ -316,17 +336,15 @@ pbd_status pbd_pd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int threa
     }
     cholmod_dense B = {.nrow = (size_t)nf, .ncol = 3, .nzmax = 3 * (size_t)nf, .d = (size_t)nf,
                        .x = pd->rhs, .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE};
-    cholmod_dense *X = cholmod_solve(CHOLMOD_A, pd->L, &B, &pd->cc);
-    if (!X)
+    if (!cholmod_solve2(CHOLMOD_A, pd->L, &B, NULL, &pd->X, NULL, &pd->Y, &pd->E, &pd->cc))
         return pbd_error(PBD_ENOMEM, "pd: CHOLMOD's solve failed (status %d, %s)", pd->cc.status,
                          pbd_cholmod_status_name(pd->cc.status));
-    const double *x = X->x;
+    const double *x = pd->X->x;
     for (int i = 0; i < w->n; i++) {
         int f = pd->free_of[i];
         if (f >= 0)
             for (int a = 0; a < 3; a++) w->p[3 * (size_t)i + a] = x[(size_t)a * nf + f];
     }
-    cholmod_free_dense(&X, &pd->cc);
     if (fw->n_contacts > 0) pbd_pd_contacts(w, fw, h); /* solver/pd/pd_contact.c */
     return PBD_OK;
 }
