@@ -187,8 +187,8 @@ static pbd_status factor(pbd_world *w, pbd_family_ws *fw, pd_state *pd, double h
                                       "which have no interrupt callback)");
     pd->L = cholmod_analyze(A, &pd->cc);
     /* the step's thread count set for OpenMP, the BLAS and CHOLMOD's own loops around the
-     * (simplicial, serial) factorisation (solver/blas.c, pbd_blas_begin; solver/newton/
-     * README.md "The BLAS") */
+     * (simplicial, serial) factorisation (solver/blas.c, pbd_blas_begin;
+     * solver/newton/README.md "The BLAS") */
     const int threads = w->n < PBD_FAMILY_PARALLEL_MIN ? 1 : pbd_variants_threads(w);
     pbd_blas_saved saved = pbd_blas_begin(threads, 1);
     int ok = pd->L && cholmod_factorize(A, pd->L, &pd->cc) && pd->cc.status == CHOLMOD_OK;
