@@ -368,6 +368,12 @@ static void test_refusals(void)
             w->def.vbd_contact_stiffness = bad[b];
             expect_refusal(w, "vbd-contact-stiffness");
         }
+        if (fam[f] != PBD_METHOD_PD) { /* Chebyshev over contacts (solver/vbd/README.md) */
+            sp = pbd_scene_params_default();
+            w = scene(pbd_scene_cloth_ground_slide, &sp, fam[f], 1, 2);
+            w->def.vbd_chebyshev_rho = 0.9;
+            expect_refusal(w, "vbd-chebyshev: expected 0 in a world with contacts");
+        }
     }
 }
 

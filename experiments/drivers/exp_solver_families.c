@@ -151,6 +151,7 @@ static pbd_world *build(int scene, int method, int iterations, int threads)
 static int applies(int scene, int method)
 {
     if (scene == S_DRAPE && method == M_NEWTON) return 0; /* it refuses contacts */
+    if (scene == S_DRAPE && method == M_VBD_CHEB) return 0; /* refused with contacts */
     if (scene == S_CHAIN && (method == M_VBD || method == M_VBD_CHEB || method == M_PD)) return 0;
     if (method == M_PD) return scene == S_CLOTH || scene == S_BEAM_COROT || scene == S_DRAPE;
     return 1;

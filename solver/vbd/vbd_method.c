@@ -11,6 +11,12 @@ static pbd_status vbd_check(const pbd_world *w)
     const char *name = m->name;
     pbd_status st = pbd_family_check_shared(w);
     if (st != PBD_OK) return st;
+    if (w->collision_stages && w->def.vbd_chebyshev_rho > 0.0)
+        return pbd_error(PBD_EINVAL, "vbd-chebyshev: expected 0 in a world with contacts, found "
+                         "%g: the extrapolation x = w (x^ - x') + x' (VBD Sec. 3.8) moves "
+                         "particles past the displacement bound that keeps the contacts (VBD "
+                         "Sec. 4), and the contacts are not held (solver/vbd/README.md "
+                         "\"Contact\")", w->def.vbd_chebyshev_rho);
     for (int s = 0; s < pbd_family_static_sets(w); s++) { /* contacts: vbd_contact.c */
         const pbd_constraint_set *set = &w->sets[s];
         if (set->count == 0) continue;
