@@ -59,30 +59,64 @@ pbd_status pbd_rigid_shape_inertia(const pbd_rigid_shape *s, double mass, double
 
 /* ---- joints ------------------------------------------------------------------------ */
 
-typedef enum { PBD_JOINT_FIXED, PBD_JOINT_BALL, PBD_JOINT_HINGE } pbd_joint_kind;
+typedef enum {
+    PBD_JOINT_FIXED, PBD_JOINT_BALL, PBD_JOINT_HINGE,
+    PBD_JOINT_PRISMATIC /* slider along axis[0]: orientations held as the fixed joint's, the
+                         * joint points' offset normal to the axis zero (README "Conventions") */
+} pbd_joint_kind;
+
+/* A drive of a hinge (the angle about body 1's axis) or a prismatic joint (the offset along
+ * it): an XPBD constraint towards the target with the drive's compliance and damping */
+typedef enum {
+    PBD_DRIVE_NONE = 0,
+    PBD_DRIVE_POSITION, /* towards drive_target (rad, in [-pi, pi]; or m) */
+    PBD_DRIVE_VELOCITY  /* towards a target moving at drive_target (rad/s or m/s) from the
+                         * joint's coordinate when added */
+} pbd_joint_drive;
 
 typedef struct {
     pbd_joint_kind kind;
     int body[2];         /* two different bodies of the world (a fixed body anchors) */
     double anchor[2][3]; /* the joint point in each body's frame (m) */
-    double axis[2][3];   /* hinge: its axis in each body's frame (normalised when added) */
-    double ref[2][3];    /* hinge: a vector normal to the axis in each body's frame, the
-                          * zero of the hinge angle (made unit and normal when added) */
+    double axis[2][3];   /* hinge, ball with swing/twist limits: the axis in each body's
+                          * frame (normalised when added); prismatic: axis[0], the slider's
+                          * direction in body 1's frame (axis[1] unused) */
+    double ref[2][3];    /* hinge, ball with a twist limit: a vector normal to the axis in
+                          * each body's frame, the zero of the angle (made unit and normal) */
     double compliance;         /* positional, m/N */
     double angular_compliance; /* alignment, rad/(N m) */
     double damping;            /* velocity solve (Sec. 3.6): the joint points' relative velocity
                                 * loses min(damping h, 1) of itself per substep (1/s) */
     double angular_damping;    /* the same for the relative angular velocity (1/s) */
-    int has_limit;             /* hinge: lower <= angle <= upper (rad, in (-pi, pi]) */
+    int has_limit;             /* hinge: lower <= angle <= upper (rad, in [-pi, pi]);
+                                * prismatic: lower <= offset <= upper (m) */
     double lower, upper;
+    /* ball (Sec. 3.4.2): the swing, the angle between the two bodies' axes, <= swing_limit
+     * (rad, in [0, pi]); the twist, the angle of body 2's reference about the mean axis
+     * relative to body 1's, in [twist_lower, twist_upper] (rad, within [-pi, pi]) */
+    int has_swing_limit, has_twist_limit;
+    double swing_limit, twist_lower, twist_upper;
+    /* hinge, prismatic: a drive with compliance (rad/(N m) or m/N: the inverse stiffness)
+     * and damping (N m s/rad or N s/m), XPBD's damped constraint (README "Drives") */
+    pbd_joint_drive drive;
+    double drive_target, drive_compliance, drive_damping;
     /* filled when added and per substep */
-    double q_rel[4];  /* fixed: body 1's orientation in body 2's frame at creation */
-    double lambda[3]; /* positional, alignment, limit: kg m, kg m^2, kg m^2 */
+    double q_rel[4];  /* fixed, prismatic: body 1's orientation in body 2's frame at creation */
+    double drive_at;  /* velocity drive: the moving target (rad or m) */
+    double lambda[5]; /* positional, alignment, limit or swing, twist, drive: kg m, then
+                       * kg m^2 for the angular ones (kg m for a prismatic limit and drive) */
 } pbd_rigid_joint;
 
 /* The hinge angle of body 2 relative to body 1 about body 1's axis (rad, in (-pi, pi]). */
 double pbd_rigid_hinge_angle(const pbd_rigid_joint *j, const pbd_rigid_body *b1,
                              const pbd_rigid_body *b2);
+/* The prismatic offset (p2 − p1)·a1 of the joint points along body 1's axis (m). */
+double pbd_rigid_slider_offset(const pbd_rigid_joint *j, const pbd_rigid_body *b1,
+                               const pbd_rigid_body *b2);
+/* The ball joint's swing (the angle between the axes, in [0, pi]) and twist (rad, in
+ * (-pi, pi]; 0 when the axes are opposite) as its limits read them (Sec. 3.4.2). */
+void pbd_rigid_swing_twist(const pbd_rigid_joint *j, const pbd_rigid_body *b1,
+                           const pbd_rigid_body *b2, double *swing, double *twist);
 
 /* ---- contacts: with the ground plane n_g·x = ground_height and between bodies -------- */
 
