@@ -31,6 +31,13 @@ static pbd_rigid_joint joint(pbd_joint_kind kind, int b1, int b2)
     return j;
 }
 
+static void v3_cross_test(double out[3], const double a[3], const double b[3])
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
 /* The rotation angle of a unit quaternion, 2 acos|q_w| */
 static double quat_angle(const double q[4]) { return 2.0 * acos(fmin(1.0, fabs(q[0]))); }
 
@@ -199,6 +206,238 @@ static void test_slider_momentum(void)
     CU_ASSERT(dl1 / dl2 > 1.8); /* and it falls with h (first order: ratio 2) */
 }
 
+/* ---- drives ------------------------------------------------------------------------- */
+
+/* A box pendulum (half extents 0.05, 0.5, 0.05 m, 2 kg) hung by its top end from a fixed
+ * anchor on a hinge about z (angle from −y), at θ0 from the vertical, with a drive */
+static pbd_rigid_world *driven_pendulum(double theta0, pbd_joint_drive drive, double target,
+                                        double compliance, double damping)
+{
+    pbd_rigid_world *w = pbd_rigid_world_create(1.0 / 60.0, 20, 1);
+    const double zero[3] = {0, 0, 0}, d = 0.5;
+    CU_ASSERT_EQUAL_FATAL(pbd_rigid_add_body_inertia(w, 0.0, zero, NULL, zero, NULL), 0);
+    pbd_rigid_shape s = {.kind = PBD_RIGID_BOX, .half = {0.05, 0.5, 0.05}};
+    double x[3] = {d * sin(theta0), -d * cos(theta0), 0}, rv[3] = {0, 0, theta0}, q[4];
+    pbd_quat_from_rotvec(rv, q);
+    CU_ASSERT_EQUAL_FATAL(pbd_rigid_add_body(w, &s, 2.0, x, q), 1);
+    pbd_rigid_joint j = joint(PBD_JOINT_HINGE, 0, 1);
+    j.anchor[1][1] = 0.5;
+    j.axis[0][2] = j.axis[1][2] = 1.0;
+    j.ref[0][1] = j.ref[1][1] = -1.0;
+    j.drive = drive;
+    j.drive_target = target;
+    j.drive_compliance = compliance;
+    j.drive_damping = damping;
+    CU_ASSERT_EQUAL_FATAL(pbd_rigid_add_joint(w, &j), 0);
+    return w;
+}
+
+static double angle_of(const pbd_rigid_world *w)
+{
+    return pbd_rigid_hinge_angle(&w->joints[0], &w->bodies[0], &w->bodies[1]);
+}
+
+/* A rigid (α = 0) angle drive to 0.8 rad, released hanging at rest: the drive comes last in
+ * the joint's solve, so every substep ends at the target but for the first-order quaternion
+ * update's remainder c³/12 of its correction c (2 tan(c/2) − c), and c is the turn of the
+ * substep before it: the hinge's positional correction of gravity's g h² at the lever
+ * d = 0.5 m, c <= g h²/d = 1.4e-5 rad, c³/12 = 2e-16; plus the rounding of atan2 (1e-15):
+ * 1e-13 rad with margin, from the fourth step on: the first step's correction of 0.8 rad
+ * at once leaves the remainder 0.8³/12 = 0.04 rad, turned into a spin by the velocity update,
+ * and that chain of remainders dies out over the next steps (2.7e-9, 3.6e-14, 1e-15 rad at
+ * the ends of steps 2, 3, 4). */
+static void test_hinge_drive_angle(void)
+{
+    pbd_rigid_world *w = driven_pendulum(0.0, PBD_DRIVE_POSITION, 0.8, 0.0, 0.0);
+    double worst = 0.0;
+    for (int s = 0; s < 3; s++) CU_ASSERT_EQUAL_FATAL(pbd_rigid_step(w), PBD_OK);
+    for (int s = 3; s < 120; s++) {
+        CU_ASSERT_EQUAL_FATAL(pbd_rigid_step(w), PBD_OK);
+        worst = fmax(worst, fabs(angle_of(w) - 0.8));
+    }
+    printf("\n    |angle - 0.8| at most %.2e rad over 2 s, omega_z %.2e rad/s ", worst,
+           w->bodies[1].omega[2]);
+    CU_ASSERT(worst <= 1e-13);
+    pbd_rigid_world_free(w);
+}
+
+/* A rigid rate drive at 2 rad/s turning the pendulum through full turns against gravity,
+ * started hanging with ω = −1 rad/s: the angle follows 2 t (wrapped), as the angle drive its
+ * target: the substep's correction c <= g h²/d + (ω h)³/12 (the gravity lever and the
+ * quaternion update's own lag), c³/12 < 1e-15 rad, and the target's sum of 1200 steps of
+ * ω h rounds by 1200 ε × π = 8e-13 rad: 1e-11 rad with margin. The angular velocity,
+ * read as 2 vec(q q_prev⁻¹)/h = 2 sin(ω h/2)/h, is ω (1 − (ω h)²/24) = ω − 1.2e-7 rad/s;
+ * within (ω h)²/24 ω × 1.5 of ω (the remainder of the lever's correction: ~1e-9 rad/s). */
+static void test_hinge_drive_rate(void)
+{
+    const double om = 2.0, h = 1.0 / 1200.0;
+    pbd_rigid_world *w = driven_pendulum(0.0, PBD_DRIVE_VELOCITY, om, 0.0, 0.0);
+    w->bodies[1].omega[2] = -1.0;
+    w->bodies[1].v[0] = -0.5;
+    double worst = 0.0, wrate = 0.0;
+    for (int s = 0; s < 240; s++) {
+        CU_ASSERT_EQUAL_FATAL(pbd_rigid_step(w), PBD_OK);
+        worst = fmax(worst, fabs(wrap(angle_of(w) - om * w->time)));
+        if (s > 0) wrate = fmax(wrate, fabs(w->bodies[1].omega[2] - om));
+    }
+    printf("\n    |angle - 2 t| at most %.2e rad over 4 s; |omega - 2| %.2e rad/s (bound %.2e) ",
+           worst, wrate, 1.5 * om * om * om * h * h / 24.0);
+    CU_ASSERT(worst <= 1e-11);
+    CU_ASSERT(wrate <= 1.5 * om * om * om * h * h / 24.0);
+    pbd_rigid_world_free(w);
+}
+
+/* A compliant angle drive to π/2 (the pendulum horizontal) with α = 0.01 rad/(N m) and
+ * damping β = 16 N m s/rad (about critical: ω_n = √((1/α)/I) = 12.2 rad/s, I = 0.668 kg m²
+ * about the pivot): it settles at the deflection δ = α τ under gravity's torque
+ * τ = m g d cos δ about the pivot, δ = α m g d cos δ (solved by fixed point). With the drive
+ * solved last the steady state is exact at any h: the substep's λ balances τ h², and
+ * C = α̃ λ = α τ (the damping term is (1+γ)-balanced, README "Drives"). The transient decays
+ * as (1 + ω_n t) e^{−ω_n t} < 1e-14 at t = 4 s; 1e-10 rad with margin for the rounding. */
+static void test_hinge_drive_compliant(void)
+{
+    const double alpha = 0.01, m = 2.0, g = 9.81, d = 0.5;
+    pbd_rigid_world *w = driven_pendulum(M_PI / 2.0, PBD_DRIVE_POSITION, M_PI / 2.0, alpha,
+                                         16.0);
+    for (int s = 0; s < 240; s++) CU_ASSERT_EQUAL_FATAL(pbd_rigid_step(w), PBD_OK);
+    double delta = 0.0;
+    for (int k = 0; k < 100; k++) delta = alpha * m * g * d * cos(delta);
+    double got = M_PI / 2.0 - angle_of(w);
+    printf("\n    deflection %.12f rad, alpha m g d cos(delta) = %.12f rad ", got, delta);
+    CU_ASSERT(fabs(got - delta) <= 1e-10);
+    pbd_rigid_world_free(w);
+}
+
+/* A compliant position drive on the slider of the incline (θ = 0.5 rad, joint point at the
+ * centre) to offset 0 with α = 0.01 m/N, β = 28 N s/m (about critical: 2 √(m/α)): it settles
+ * at the offset s = α m g sin θ down the rail (force × compliance), exactly as the hinge's; the
+ * transient (1 + ω_n t) e^{−ω_n t} < 1e-13 m at 5 s (ω_n = 7.1 rad/s); 1e-10 m with margin. */
+static void test_slider_drive_compliant(void)
+{
+    const double th = 0.5, alpha = 0.01, zero[3] = {0, 0, 0};
+    pbd_rigid_world *w = slider(th, zero, 0.0, 20);
+    pbd_rigid_joint *j = &w->joints[0];
+    j->drive = PBD_DRIVE_POSITION;
+    j->drive_compliance = alpha;
+    j->drive_damping = 28.0;
+    for (int s = 0; s < 300; s++) CU_ASSERT_EQUAL_FATAL(pbd_rigid_step(w), PBD_OK);
+    double got = pbd_rigid_slider_offset(j, &w->bodies[0], &w->bodies[1]);
+    double want = alpha * 2.0 * 9.81 * sin(th);
+    printf("\n    offset %.12f m, alpha m g sin(theta) = %.12f m ", got, want);
+    CU_ASSERT(fabs(got - want) <= 1e-10);
+    pbd_rigid_world_free(w);
+}
+
+/* ---- ball joint limits ---------------------------------------------------------------- */
+
+/* The box pendulum on a ball joint, its axis along the box (−y hanging), references x;
+ * kicked about the pivot with ω0 */
+static pbd_rigid_world *ball_pendulum(const double omega0[3], int swing, double swing_limit,
+                                      int twist, double lo, double hi)
+{
+    pbd_rigid_world *w = pbd_rigid_world_create(1.0 / 60.0, 20, 1);
+    const double zero[3] = {0, 0, 0};
+    CU_ASSERT_EQUAL_FATAL(pbd_rigid_add_body_inertia(w, 0.0, zero, NULL, zero, NULL), 0);
+    pbd_rigid_shape s = {.kind = PBD_RIGID_BOX, .half = {0.05, 0.5, 0.05}};
+    double x[3] = {0, -0.5, 0}, r[3] = {0, -0.5, 0};
+    CU_ASSERT_EQUAL_FATAL(pbd_rigid_add_body(w, &s, 2.0, x, NULL), 1);
+    pbd_rigid_joint j = joint(PBD_JOINT_BALL, 0, 1);
+    j.anchor[1][1] = 0.5;
+    j.axis[0][1] = j.axis[1][1] = -1.0;
+    j.ref[0][0] = j.ref[1][0] = 1.0;
+    j.has_swing_limit = swing;
+    j.swing_limit = swing_limit;
+    j.has_twist_limit = twist;
+    j.twist_lower = lo;
+    j.twist_upper = hi;
+    CU_ASSERT_EQUAL_FATAL(pbd_rigid_add_joint(w, &j), 0);
+    for (int k = 0; k < 3; k++) w->bodies[1].omega[k] = omega0[k];
+    v3_cross_test(w->bodies[1].v, omega0, r);
+    return w;
+}
+
+/* Kicked at ω0 = (1.5, 0, 3) rad/s about the pivot (free, it would swing out ~0.9 rad) inside
+ * a swing cone of 0.3 rad: the swing never exceeds the cone by more than the one substep's
+ * turn before the limit acts, |ω| h with |ω| <= |ω0| (the limit only takes energy out) =
+ * 2.8e-3 rad, and it reaches the cone. Released outside the cone (at 0.6 rad, at rest) it is
+ * inside after the first step (the limit's correction is rigid), within the same bound
+ * with the speed the snap back gave it (read from the bodies after the first step). */
+static void test_swing_limit(void)
+{
+    const double om[3] = {1.5, 0.0, 3.0}, h = 1.0 / 1200.0, lim = 0.3;
+    pbd_rigid_world *w = ball_pendulum(om, 1, lim, 0, 0, 0);
+    double most = 0.0, sw, tw;
+    for (int s = 0; s < 120; s++) {
+        CU_ASSERT_EQUAL_FATAL(pbd_rigid_step(w), PBD_OK);
+        pbd_rigid_swing_twist(&w->joints[0], &w->bodies[0], &w->bodies[1], &sw, &tw);
+        most = fmax(most, sw);
+    }
+    printf("\n    kicked: largest swing %.5f rad under the cone %.2f (+ %.1e) ", most, lim,
+           norm3(om) * h);
+    CU_ASSERT(most <= lim + norm3(om) * h);
+    CU_ASSERT(most > lim - 0.01);
+    pbd_rigid_world_free(w);
+    /* released outside: the body at 0.6 rad about z */
+    const double still[3] = {0, 0, 0};
+    w = ball_pendulum(still, 1, lim, 0, 0, 0);
+    double rv[3] = {0, 0, 0.6}, dn[3] = {0, -0.5, 0};
+    pbd_quat_from_rotvec(rv, w->bodies[1].q);
+    pbd_quat_rotate(w->bodies[1].q, dn, w->bodies[1].x);
+    CU_ASSERT_EQUAL_FATAL(pbd_rigid_step(w), PBD_OK);
+    double om1 = norm3(w->bodies[1].omega);
+    most = 0.0;
+    for (int s = 1; s < 120; s++) {
+        pbd_rigid_swing_twist(&w->joints[0], &w->bodies[0], &w->bodies[1], &sw, &tw);
+        most = fmax(most, sw);
+        CU_ASSERT_EQUAL_FATAL(pbd_rigid_step(w), PBD_OK);
+    }
+    printf("\n    released at 0.6 rad: largest swing from step 1 on %.5f rad (|omega| %.2f "
+           "rad/s after it) ", most, om1);
+    CU_ASSERT(most <= lim + om1 * h);
+    pbd_rigid_world_free(w);
+}
+
+/* Spun about its own axis (ω0 = ±3 rad/s about y, the hanging box's long axis) with the twist
+ * in [−0.2, 0.25] rad: the twist stays within the range but for one substep's turn ω0 h
+ * (2.5e-3 rad), and it reaches the limit. */
+static void test_twist_limit(void)
+{
+    const double h = 1.0 / 1200.0, lo = -0.2, hi = 0.25;
+    for (int c = 0; c < 2; c++) {
+        double om[3] = {0, c ? -3.0 : 3.0, 0}, sw, tw, tmin = 0.0, tmax = 0.0;
+        pbd_rigid_world *w = ball_pendulum(om, 0, 0, 1, lo, hi);
+        for (int s = 0; s < 60; s++) {
+            CU_ASSERT_EQUAL_FATAL(pbd_rigid_step(w), PBD_OK);
+            pbd_rigid_swing_twist(&w->joints[0], &w->bodies[0], &w->bodies[1], &sw, &tw);
+            tmin = fmin(tmin, tw);
+            tmax = fmax(tmax, tw);
+        }
+        printf("\n    spun %+g rad/s: twist in [%.5f, %.5f] rad, range [%g, %g] ", om[1], tmin,
+               tmax, lo, hi);
+        CU_ASSERT(tmin >= lo - 3.0 * h && tmax <= hi + 3.0 * h);
+        /* +3 rad/s about y is −3 about the joint's axis −y: towards the lower limit */
+        CU_ASSERT(c ? tmax > hi - 0.01 : tmin < lo + 0.01);
+        pbd_rigid_world_free(w);
+    }
+}
+
+/* Limits that never act (swing π, twist [−π, π]) leave the ball joint's motion bit for bit
+ * as without them: they correct only when violated (Sec. 3.4.2). */
+static void test_inactive_limits(void)
+{
+    const double om[3] = {1.5, 0.7, 3.0};
+    pbd_rigid_world *a = ball_pendulum(om, 0, 0, 0, 0, 0);
+    pbd_rigid_world *b = ball_pendulum(om, 1, M_PI, 1, -M_PI, M_PI);
+    for (int s = 0; s < 60; s++) {
+        CU_ASSERT_EQUAL_FATAL(pbd_rigid_step(a), PBD_OK);
+        CU_ASSERT_EQUAL_FATAL(pbd_rigid_step(b), PBD_OK);
+    }
+    CU_ASSERT(memcmp(a->bodies[1].x, b->bodies[1].x, sizeof a->bodies[1].x) == 0);
+    CU_ASSERT(memcmp(a->bodies[1].q, b->bodies[1].q, sizeof a->bodies[1].q) == 0);
+    pbd_rigid_world_free(a);
+    pbd_rigid_world_free(b);
+}
+
 void register_rigid_joints_tests(void)
 {
     CU_pSuite s = CU_add_suite("rigid_joints", NULL, NULL);
@@ -206,4 +445,11 @@ void register_rigid_joints_tests(void)
     CU_add_test(s, "slider_incline", test_slider_incline);
     CU_add_test(s, "slider_limit", test_slider_limit);
     CU_add_test(s, "slider_momentum", test_slider_momentum);
+    CU_add_test(s, "hinge_drive_angle", test_hinge_drive_angle);
+    CU_add_test(s, "hinge_drive_rate", test_hinge_drive_rate);
+    CU_add_test(s, "hinge_drive_compliant", test_hinge_drive_compliant);
+    CU_add_test(s, "slider_drive_compliant", test_slider_drive_compliant);
+    CU_add_test(s, "swing_limit", test_swing_limit);
+    CU_add_test(s, "twist_limit", test_twist_limit);
+    CU_add_test(s, "inactive_limits", test_inactive_limits);
 }
