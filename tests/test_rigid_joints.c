@@ -438,6 +438,87 @@ static void test_inactive_limits(void)
     pbd_rigid_world_free(b);
 }
 
+/* ---- refusals ----------------------------------------------------------------------- */
+
+/* pbd_rigid_add_joint with j; expects -1 and the message to name `field` */
+static void refused(pbd_rigid_world *w, const pbd_rigid_joint *j, const char *field)
+{
+    CU_ASSERT_EQUAL(pbd_rigid_add_joint(w, j), -1);
+    int named = strstr(pbd_last_error(), field) != NULL;
+    if (!named) printf("\n    expected '%s' in: %s ", field, pbd_last_error());
+    CU_ASSERT(named);
+}
+
+static void test_refusals(void)
+{
+    pbd_rigid_world *w = pbd_rigid_world_create(0.01, 1, 1);
+    const double x[3] = {0, 0, 0}, I[3] = {1, 1, 1};
+    CU_ASSERT_EQUAL(pbd_rigid_add_body_inertia(w, 1.0, I, NULL, x, NULL), 0);
+    CU_ASSERT_EQUAL(pbd_rigid_add_body_inertia(w, 0.0, I, NULL, x, NULL), 1);
+    /* prismatic: a zero axis, lower > upper, a non-finite limit */
+    pbd_rigid_joint p = joint(PBD_JOINT_PRISMATIC, 0, 1);
+    refused(w, &p, "prismatic joint axis[0]");
+    p.axis[0][0] = 2.0;
+    p.has_limit = 1;
+    p.lower = 0.5;
+    p.upper = 0.1;
+    refused(w, &p, "prismatic joint limits");
+    p.upper = INFINITY;
+    refused(w, &p, "prismatic joint limits");
+    p.upper = 1.0;
+    /* drives: negative compliance or damping, an unknown kind, a non-finite target */
+    p.drive = PBD_DRIVE_POSITION;
+    p.drive_compliance = -1.0;
+    refused(w, &p, "drive_compliance");
+    p.drive_compliance = 0.0;
+    p.drive_damping = -2.0;
+    refused(w, &p, "drive_damping");
+    p.drive_damping = 0.0;
+    p.drive = (pbd_joint_drive)7;
+    refused(w, &p, "prismatic joint drive");
+    p.drive = PBD_DRIVE_VELOCITY;
+    p.drive_target = NAN;
+    refused(w, &p, "drive_target");
+    p.drive_target = 0.3;
+    CU_ASSERT_EQUAL(pbd_rigid_add_joint(w, &p), 0);
+    CU_ASSERT(fabs(w->joints[0].axis[0][0] - 1.0) <= DBL_EPSILON); /* normalised */
+    /* a hinge's angle target outside [-pi, pi]; a drive on a ball joint */
+    pbd_rigid_joint h = joint(PBD_JOINT_HINGE, 0, 1);
+    h.axis[0][2] = h.axis[1][2] = 1.0;
+    h.ref[0][0] = h.ref[1][0] = 1.0;
+    h.drive = PBD_DRIVE_POSITION;
+    h.drive_target = 4.0;
+    refused(w, &h, "hinge joint drive_target");
+    pbd_rigid_joint b = joint(PBD_JOINT_BALL, 0, 1);
+    b.drive = PBD_DRIVE_VELOCITY;
+    refused(w, &b, "ball joint drive");
+    b.drive = PBD_DRIVE_NONE;
+    /* swing and twist: outside their ranges, lower > upper, on another kind, a zero axis */
+    b.has_swing_limit = 1;
+    b.axis[0][1] = b.axis[1][1] = 1.0;
+    b.ref[0][0] = b.ref[1][0] = 1.0;
+    b.swing_limit = -0.1;
+    refused(w, &b, "swing_limit");
+    b.swing_limit = 4.0;
+    refused(w, &b, "swing_limit");
+    b.swing_limit = 0.5;
+    b.has_twist_limit = 1;
+    b.twist_lower = 0.3;
+    b.twist_upper = 0.2;
+    refused(w, &b, "twist limits");
+    b.twist_lower = -4.0;
+    refused(w, &b, "twist limits");
+    b.twist_lower = -0.2;
+    b.axis[1][1] = 0.0;
+    refused(w, &b, "ball joint body 2");
+    b.axis[1][1] = 1.0;
+    CU_ASSERT_EQUAL(pbd_rigid_add_joint(w, &b), 1);
+    h.drive = PBD_DRIVE_NONE;
+    h.has_twist_limit = 1;
+    refused(w, &h, "has_swing_limit/has_twist_limit");
+    pbd_rigid_world_free(w);
+}
+
 void register_rigid_joints_tests(void)
 {
     CU_pSuite s = CU_add_suite("rigid_joints", NULL, NULL);
@@ -452,4 +533,5 @@ void register_rigid_joints_tests(void)
     CU_add_test(s, "swing_limit", test_swing_limit);
     CU_add_test(s, "twist_limit", test_twist_limit);
     CU_add_test(s, "inactive_limits", test_inactive_limits);
+    CU_add_test(s, "refusals", test_refusals);
 }
