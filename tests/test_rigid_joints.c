@@ -2,7 +2,8 @@
  * prismatic joint against the closed forms of a slider (at rest on a level rail, ½ g sin θ t²
  * on an incline, stopped by its limit, momentum between free bodies), the ball's swing and
  * twist limits, the hinge's and slider's drives (a rigid target, a rate, a compliant target's
- * deflection under a load = load × compliance), and the up-front refusals. */
+ * deflection under a load = load × compliance), the up-front refusals, and the cylinder's
+ * inertia. */
 #include "tests.h"
 #include "solver/rigid/pbd_rigid.h"
 
@@ -552,6 +553,42 @@ static void test_refusals(void)
     pbd_rigid_world_free(w);
 }
 
+/* ---- the cylinder's inertia ------------------------------------------------------------ */
+
+/* A solid cylinder (r = 0.3 m, half length 0.7 m along x, 2.5 kg) against slicing it into
+ * disks of mass m dx/L: I_x = ∫ dm r²/2, I_y = ∫ dm (r²/4 + x²); Simpson's rule is exact on
+ * these polynomials of degree <= 2, so the two agree to the rounding of 200 sums (1e-13
+ * relative with margin). Then its refusals: a zero half length; as a body's shape (no
+ * contacts for it), while its inertia with no shape is accepted. */
+static void test_cylinder_inertia(void)
+{
+    const double m = 2.5, r = 0.3, a = 0.7;
+    const int n = 200;
+    double hx = 2.0 * a / n, ix = 0.0, iy = 0.0, got[3];
+    for (int k = 0; k <= n; k++) {
+        double x = -a + k * hx, c = (k == 0 || k == n) ? 1.0 : (k % 2 ? 4.0 : 2.0);
+        double dm = c * hx / 3.0 * m / (2.0 * a);
+        ix += dm * r * r / 2.0;
+        iy += dm * (r * r / 4.0 + x * x);
+    }
+    pbd_rigid_shape cyl = {.kind = PBD_RIGID_CYLINDER, .radius = r, .half = {a, 0, 0}};
+    CU_ASSERT_EQUAL_FATAL(pbd_rigid_shape_inertia(&cyl, m, got), PBD_OK);
+    printf("\n    I %.15f %.15f %.15f; slices %.15f %.15f ", got[0], got[1], got[2], ix, iy);
+    CU_ASSERT(fabs(got[0] - ix) <= 1e-13 * ix);
+    CU_ASSERT(fabs(got[1] - iy) <= 1e-13 * iy && got[2] == got[1]);
+    pbd_rigid_world *w = pbd_rigid_world_create(0.01, 1, 1);
+    const double x[3] = {0, 0, 0};
+    CU_ASSERT_EQUAL(pbd_rigid_add_body(w, &cyl, m, x, NULL), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pbd_last_error(), "rigid body shape"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(pbd_last_error(), "cylinder: its contacts are not implemented"));
+    CU_ASSERT_EQUAL(pbd_rigid_add_body_inertia(w, m, got, NULL, x, NULL), 0);
+    pbd_rigid_shape flat = cyl;
+    flat.half[0] = 0.0;
+    CU_ASSERT_EQUAL(pbd_rigid_shape_inertia(&flat, m, got), PBD_EINVAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pbd_last_error(), "half length"));
+    pbd_rigid_world_free(w);
+}
+
 void register_rigid_joints_tests(void)
 {
     CU_pSuite s = CU_add_suite("rigid_joints", NULL, NULL);
@@ -568,4 +605,5 @@ void register_rigid_joints_tests(void)
     CU_add_test(s, "twist_limit", test_twist_limit);
     CU_add_test(s, "inactive_limits", test_inactive_limits);
     CU_add_test(s, "refusals", test_refusals);
+    CU_add_test(s, "cylinder_inertia", test_cylinder_inertia);
 }

@@ -17,14 +17,16 @@ extern "C" {
 
 typedef enum {
     PBD_RIGID_SPHERE, PBD_RIGID_BOX, PBD_RIGID_CAPSULE,
-    PBD_RIGID_NO_SHAPE /* a body that does not collide (e.g. a joint's anchor) */
+    PBD_RIGID_NO_SHAPE, /* a body that does not collide (e.g. a joint's anchor) */
+    PBD_RIGID_CYLINDER  /* an inertia only (pbd_rigid_shape_inertia): no contacts yet, so
+                         * pbd_rigid_add_body* refuse it as a body's shape */
 } pbd_rigid_shape_kind;
 
 typedef struct {
     pbd_rigid_shape_kind kind;
-    double radius;  /* sphere, capsule (m) */
-    double half[3]; /* box: half extents along the body axes (m); capsule: half[0] is the
-                     * half length of its segment, which lies along the body x axis */
+    double radius;  /* sphere, capsule, cylinder (m) */
+    double half[3]; /* box: half extents along the body axes (m); capsule, cylinder: half[0]
+                     * is the half length of its segment or axis, along the body x axis */
 } pbd_rigid_shape;
 
 typedef struct {
