@@ -10,6 +10,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static double norm3(const double *a) { return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
@@ -589,6 +590,43 @@ static void test_cylinder_inertia(void)
     pbd_rigid_world_free(w);
 }
 
+/* ---- pbd-run rigid_slider ------------------------------------------------------------ */
+
+/* pbd-run rigid_slider (experiments/scenes/scene_rigid.c) writes a complete result file with
+ * every step's row, and refuses a scene option it does not read (exit 2, naming it). Its box,
+ * launched at 2 m/s down a rail tilted 30° against the limit at 0.25 m and held by a drive of
+ * α = 0.01 m/N: its offset never leaves [-0.5, 0.25] m (the limit's 1e-12 m, as above; read
+ * back from the last frame's positions with the anchor at the origin). */
+static void test_pbd_run_slider(void)
+{
+    char dir[] = "/tmp/pbd_rigid_slider_XXXXXX", cmd[1600], err[2048], errp[1200], path[1600];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    snprintf(errp, sizeof errp, "%s/err.txt", dir);
+    snprintf(cmd, sizeof cmd, "%s/pbd-run rigid_slider --mu-static=0.3 >/dev/null 2>%s",
+             test_bin_dir(), errp);
+    CU_ASSERT_EQUAL(test_run_stderr(cmd, errp, err, sizeof err), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "--mu-static: cannot act here"));
+    snprintf(cmd, sizeof cmd, "%s/pbd-run rigid_slider --steps=100 --frames=100 --quiet "
+             "--out=%s >/dev/null 2>%s", test_bin_dir(), dir, errp);
+    CU_ASSERT_EQUAL_FATAL(test_run_stderr(cmd, errp, err, sizeof err), 0);
+    snprintf(path, sizeof path, "%s/rigid_slider/run.h5", dir);
+    double complete = -1, *steps = NULL, *x = NULL;
+    long rows = 0, cols = 0;
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_double(path, "complete", &complete), 0);
+    CU_ASSERT_EQUAL(complete, 1);
+    CU_ASSERT_EQUAL(pbd_h5_read_dataset(path, "/series/step", &steps, &rows, &cols), 0);
+    CU_ASSERT_EQUAL(rows, 100);
+    free(steps);
+    CU_ASSERT_EQUAL_FATAL(pbd_h5_read_dataset(path, "/frames/000001/positions", &x, &rows,
+                                              &cols), 0);
+    CU_ASSERT_FATAL(rows == 2 && cols == 3);
+    double off = x[3] * cos(M_PI / 6.0) - x[4] * sin(M_PI / 6.0);
+    printf("\n    offset along the rail at step 100: %.6f m ", off);
+    CU_ASSERT(off >= -0.5 - 1e-12 && off <= 0.25 + 1e-12);
+    free(x);
+    test_remove_dir(dir);
+}
+
 void register_rigid_joints_tests(void)
 {
     CU_pSuite s = CU_add_suite("rigid_joints", NULL, NULL);
@@ -606,4 +644,5 @@ void register_rigid_joints_tests(void)
     CU_add_test(s, "inactive_limits", test_inactive_limits);
     CU_add_test(s, "refusals", test_refusals);
     CU_add_test(s, "cylinder_inertia", test_cylinder_inertia);
+    CU_add_test(s, "pbd_run_slider", test_pbd_run_slider);
 }
