@@ -1,6 +1,6 @@
 /* Drives of the hinge (its angle about body 1's axis) and the prismatic joint (the offset
  * along it): one XPBD constraint C = target − s on that coordinate s with compliance α and
- * damping β (XPBD's damped update, Macklin et al. 2016, Eq. 26 form):
+ * damping β (the damped update of XPBD, Macklin, Müller and Chentanez 2016):
  *
  *     Δλ = (−C − α̃ λ − γ ΔC)/((1 + γ) w + α̃),  α̃ = α/h²,  γ = α β / h,
  *
