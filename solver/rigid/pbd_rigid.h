@@ -1,6 +1,7 @@
 /* XPBD rigid bodies after Müller, Macklin, Chentanez, Jeschke and Kim, "Detailed Rigid Body
  * Simulation with Extended Position Based Dynamics" (SCA 2020): bodies with shapes, joints
- * (fixed, ball, hinge with angle limits) and contacts with the ground plane, stepped by the
+ * (fixed, ball with swing and twist limits, hinge with angle limits, prismatic with distance
+ * limits; drives on hinges and sliders) and contacts with the ground plane, stepped by the
  * paper's Algorithm 2. A rigid world stands beside the particle world (solver/pbd.h); it
  * shares its quaternions (constraints/quat.c) and its errors (pbd_error).
  * Conventions, equations and errata: solver/rigid/README.md. */
@@ -178,7 +179,10 @@ int pbd_rigid_add_body_inertia(pbd_rigid_world *w, double mass, const double ine
                                const pbd_rigid_shape *s, const double x[3], const double q[4]);
 /* Add a joint (copied; axes and references normalised); refuses a joint of a body with
  * itself, between two fixed bodies, an unknown body, a zero axis or reference parallel to
- * the axis, negative compliance or damping, lower > upper. Returns its index or -1. */
+ * the axis, negative compliance or damping, lower > upper, swing or twist limits outside
+ * their ranges or on a joint other than the ball, a drive on a fixed or ball joint, negative
+ * drive compliance or damping, a hinge's target angle outside [-pi, pi] (README
+ * "Refusals"). Returns its index or -1. */
 int pbd_rigid_add_joint(pbd_rigid_world *w, const pbd_rigid_joint *j);
 
 /* One step of dt: Algorithm 2 with substeps × iterations. PBD_OK, PBD_ENUMERIC when a
