@@ -330,6 +330,31 @@ static void test_slider_drive_compliant(void)
     pbd_rigid_world_free(w);
 }
 
+/* A rigid rate drive on the level rail (joint point at the centre) at 0.5 m/s, the box
+ * launched the other way at 1 m/s: the offset is 0.5 t at every step's end and the speed
+ * 0.5 m/s: the correction is along the rail at the centre, linear in x, so exact but for
+ * rounding: the target's sum of 1200 steps rounds by 1200 ε × 2 m = 5e-13 m (1e-11 m with
+ * margin), the speed (x − x_prev)/h by ε × 2 m/h = 5e-13 m/s (1e-10 m/s with margin). */
+static void test_slider_drive_rate(void)
+{
+    const double zero[3] = {0, 0, 0};
+    pbd_rigid_world *w = slider(0.0, zero, -1.0, 20);
+    pbd_rigid_joint *j = &w->joints[0];
+    j->drive = PBD_DRIVE_VELOCITY;
+    j->drive_target = 0.5;
+    double worst = 0.0, wv = 0.0;
+    for (int s = 0; s < 120; s++) {
+        CU_ASSERT_EQUAL_FATAL(pbd_rigid_step(w), PBD_OK);
+        worst = fmax(worst, fabs(pbd_rigid_slider_offset(j, &w->bodies[0], &w->bodies[1]) -
+                                 0.5 * w->time));
+        wv = fmax(wv, fabs(w->bodies[1].v[0] - 0.5));
+    }
+    printf("\n    |offset - 0.5 t| at most %.1e m, |v - 0.5| %.1e m/s over 2 s ", worst, wv);
+    CU_ASSERT(worst <= 1e-11);
+    CU_ASSERT(wv <= 1e-10);
+    pbd_rigid_world_free(w);
+}
+
 /* ---- ball joint limits ---------------------------------------------------------------- */
 
 /* The box pendulum on a ball joint, its axis along the box (−y hanging), references x;
@@ -638,6 +663,7 @@ void register_rigid_joints_tests(void)
     CU_add_test(s, "hinge_drive_rate", test_hinge_drive_rate);
     CU_add_test(s, "hinge_drive_compliant", test_hinge_drive_compliant);
     CU_add_test(s, "slider_drive_compliant", test_slider_drive_compliant);
+    CU_add_test(s, "slider_drive_rate", test_slider_drive_rate);
     CU_add_test(s, "swing_twist_measure", test_swing_twist_measure);
     CU_add_test(s, "swing_limit", test_swing_limit);
     CU_add_test(s, "twist_limit", test_twist_limit);
