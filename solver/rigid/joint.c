@@ -175,6 +175,16 @@ static void rotation_vector(const double d[4], double out[3])
     out[0] = s * d[1]; out[1] = s * d[2]; out[2] = s * d[3];
 }
 
+void rigid_fixed_rotation(const pbd_rigid_joint *j, const pbd_rigid_body *b1,
+                          const pbd_rigid_body *b2, double dtheta[3])
+{
+    double t[4], d[4];
+    pbd_quat_mul(b2->q, j->q_rel, t);
+    double tc[4] = {t[0], -t[1], -t[2], -t[3]};
+    pbd_quat_mul(b1->q, tc, d);
+    rotation_vector(d, dtheta);
+}
+
 double pbd_rigid_hinge_angle(const pbd_rigid_joint *j, const pbd_rigid_body *b1,
                              const pbd_rigid_body *b2)
 {
@@ -197,12 +207,8 @@ static void solve_joint(pbd_rigid_world *w, pbd_rigid_joint *j, double h)
     if (j->kind == PBD_JOINT_BALL && (j->has_swing_limit || j->has_twist_limit))
         rigid_swing_twist_solve(j, b1, b2, h);
     if (j->kind == PBD_JOINT_FIXED) {
-        /* the rotation of body 1 away from q2 q_rel: 2 vec(q1 (q2 q_rel)⁻¹) */
-        double t[4], d[4], dtheta[3];
-        pbd_quat_mul(b2->q, j->q_rel, t);
-        double tc[4] = {t[0], -t[1], -t[2], -t[3]};
-        pbd_quat_mul(b1->q, tc, d);
-        rotation_vector(d, dtheta);
+        double dtheta[3];
+        rigid_fixed_rotation(j, b1, b2, dtheta);
         pbd_rigid_correct_angular(b1, b2, dtheta, j->angular_compliance, h, &j->lambda[1]);
     } else if (j->kind == PBD_JOINT_HINGE) {
         /* align the axes: body 1's axis is rotated from body 2's about a2 × a1 (by the sine

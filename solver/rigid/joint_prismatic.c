@@ -35,13 +35,9 @@ static void points(const pbd_rigid_joint *j, const pbd_rigid_body *b1, const pbd
 
 void rigid_prismatic_solve(pbd_rigid_joint *j, pbd_rigid_body *b1, pbd_rigid_body *b2, double h)
 {
-    /* the orientations: the fixed joint's 2 vec(q1 (q2 q_rel)⁻¹), sign of the real part */
-    double t[4], d[4], dtheta[3];
-    pbd_quat_mul(b2->q, j->q_rel, t);
-    double tc[4] = {t[0], -t[1], -t[2], -t[3]};
-    pbd_quat_mul(b1->q, tc, d);
-    double s = d[0] < 0.0 ? -2.0 : 2.0;
-    for (int k = 0; k < 3; k++) dtheta[k] = s * d[k + 1];
+    /* the orientations: the fixed joint's */
+    double dtheta[3];
+    rigid_fixed_rotation(j, b1, b2, dtheta);
     pbd_rigid_correct_angular(b1, b2, dtheta, j->angular_compliance, h, &j->lambda[1]);
     /* the offset normal to the axis: dx − (dx·a1) a1 */
     double a1[3], dx[3], r1[3], r2[3], perp[3];

@@ -21,6 +21,10 @@ void rigid_apply_positional(pbd_rigid_body *b1, pbd_rigid_body *b2, const double
                             const double r2[3], const double p[3]);
 void rigid_apply_angular(pbd_rigid_body *b1, pbd_rigid_body *b2, const double p[3]);
 
+/* The fixed joint's violation: the rotation vector 2 vec(q1 (q2 q_rel)⁻¹) (sign of the real
+ * part) of body 1 away from its rest relative to body 2 */
+void rigid_fixed_rotation(const pbd_rigid_joint *j, const pbd_rigid_body *b1,
+                          const pbd_rigid_body *b2, double dtheta[3]);
 /* Joints: the per-substep reset (λ, the velocity drives' targets) and the solves */
 void rigid_joints_begin_substep(pbd_rigid_world *w, double h);
 void rigid_joints_solve(pbd_rigid_world *w, double h);
