@@ -5,8 +5,8 @@
  *     Δλ = (−C − α̃ λ − γ ΔC)/((1 + γ) w + α̃),  α̃ = α/h²,  γ = α β / h,
  *
  * ΔC the change of C over the substep so far, w the generalized inverse masses along the axis
- * (Sec. 3.3). The paper drives joints by such targets with compliance (Sec. 3.4); the velocity
- * drive as a target moving at the set rate and the damping term are ours. */
+ * (Sec. 3.3). Ours: this form, the velocity drive as a target moving at the set rate, the
+ * damping term and solving it last in its joint (README "Drives"). */
 #include "rigid_private.h"
 
 #include <math.h>

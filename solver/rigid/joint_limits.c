@@ -1,4 +1,4 @@
-/* The ball joint's swing and twist limits (paper Sec. 3.4.2, Algorithm 3's limitAngle): the
+/* The ball joint's swing and twist limits (paper Sec. 3.4.2, its limitAngle): the
  * swing, the angle between the bodies' axes a1, a2 about n = a1 × a2, and the twist, the angle
  * of body 2's reference about the mean axis n = (a1 + a2)/|a1 + a2| relative to body 1's, are
  * corrected (α = 0) only when outside their ranges. */
