@@ -165,6 +165,44 @@ static pbd_rigid_world *scene_rigid_ramp(const pbd_scene_params *sp, double dt, 
                                 iterations);
 }
 
+/* rigid_slider: a box of half side --body-size m (0.1), --body-mass kg, on a prismatic joint
+ * along a rail through a fixed anchor, tilted down by --ramp-angle degrees (0: 30°) about z;
+ * the offset along the rail (down positive) limited to [-0.5, 0.25] m and held by a position
+ * drive to 0 with compliance 0.01 m/N and damping 2 N s/m (it settles at 0.01 m g sin θ down
+ * the rail); launched down the rail at --launch-speed m/s (2), so that it hits the limit */
+static pbd_rigid_world *scene_rigid_slider(const pbd_scene_params *sp, double dt, int substeps,
+                                           int iterations)
+{
+    double th = (sp->ramp_angle > 0.0 ? sp->ramp_angle : 30.0) * M_PI / 180.0;
+    pbd_rigid_world *w = pbd_rigid_world_create(dt, substeps, iterations);
+    if (!w) return NULL;
+    const double zero[3] = {0, 0, 0};
+    pbd_rigid_shape s = {.kind = PBD_RIGID_BOX,
+                         .half = {sp->body_size, sp->body_size, sp->body_size}};
+    int a = pbd_rigid_add_body_inertia(w, 0.0, zero, NULL, zero, NULL);
+    int b = a < 0 ? -1 : pbd_rigid_add_body(w, &s, sp->body_mass, zero, NULL);
+    pbd_rigid_joint j;
+    memset(&j, 0, sizeof j);
+    j.kind = PBD_JOINT_PRISMATIC;
+    j.body[0] = a;
+    j.body[1] = b;
+    j.axis[0][0] = cos(th);
+    j.axis[0][1] = -sin(th);
+    j.has_limit = 1;
+    j.lower = -0.5;
+    j.upper = 0.25;
+    j.drive = PBD_DRIVE_POSITION;
+    j.drive_compliance = 0.01;
+    j.drive_damping = 2.0;
+    if (b < 0 || pbd_rigid_add_joint(w, &j) < 0) {
+        pbd_rigid_world_free(w);
+        return NULL;
+    }
+    w->bodies[b].v[0] = sp->launch_speed * cos(th);
+    w->bodies[b].v[1] = -sp->launch_speed * sin(th);
+    return w;
+}
+
 static const pbd_rigid_scene_entry rigid_scenes[] = {
     {"rigid_chain", "XPBD rigid bodies: a hinged box pendulum (--resolution links: 1 single, "
      "3 triple)", scene_rigid_chain,
@@ -174,6 +212,9 @@ static const pbd_rigid_scene_entry rigid_scenes[] = {
     {"rigid_ramp", "XPBD rigid bodies: a box launched down a ramp with friction (--ramp-angle, "
      "--launch-speed)", scene_rigid_ramp,
      "body-size body-mass mu-static mu-kinetic restitution ramp-angle launch-speed", 0},
+    {"rigid_slider", "XPBD rigid bodies: a box on a tilted prismatic joint with limits and a "
+     "compliant position drive (--ramp-angle, --launch-speed)", scene_rigid_slider,
+     "body-size body-mass ramp-angle launch-speed", 0},
 };
 
 int pbd_rigid_scene_count(void) { return (int)(sizeof rigid_scenes / sizeof rigid_scenes[0]); }

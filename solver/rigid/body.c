@@ -75,11 +75,21 @@ pbd_status pbd_rigid_shape_inertia(const pbd_rigid_shape *s, double m, double I[
         I[1] = I[2] = mc * (r * r / 4.0 + a * a / 3.0) + ms * (0.4 * r * r + a * a + 0.75 * a * r);
         return PBD_OK;
     }
+    case PBD_RIGID_CYLINDER: {
+        double a = s->half[0]; /* half length along x */
+        if (!positive(r) || !positive(a))
+            return pbd_error(PBD_EINVAL, "cylinder: expected radius > 0 and half length > 0 m, "
+                             "found radius %g, half length %g", r, a);
+        /* the solid cylinder of length L = 2a: m r²/2 about its axis, m (3r² + L²)/12 across */
+        I[0] = 0.5 * m * r * r;
+        I[1] = I[2] = m * (3.0 * r * r + 4.0 * a * a) / 12.0;
+        return PBD_OK;
+    }
     case PBD_RIGID_NO_SHAPE:
         break;
     }
-    return pbd_error(PBD_EINVAL, "rigid shape: expected a sphere, box or capsule for an inertia, "
-                     "found kind %d", (int)s->kind);
+    return pbd_error(PBD_EINVAL, "rigid shape: expected a sphere, box, capsule or cylinder for "
+                     "an inertia, found kind %d", (int)s->kind);
 }
 
 static int grow(pbd_rigid_world *w)
@@ -107,6 +117,12 @@ int pbd_rigid_add_body_inertia(pbd_rigid_world *w, double mass, const double I[3
     }
     if (!(mass >= 0.0 && isfinite(mass))) {
         pbd_error(PBD_EINVAL, "rigid body mass: expected >= 0 kg (0: fixed), found %g", mass);
+        return -1;
+    }
+    if (s && s->kind == PBD_RIGID_CYLINDER) {
+        pbd_error(PBD_EINVAL, "rigid body shape: expected a sphere, box, capsule or none, found "
+                  "a cylinder: its contacts are not implemented (add it with its inertia from "
+                  "pbd_rigid_shape_inertia and no shape)");
         return -1;
     }
     if (mass > 0.0) {

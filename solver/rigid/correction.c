@@ -45,8 +45,16 @@ double pbd_rigid_correct_positional(pbd_rigid_body *b1, pbd_rigid_body *b2, cons
     double w = pbd_rigid_inverse_mass_positional(b1, r1, n) +
                pbd_rigid_inverse_mass_positional(b2, r2, n);
     double dl = delta_lambda(c, w, alpha, h, lambda);
-    double p[3], rp[3], t[3];
+    double p[3];
     v3_scale(p, n, dl); /* p = Δλ n */
+    rigid_apply_positional(b1, b2, r1, r2, p);
+    return dl;
+}
+
+void rigid_apply_positional(pbd_rigid_body *b1, pbd_rigid_body *b2, const double r1[3],
+                            const double r2[3], const double p[3])
+{
+    double rp[3], t[3];
     if (rigid_dynamic(b1)) {
         v3_axpy(b1->x, b1->inv_mass, p); /* x1 += p/m1 */
         v3_cross(rp, r1, p);
@@ -59,7 +67,6 @@ double pbd_rigid_correct_positional(pbd_rigid_body *b1, pbd_rigid_body *b2, cons
         pbd_rigid_inv_inertia_apply(b2, rp, t);
         pbd_quat_add_rotation(b2->q, t, -1.0, b2->q); /* q2 −= ½ (0, I2⁻¹(r2 × p)) q2 */
     }
-    return dl;
 }
 
 double pbd_rigid_correct_angular(pbd_rigid_body *b1, pbd_rigid_body *b2, const double dtheta[3],
@@ -71,8 +78,15 @@ double pbd_rigid_correct_angular(pbd_rigid_body *b1, pbd_rigid_body *b2, const d
     v3_scale(n, dtheta, 1.0 / theta);
     double w = pbd_rigid_inverse_mass_angular(b1, n) + pbd_rigid_inverse_mass_angular(b2, n);
     double dl = delta_lambda(theta, w, alpha, h, lambda);
-    double p[3], t[3];
+    double p[3];
     v3_scale(p, n, dl);
+    rigid_apply_angular(b1, b2, p);
+    return dl;
+}
+
+void rigid_apply_angular(pbd_rigid_body *b1, pbd_rigid_body *b2, const double p[3])
+{
+    double t[3];
     if (rigid_dynamic(b1)) {
         pbd_rigid_inv_inertia_apply(b1, p, t);
         pbd_quat_add_rotation(b1->q, t, 1.0, b1->q); /* q1 += ½ (0, I1⁻¹ p) q1 */
@@ -81,7 +95,6 @@ double pbd_rigid_correct_angular(pbd_rigid_body *b1, pbd_rigid_body *b2, const d
         pbd_rigid_inv_inertia_apply(b2, p, t);
         pbd_quat_add_rotation(b2->q, t, -1.0, b2->q); /* q2 −= ½ (0, I2⁻¹ p) q2 */
     }
-    return dl;
 }
 
 void pbd_rigid_apply_impulse(pbd_rigid_body *b1, pbd_rigid_body *b2, const double r1[3],

@@ -1,6 +1,7 @@
 /* XPBD rigid bodies after Müller, Macklin, Chentanez, Jeschke and Kim, "Detailed Rigid Body
  * Simulation with Extended Position Based Dynamics" (SCA 2020): bodies with shapes, joints
- * (fixed, ball, hinge with angle limits) and contacts with the ground plane, stepped by the
+ * (fixed, ball with swing and twist limits, hinge with angle limits, prismatic with distance
+ * limits; drives on hinges and sliders) and contacts with the ground plane, stepped by the
  * paper's Algorithm 2. A rigid world stands beside the particle world (solver/pbd.h); it
  * shares its quaternions (constraints/quat.c) and its errors (pbd_error).
  * Conventions, equations and errata: solver/rigid/README.md. */
@@ -17,14 +18,16 @@ extern "C" {
 
 typedef enum {
     PBD_RIGID_SPHERE, PBD_RIGID_BOX, PBD_RIGID_CAPSULE,
-    PBD_RIGID_NO_SHAPE /* a body that does not collide (e.g. a joint's anchor) */
+    PBD_RIGID_NO_SHAPE, /* a body that does not collide (e.g. a joint's anchor) */
+    PBD_RIGID_CYLINDER  /* an inertia only (pbd_rigid_shape_inertia): no contacts yet, so
+                         * pbd_rigid_add_body* refuse it as a body's shape */
 } pbd_rigid_shape_kind;
 
 typedef struct {
     pbd_rigid_shape_kind kind;
-    double radius;  /* sphere, capsule (m) */
-    double half[3]; /* box: half extents along the body axes (m); capsule: half[0] is the
-                     * half length of its segment, which lies along the body x axis */
+    double radius;  /* sphere, capsule, cylinder (m) */
+    double half[3]; /* box: half extents along the body axes (m); capsule, cylinder: half[0]
+                     * is the half length of its segment or axis, along the body x axis */
 } pbd_rigid_shape;
 
 typedef struct {
@@ -59,30 +62,64 @@ pbd_status pbd_rigid_shape_inertia(const pbd_rigid_shape *s, double mass, double
 
 /* ---- joints ------------------------------------------------------------------------ */
 
-typedef enum { PBD_JOINT_FIXED, PBD_JOINT_BALL, PBD_JOINT_HINGE } pbd_joint_kind;
+typedef enum {
+    PBD_JOINT_FIXED, PBD_JOINT_BALL, PBD_JOINT_HINGE,
+    PBD_JOINT_PRISMATIC /* slider along axis[0]: orientations held as the fixed joint's, the
+                         * joint points' offset normal to the axis zero (README "Conventions") */
+} pbd_joint_kind;
+
+/* A drive of a hinge (the angle about body 1's axis) or a prismatic joint (the offset along
+ * it): an XPBD constraint towards the target with the drive's compliance and damping */
+typedef enum {
+    PBD_DRIVE_NONE = 0,
+    PBD_DRIVE_POSITION, /* towards drive_target (rad, in [-pi, pi]; or m) */
+    PBD_DRIVE_VELOCITY  /* towards a target moving at drive_target (rad/s or m/s) from the
+                         * joint's coordinate when added */
+} pbd_joint_drive;
 
 typedef struct {
     pbd_joint_kind kind;
     int body[2];         /* two different bodies of the world (a fixed body anchors) */
     double anchor[2][3]; /* the joint point in each body's frame (m) */
-    double axis[2][3];   /* hinge: its axis in each body's frame (normalised when added) */
-    double ref[2][3];    /* hinge: a vector normal to the axis in each body's frame, the
-                          * zero of the hinge angle (made unit and normal when added) */
+    double axis[2][3];   /* hinge, ball with swing/twist limits: the axis in each body's
+                          * frame (normalised when added); prismatic: axis[0], the slider's
+                          * direction in body 1's frame (axis[1] unused) */
+    double ref[2][3];    /* hinge, ball with a twist limit: a vector normal to the axis in
+                          * each body's frame, the zero of the angle (made unit and normal) */
     double compliance;         /* positional, m/N */
     double angular_compliance; /* alignment, rad/(N m) */
     double damping;            /* velocity solve (Sec. 3.6): the joint points' relative velocity
                                 * loses min(damping h, 1) of itself per substep (1/s) */
     double angular_damping;    /* the same for the relative angular velocity (1/s) */
-    int has_limit;             /* hinge: lower <= angle <= upper (rad, in (-pi, pi]) */
+    int has_limit;             /* hinge: lower <= angle <= upper (rad, in [-pi, pi]);
+                                * prismatic: lower <= offset <= upper (m) */
     double lower, upper;
+    /* ball (Sec. 3.4.2): the swing, the angle between the two bodies' axes, <= swing_limit
+     * (rad, in [0, pi]); the twist, the angle of body 2's reference about the mean axis
+     * relative to body 1's, in [twist_lower, twist_upper] (rad, within [-pi, pi]) */
+    int has_swing_limit, has_twist_limit;
+    double swing_limit, twist_lower, twist_upper;
+    /* hinge, prismatic: a drive with compliance (rad/(N m) or m/N: the inverse stiffness)
+     * and damping (N m s/rad or N s/m), XPBD's damped constraint (README "Drives") */
+    pbd_joint_drive drive;
+    double drive_target, drive_compliance, drive_damping;
     /* filled when added and per substep */
-    double q_rel[4];  /* fixed: body 1's orientation in body 2's frame at creation */
-    double lambda[3]; /* positional, alignment, limit: kg m, kg m^2, kg m^2 */
+    double q_rel[4];  /* fixed, prismatic: body 1's orientation in body 2's frame at creation */
+    double drive_at;  /* velocity drive: the moving target (rad or m) */
+    double lambda[5]; /* positional, alignment, limit or swing, twist, drive: kg m, then
+                       * kg m^2 for the angular ones (kg m for a prismatic limit and drive) */
 } pbd_rigid_joint;
 
 /* The hinge angle of body 2 relative to body 1 about body 1's axis (rad, in (-pi, pi]). */
 double pbd_rigid_hinge_angle(const pbd_rigid_joint *j, const pbd_rigid_body *b1,
                              const pbd_rigid_body *b2);
+/* The prismatic offset (p2 − p1)·a1 of the joint points along body 1's axis (m). */
+double pbd_rigid_slider_offset(const pbd_rigid_joint *j, const pbd_rigid_body *b1,
+                               const pbd_rigid_body *b2);
+/* The ball joint's swing (the angle between the axes, in [0, pi]) and twist (rad, in
+ * (-pi, pi]; 0 when the axes are opposite) as its limits read them (Sec. 3.4.2). */
+void pbd_rigid_swing_twist(const pbd_rigid_joint *j, const pbd_rigid_body *b1,
+                           const pbd_rigid_body *b2, double *swing, double *twist);
 
 /* ---- contacts: with the ground plane n_g·x = ground_height and between bodies -------- */
 
@@ -142,7 +179,10 @@ int pbd_rigid_add_body_inertia(pbd_rigid_world *w, double mass, const double ine
                                const pbd_rigid_shape *s, const double x[3], const double q[4]);
 /* Add a joint (copied; axes and references normalised); refuses a joint of a body with
  * itself, between two fixed bodies, an unknown body, a zero axis or reference parallel to
- * the axis, negative compliance or damping, lower > upper. Returns its index or -1. */
+ * the axis, negative compliance or damping, lower > upper, swing or twist limits outside
+ * their ranges or on a joint other than the ball, a drive on a fixed or ball joint, negative
+ * drive compliance or damping, a hinge's target angle outside [-pi, pi] (README
+ * "Refusals"). Returns its index or -1. */
 int pbd_rigid_add_joint(pbd_rigid_world *w, const pbd_rigid_joint *j);
 
 /* One step of dt: Algorithm 2 with substeps × iterations. PBD_OK, PBD_ENUMERIC when a

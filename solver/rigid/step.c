@@ -91,8 +91,7 @@ pbd_status pbd_rigid_step(pbd_rigid_world *w)
             if (rigid_dynamic(&w->bodies[i])) integrate(w, &w->bodies[i], h);
         pbd_status st = rigid_contacts_generate(w);
         if (st != PBD_OK) return st;
-        for (int i = 0; i < w->n_joints; i++)
-            w->joints[i].lambda[0] = w->joints[i].lambda[1] = w->joints[i].lambda[2] = 0.0;
+        rigid_joints_begin_substep(w, h);
         for (int it = 0; it < w->iterations; it++) {
             rigid_joints_solve(w, h);
             rigid_contacts_solve_positions(w, h);
