@@ -399,4 +399,5 @@ const pbd_constraint_type pbd_bend_dihedral_type = {
     .project_closed_form = dihedral_project,
     .kernels = &dihedral_kernels,
     .vertex_block = dihedral_vertex_block,
+    .vertex_block_batch = pbd_dihedral_vertex_block_batch,
 };

@@ -114,6 +114,12 @@ static int terms_hessian(const pbd_constraint_set *set, int j, family_scratch *s
 /* The local Newton step of free particle i on w->p. */
 void pbd_vbd_vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int i, double h)
 {
+    pbd_vbd_vertex_update_pre(w, fw, sc, i, h, NULL, NULL);
+}
+
+void pbd_vbd_vertex_update_pre(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int i,
+                               double h, const pbd_vertex_terms *pre, const unsigned char *have)
+{
     const int avbd = pbd_method_of(&w->def)->augmented, contacts = fw->n_contacts > 0;
     const double kd = w->def.vbd_damping, kdh = kd / h, damp = 1.0 + kd / h;
     double *xi = w->p + 3 * (size_t)i;
@@ -123,17 +129,28 @@ void pbd_vbd_vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, 
         H[4 * k] = Hgn[4 * k] = mh;
     }
     const int32_t *adj_s = fw->adj_s, *adj_c = fw->adj_c, *adj_j = fw->adj_j;
-    for (int a = fw->adj_ptr[i]; a < fw->adj_ptr[i + 1]; a++) {
+    const int a0 = fw->adj_ptr[i];
+    for (int a = a0; a < fw->adj_ptr[i + 1]; a++) {
         int s = adj_s[a], c = adj_c[a], j = adj_j[a];
         const pbd_constraint_set *set = &w->sets[s];
         vertex_terms t;
         double lam, k;
-        pbd_vertex_block_fn vb = w->def.kernels ? set->type->vertex_block : NULL;
-        if (terms_eval(w, set, c, j, vb, sc, &t) != PBD_EVAL_OK) continue;
+        const double *g = t.g, *B = t.B;
+        if (have && have[a - a0]) { /* the batched sweep's: vertex_block's bits */
+            const pbd_vertex_terms *p = &pre[a - a0];
+            if (p->status != PBD_EVAL_OK) continue;
+            t.C = p->C;
+            t.hess_ok = p->hess_ok;
+            t.fast = 1;
+            g = p->g;
+            B = p->B;
+        } else {
+            pbd_vertex_block_fn vb = w->def.kernels ? set->type->vertex_block : NULL;
+            if (terms_eval(w, set, c, j, vb, sc, &t) != PBD_EVAL_OK) continue;
+        }
         if (!(avbd ? pbd_avbd_force(w, fw, s, c, t.C, &lam, &k)
                    : vbd_scene_force(set, c, t.C, &lam, &k)))
             continue;
-        const double *g = t.g, *B = t.B;
         double Hl[9];
         for (int r = 0; r < 3; r++) {
             f[r] -= lam * g[r];
@@ -227,11 +244,20 @@ pbd_status pbd_vbd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int it, 
     } else {
 #pragma omp parallel num_threads(threads) if (threads > 1)
         {
-            family_scratch *sc = &fw->scratch[omp_get_thread_num()];
+            const int nt = omp_get_num_threads(), tid = omp_get_thread_num();
+            family_scratch *sc = &fw->scratch[tid];
             for (int col = 0; col < fw->n_colours; col++) {
-#pragma omp for schedule(static)
-                for (int q = fw->col_start[col]; q < fw->col_start[col + 1]; q++)
-                    pbd_vbd_vertex_update(w, fw, sc, fw->col_order[q], h);
+                /* the colour cut in nt equal parts: its particles share no constraint, so
+                 * any cut gives the same bits */
+                int b = fw->col_start[col], len = fw->col_start[col + 1] - b;
+                int lo = b + (int)((long)len * tid / nt), hi = b + (int)((long)len * (tid + 1) / nt);
+                if (w->def.kernels) {
+                    pbd_vbd_sweep_batched(w, fw, sc, lo, hi, h);
+                } else {
+                    for (int q = lo; q < hi; q++)
+                        pbd_vbd_vertex_update(w, fw, sc, fw->col_order[q], h);
+                }
+#pragma omp barrier
             }
         }
     }
