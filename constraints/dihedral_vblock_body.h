@@ -4,8 +4,8 @@
  * operations of dihedral_vertex_block (constraints/bend_dihedral.c) in the same order —
  * hinge_compute, the row j of hinge_grad, hinge_block and hinge_tri_terms — so every lane's
  * C, ∇_jC and ∇²_jjC are the scalar ones bit for bit; atan2 is glibc's, lane by lane (the
- * geometry, the gradient and the block do not depend on φ). A lane whose hinge is degenerate
- * (zero area, the kink) is handed to the scalar vertex_block. */
+ * geometry, the gradient and the block do not depend on φ). A degenerate hinge (zero area,
+ * the kink) gets the scalar block's status and ∇_jC = 0, and C = 0. */
 
 static inline VB_V VB_NAME(sel)(VB_VI m, VB_V a, VB_V b)
 {
@@ -200,12 +200,12 @@ static void VB_FN(const double *pos, const int32_t *idx, const double *rest, int
         for (int k = 0; k < 9; k++) memcpy(Bl[k], &B[k], sizeof Bl[k]);
         for (int l = 0; l < m; l++) {
             pbd_vertex_terms *t = out + os[k0 + l];
-            if (!okl[l]) {
-                double xl[12];
-                for (int q = 0; q < 12; q++) xl[q] = xs[q][l];
-                pbd_eval_input in = {xl, 4, rest + cs[k0 + l], NULL, 0};
-                t->status = pbd_bend_dihedral_type.vertex_block(&in, j, &t->C, t->g, t->B,
-                                                                &t->hess_ok);
+            if (!okl[l]) { /* as the scalar block: zero area or the kink, ∇_jC = 0; C is
+                            * unspecified for a degenerate pair (pbd_vertex_block_fn): 0 */
+                t->C = 0.0;
+                for (int r = 0; r < 3; r++) t->g[r] = 0.0;
+                t->status = PBD_EVAL_DEGENERATE;
+                t->hess_ok = 0;
                 continue;
             }
             t->C = atan2(sl[l], dl[l]) - rs[l];
