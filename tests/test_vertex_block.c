@@ -89,8 +89,8 @@ static void test_blocks_equal_generic(void)
  * whose length is no multiple of the width: the last vector's unused lanes), the results
  * written to shuffled places. Each pair against the scalar vertex_block: the same status and
  * hess_ok, and where eval is OK the same C, ∇_jC and ∇²_jjC bit for bit (bound 0: the lanes do
- * the scalar operations in its order, and the same atan2); degenerate, ∇_jC = 0 as the scalar
- * block gives. */
+ * the scalar operations in its order, and the same atan2); degenerate (every tenth sample has
+ * its first two particles coincident), the same status (C and ∇_jC are unspecified there). */
 static void test_batch_equal_scalar(void)
 {
     enum { NS = 3000, NR = 16 };
@@ -114,6 +114,7 @@ static void test_batch_equal_scalar(void)
             int n_aux = 0;
             double x[3 * PBD_SAMPLE_MAX_ARITY], rs[256];
             CU_ASSERT_EQUAL_FATAL(type->sample(&r, s % 4 == 3, x, rs, aux, &n_aux), a);
+            if (s % 10 == 9) memcpy(x + 3, x, 3 * sizeof(double)); /* coincident: degenerate */
             /* the constraint's particles at scattered places: particle q of sample s at
              * a (NS − 1 − s) + q */
             for (int q = 0; q < a; q++) {
@@ -150,11 +151,11 @@ static void test_batch_equal_scalar(void)
                     pbd_eval_input in = {xl, a, rest + (size_t)nr * c, NULL, 0};
                     int st = type->vertex_block(&in, j, &C, g, B, &hess_ok);
                     const pbd_vertex_terms *o = &out[os[k]];
-                    int same = o->status == st && o->hess_ok == (st == PBD_EVAL_OK ? hess_ok : 0) &&
-                               memcmp(o->g, g, sizeof g) == 0;
+                    int same = o->status == st && o->hess_ok == (st == PBD_EVAL_OK ? hess_ok : 0);
                     if (st == PBD_EVAL_OK) {
                         ok_pairs++;
                         same = same && memcmp(&o->C, &C, sizeof C) == 0 &&
+                               memcmp(o->g, g, sizeof g) == 0 &&
                                (!hess_ok || memcmp(o->B, B, sizeof B) == 0);
                     } else {
                         degenerate++;
@@ -166,12 +167,12 @@ static void test_batch_equal_scalar(void)
                 }
             }
             CU_ASSERT_EQUAL(bad, 0);
-            CU_ASSERT(ok_pairs > 8000 && degenerate > 500); /* both kinds of lanes ran */
+            CU_ASSERT(ok_pairs > 4000 && degenerate > 400); /* both kinds of lanes ran */
         }
         pbd_test_simd_width = 0;
         CU_ASSERT(tested_widths >= 1);
     }
-    CU_ASSERT(n_types >= 1); /* bend_dihedral */
+    CU_ASSERT(n_types >= 2); /* distance, bend_dihedral */
     free(pos);
     free(rest);
     free(idx);
