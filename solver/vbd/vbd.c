@@ -171,7 +171,10 @@ void pbd_vbd_vertex_update_pre(pbd_world *w, pbd_family_ws *fw, family_scratch *
             for (int r = 0; r < 3; r++)
                 for (int q = 0; q < 3; q++) f[r] -= kdh * Hl[3 * r + q] * (xi[q] - xt[q]);
         }
-        for (int q = 0; q < 9; q++) H[q] += damp * Hl[q];
+        if (damp != 1.0)
+            for (int q = 0; q < 9; q++) H[q] += damp * Hl[q];
+        else /* without damping: 1·Hl = Hl, the same sums */
+            for (int q = 0; q < 9; q++) H[q] += Hl[q];
     }
     if (fw->n_contacts > 0) {
         double Hc[9] = {0};

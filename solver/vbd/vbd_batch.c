@@ -20,6 +20,10 @@ void pbd_vbd_sweep_batched(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, 
 {
     const int32_t *ptr = fw->adj_ptr, *adj_s = fw->adj_s, *adj_c = fw->adj_c, *adj_j = fw->adj_j;
     const int keys = 4 * fw->n_static;
+    /* whether a set's pairs are batched, looked up per pair below: the first sets' in a table */
+    enum { TABLE = 64 };
+    unsigned char set_ok[TABLE];
+    for (int s = 0; s < fw->n_static && s < TABLE; s++) set_ok[s] = (unsigned char)batchable(w, &w->sets[s]);
     int q = lo;
     while (q < hi) {
         /* a block: the particles whose pairs fit in the scratch */
@@ -39,9 +43,9 @@ void pbd_vbd_sweep_batched(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, 
         for (int v = start, e = 0; v < q; v++) {
             int i = fw->col_order[v];
             for (int a = ptr[i]; a < ptr[i + 1]; a++, e++) {
-                const pbd_constraint_set *set = &w->sets[adj_s[a]];
-                sc->have[e] = (unsigned char)batchable(w, set);
-                if (sc->have[e]) sc->count[4 * adj_s[a] + adj_j[a] + 1]++;
+                int s = adj_s[a];
+                sc->have[e] = s < TABLE ? set_ok[s] : (unsigned char)batchable(w, &w->sets[s]);
+                if (sc->have[e]) sc->count[4 * s + adj_j[a] + 1]++;
             }
         }
         for (int k = 0; k < keys; k++) sc->count[k + 1] += sc->count[k];
