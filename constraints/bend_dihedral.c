@@ -157,34 +157,49 @@ static int dihedral_eval(const pbd_eval_input *in, double *C, double *grad)
  *   vv = P[e]×                            G_vv = sgn σ|e| vv
  *   ve = u êᵀ − |e| P[v]×                 G_ve = sgn σ ve,  G_ev = G_veᵀ
  *   ee = u (v − s_v ê)ᵀ/|e| − s_v P[v]×   G_ee gets −sgn σ ee (∇_e C has −s_b u2)
- * all = 0: vv only. */
+ * need: which of them (TRI_VV | TRI_VE | TRI_EE). */
 typedef struct hinge_tri {
     double vv[9], ve[9], ee[9];
 } hinge_tri;
 
-static void hinge_tri_terms(const hinge *h, int t, int all, hinge_tri *o)
+enum { TRI_VV = 1, TRI_VE = 2, TRI_EE = 4, TRI_ALL = 7 };
+
+/* r = P [v]×, the product m3_mul(r, P, [v]×) without its three terms P_ik·0: the same value
+ * (a term ±0 added to a sum changes at most the sign of an exact zero, and every entry of G
+ * and of a vertex block is formed as 0 + …, which makes any zero +0). */
+static inline void m3_mul_skew(double *r, const double *P, const double *v)
+{
+    for (int i = 0; i < 3; i++) {
+        const double *p = P + 3 * i;
+        r[3 * i] = p[1] * v[2] + p[2] * -v[1];
+        r[3 * i + 1] = p[0] * -v[2] + p[2] * v[0];
+        r[3 * i + 2] = p[0] * v[1] + p[1] * -v[0];
+    }
+}
+
+static void hinge_tri_terms(const hinge *h, int t, int need, hinge_tri *o)
 {
     const double *v = t == 0 ? h->a : h->b, *n = t == 0 ? h->n1 : h->n2;
-    double area = t == 0 ? h->c1n : h->c2n, el = h->elen, eh[3];
-    double u[3], P[9], S[9], PS[9], w[3];
+    double area = t == 0 ? h->c1n : h->c2n, el = h->elen, a2 = area * area, eh[3];
+    double u[3], P[9], PS[9], w[3];
+    for (int a = 0; a < 3; a++) /* (I − 2 n nᵀ)/A² */
+        for (int b = 0; b < 3; b++) P[3 * a + b] = ((a == b) + -2.0 * n[a] * n[b]) / a2;
+    if (need & TRI_VV) m3_mul_skew(o->vv, P, h->e); /* P[e]× */
+    if (!(need & (TRI_VE | TRI_EE))) return;
     v3_scale(u, n, 1.0 / area);
-    for (int i = 0; i < 9; i++) P[i] = 0.0;
-    for (int i = 0; i < 3; i++) P[4 * i] = 1.0;
-    m3_add_outer(P, -2.0, n, n);
-    for (int i = 0; i < 9; i++) P[i] /= area * area;
-    m3_skew(S, h->e, 1.0);
-    m3_mul(o->vv, P, S); /* P[e]× */
-    if (!all) return;
     v3_scale(eh, h->e, 1.0 / el);
-    double sv = v3_dot(v, eh);
-    m3_skew(S, v, 1.0);
-    m3_mul(PS, P, S); /* P[v]× */
-    for (int i = 0; i < 9; i++) o->ve[i] = -el * PS[i];
-    m3_add_outer(o->ve, 1.0, u, eh);
-    v3_copy(w, v);
-    v3_axpy(w, -sv, eh);
-    for (int i = 0; i < 9; i++) o->ee[i] = -sv * PS[i];
-    m3_add_outer(o->ee, 1.0 / el, u, w);
+    m3_mul_skew(PS, P, v); /* P[v]× */
+    if (need & TRI_VE) {
+        for (int i = 0; i < 9; i++) o->ve[i] = -el * PS[i];
+        m3_add_outer(o->ve, 1.0, u, eh);
+    }
+    if (need & TRI_EE) {
+        double sv = v3_dot(v, eh);
+        v3_copy(w, v);
+        v3_axpy(w, -sv, eh);
+        for (int i = 0; i < 9; i++) o->ee[i] = -sv * PS[i];
+        m3_add_outer(o->ee, 1.0 / el, u, w);
+    }
 }
 
 static void dihedral_G(const hinge *h, double *G)
@@ -194,7 +209,7 @@ static void dihedral_G(const hinge *h, double *G)
     for (int t = 0; t < 2; t++) {
         double sgn = t == 0 ? -1.0 : 1.0;
         hinge_tri o;
-        hinge_tri_terms(h, t, 1, &o);
+        hinge_tri_terms(h, t, TRI_ALL, &o);
         h3_add_block(G, 9, 1 + t, 1 + t, sgn * sigma * el, o.vv, 0);
         h3_add_block(G, 9, 1 + t, 0, sgn * sigma, o.ve, 1); /* G_ve and G_ev = G_veᵀ */
         h3_add_block(G, 9, 0, 0, -sgn * sigma, o.ee, 0);
@@ -224,12 +239,13 @@ static void hinge_block(const hinge *h, int j, double *B)
     const double s_ve[2] = {-1.0 * sigma, 1.0 * sigma}, s_ee[2] = {1.0 * sigma, -1.0 * sigma};
     hinge_tri o[2];
     if (j >= 2) { /* p3, p4: G_aa, G_bb */
-        hinge_tri_terms(h, j - 2, 0, &o[0]);
+        hinge_tri_terms(h, j - 2, TRI_VV, &o[0]);
         for (int k = 0; k < 9; k++) B[k] = 0.0 + (0.0 + s_vv[j - 2] * o[0].vv[k]);
         return;
     }
-    hinge_tri_terms(h, 0, 1, &o[0]);
-    hinge_tri_terms(h, 1, 1, &o[1]);
+    int need = j == 1 ? TRI_EE : TRI_ALL; /* p2: G_ee alone */
+    hinge_tri_terms(h, 0, need, &o[0]);
+    hinge_tri_terms(h, 1, need, &o[1]);
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++) {
             int k = 3 * a + b, kt = 3 * b + a;
@@ -264,10 +280,17 @@ static int dihedral_vertex_block(const pbd_eval_input *in, int j, double *C, dou
         for (int c = 0; c < 3; c++) g[c] = 0.0;
         return PBD_EVAL_DEGENERATE;
     }
-    double grad[12];
     *C = h.phi - in->rest[0];
-    hinge_grad(&h, grad);
-    v3_copy(g, grad + 3 * j);
+    double sigma = h.sin_signed > 0.0 ? 1.0 : -1.0;
+    if (j == 2) { /* hinge_grad's rows of p3, p4 alone */
+        v3_scale(g, h.n1, -sigma * h.elen / h.c1n);
+    } else if (j == 3) {
+        v3_scale(g, h.n2, sigma * h.elen / h.c2n);
+    } else {
+        double grad[12];
+        hinge_grad(&h, grad);
+        v3_copy(g, grad + 3 * j);
+    }
     hinge_block(&h, j, B);
     return PBD_EVAL_OK;
 }
@@ -376,4 +399,5 @@ const pbd_constraint_type pbd_bend_dihedral_type = {
     .project_closed_form = dihedral_project,
     .kernels = &dihedral_kernels,
     .vertex_block = dihedral_vertex_block,
+    .vertex_block_batch = pbd_dihedral_vertex_block_batch,
 };

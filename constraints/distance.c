@@ -170,4 +170,5 @@ const pbd_constraint_type pbd_distance_type = {
     .project_closed_form = distance_project,
     .kernels = &distance_kernels,
     .vertex_block = distance_vertex_block,
+    .vertex_block_batch = pbd_distance_vertex_block_batch,
 };

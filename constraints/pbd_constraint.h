@@ -120,6 +120,20 @@ typedef int (*pbd_batch_fn)(const pbd_batch *b, const int32_t *rows, int begin, 
 typedef int (*pbd_vertex_block_fn)(const pbd_eval_input *in, int j, double *C, double *grad_j,
                                    double *hess_jj, int *hess_ok);
 
+/* One (constraint, particle j) pair's vertex_block results. */
+typedef struct pbd_vertex_terms {
+    double C, g[3], B[9];
+    int status, hess_ok;
+} pbd_vertex_terms;
+
+/* Optional, batched vertex_block (solver/vbd/): n pairs of one set, all for the same particle
+ * slot j; pair k is constraint c[k] (index row idx + arity c[k], rest + n_rest c[k]) at pos,
+ * its results go to out[o[k]]. Equal bit for bit to vertex_block on each pair
+ * (tests/test_vertex_block.c). */
+typedef void (*pbd_vertex_block_batch_fn)(const double *pos, const int32_t *idx,
+                                          const double *rest, int j, const int32_t *c,
+                                          const int32_t *o, int n, pbd_vertex_terms *out);
+
 /* A type's kernels; any may be NULL (the solver then uses the generic path). */
 typedef struct pbd_kernels {
     /* Gauss–Seidel: in order, each constraint sees its predecessors' result */
@@ -201,6 +215,8 @@ typedef struct pbd_constraint_type {
     pbd_element_project_fn project_element;
     /* may be NULL: VBD and AVBD then take ∇_jC from eval and ∇²_jjC from hessian (above) */
     pbd_vertex_block_fn vertex_block;
+    /* may be NULL: vertex_block on several pairs at once (SIMD lanes), used with def.kernels */
+    pbd_vertex_block_batch_fn vertex_block_batch;
 } pbd_constraint_type;
 
 #define PBD_MAX_BLOCK 6

@@ -59,6 +59,11 @@ void pbd_family_free(pbd_family_ws *fw)
         free(fw->scratch[t].gp);
         free(fw->scratch[t].gm);
         free(fw->scratch[t].H);
+        free(fw->scratch[t].terms);
+        free(fw->scratch[t].have);
+        free(fw->scratch[t].pair_c);
+        free(fw->scratch[t].pair_o);
+        free(fw->scratch[t].count);
     }
     free(fw->scratch);
     free(fw->set_c);
@@ -184,7 +189,13 @@ static pbd_status build(pbd_world *w, pbd_family_ws *fw, int threads)
         sc->gp = malloc(a3 * sizeof(double));
         sc->gm = malloc(a3 * sizeof(double));
         sc->H = malloc(a3 * a3 * sizeof(double));
-        if (!sc->xl || !sc->grad || !sc->gp || !sc->gm || !sc->H)
+        sc->terms = malloc(PBD_VBD_BATCH_PAIRS * sizeof *sc->terms);
+        sc->have = malloc(PBD_VBD_BATCH_PAIRS);
+        sc->pair_c = malloc(PBD_VBD_BATCH_PAIRS * sizeof *sc->pair_c);
+        sc->pair_o = malloc(PBD_VBD_BATCH_PAIRS * sizeof *sc->pair_o);
+        sc->count = malloc((4 * (size_t)ns + 1) * sizeof *sc->count);
+        if (!sc->xl || !sc->grad || !sc->gp || !sc->gm || !sc->H || !sc->terms || !sc->have ||
+            !sc->pair_c || !sc->pair_o || !sc->count)
             return pbd_error(PBD_ENOMEM, "solver families: out of memory for the scratch of "
                              "arity %d", a);
     }

@@ -11,10 +11,19 @@
 
 #include <stdint.h>
 
+/* VBD/AVBD's batched sweep (solver/vbd/vbd_batch.c): the most (vertex, constraint) pairs
+ * of one block of a colour's vertices evaluated together */
+#define PBD_VBD_BATCH_PAIRS 1024
+
 /* One thread's scratch for one constraint: gathered positions, gradient, ± gradients of the
- * differences and the (3a)² Hessian. */
+ * differences and the (3a)² Hessian; for the batched sweep, a block's pairs' terms (terms,
+ * have: precomputed or not), their lists by (set, slot) (pair_c: constraint, pair_o: the
+ * pair's place in terms) and the lists' counts (4 per scene set). */
 typedef struct family_scratch {
     double *xl, *grad, *gp, *gm, *H;
+    pbd_vertex_terms *terms;
+    unsigned char *have;
+    int32_t *pair_c, *pair_o, *count;
 } family_scratch;
 
 struct pd_state; /* solver/pd/ */
@@ -161,6 +170,15 @@ int pbd_pd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, doub
 /* VBD's local Newton step of free particle i on w->p with the scratch sc (VBD Sec. 3, the
  * local system): the one per-vertex solve that every sweep order calls. */
 void pbd_vbd_vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int i, double h);
+/* The same with the terms of its pairs (its adjacency entries in order) precomputed where
+ * have[k] is set (NULL: none), by the batched sweep. */
+void pbd_vbd_vertex_update_pre(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int i,
+                               double h, const pbd_vertex_terms *pre, const unsigned char *have);
+/* The free particles col_order[lo .. hi) of one colour with the scratch sc, their pairs with
+ * a type's vertex_block_batch evaluated in batches first (solver/vbd/vbd_batch.c): the bits
+ * of pbd_vbd_vertex_update on each. */
+void pbd_vbd_sweep_batched(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int lo, int hi,
+                           double h);
 /* TEST HOOK, NULL in every run: when set, pbd_vbd_iteration calls it instead of its sweep
  * over the vertices (Chebyshev and AVBD's updates still follow). */
 extern void (*pbd_test_vbd_sweep)(pbd_world *w, pbd_family_ws *fw, double h);

@@ -926,6 +926,64 @@ static void test_avbd_soft_cap(void)
     pbd_world_free(w);
 }
 
+/* AVBD's update after an iteration (AVBD Algorithm 1, pbd_avbd_update) on a 12² bending cloth
+ * moved at random, each soft constraint's penalty set to k* = 1/α, 3/4 k* or k_start: for
+ * every soft constraint k ← min(k + β|C|, k*) while λ⁺ acts, computed here from eval and
+ * pbd_avbd_force, bit for bit (the update skips the constraints at k* without evaluating
+ * them: the same bits). */
+static void test_avbd_update_at_cap(void)
+{
+    pbd_scene_params sp = pbd_scene_params_default();
+    sp.resolution = 12;
+    sp.compliance = 1e-4;
+    sp.bend_compliance = 1e-2;
+    pbd_world *w = pbd_scene_cloth_bend(&sp);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    w->def.method = PBD_METHOD_AVBD;
+    w->def.iterations = 1;
+    CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
+    pbd_family_ws *fw = NULL;
+    CU_ASSERT_EQUAL_FATAL(pbd_family_workspace(w, &fw), PBD_OK);
+    pbd_rng r;
+    pbd_rng_seed(&r, 31);
+    for (int i = 0; i < 3 * w->n; i++) w->p[i] = w->x[i] + 0.05 * pbd_rng_range(&r, -1.0, 1.0);
+    double *expect = malloc((size_t)fw->m_static * sizeof *expect);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(expect);
+    long soft = 0, at_cap = 0, ramped = 0;
+    for (int s = 0; s < fw->n_static; s++) {
+        const pbd_constraint_set *set = &w->sets[s];
+        for (int c = 0; c < set->count; c++) {
+            int g = fw->set_c[s] + c;
+            double alpha = set->compliance[c], kstar = 1.0 / alpha;
+            if (!(alpha > 0.0)) continue;
+            fw->k[g] = c % 3 == 0 ? kstar : c % 3 == 1 ? 0.75 * kstar : fw->k[g];
+            expect[g] = fw->k[g];
+            pbd_eval_input in;
+            double C, lam, k;
+            if (pbd_family_eval(w, set, c, w->p, &fw->scratch[0], &in, &C) != PBD_EVAL_OK ||
+                !pbd_avbd_force(w, fw, s, c, C, &lam, &k))
+                continue;
+            expect[g] = fmin(fw->k[g] + w->def.avbd_beta * fabs(C), kstar);
+            soft++;
+            at_cap += fw->k[g] == kstar;
+            ramped += fw->k[g] < kstar && expect[g] > fw->k[g];
+        }
+    }
+    pbd_avbd_update(w, fw, 1);
+    long bad = 0;
+    for (int s = 0; s < fw->n_static; s++) {
+        const pbd_constraint_set *set = &w->sets[s];
+        for (int c = 0; c < set->count; c++) {
+            int g = fw->set_c[s] + c;
+            if (set->compliance[c] > 0.0) bad += memcmp(&fw->k[g], &expect[g], sizeof(double)) != 0;
+        }
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(soft > 500 && at_cap > 100 && ramped > 200); /* all three cases ran */
+    free(expect);
+    pbd_world_free(w);
+}
+
 /* R of F = R S (det F > 0) by the polar iteration R ← (R + R⁻ᵀ)/2 from F (Higham 1986), the
  * test's own (PD's is by GSL's SVD). */
 static void polar_rotation(const double *F, double *R)
@@ -1079,6 +1137,7 @@ void register_families_path_tests(void)
     CU_add_test(s, "avbd_warm_start_sag", test_avbd_warm_start_sag);
     CU_add_test(s, "avbd_soft_ramp", test_avbd_soft_ramp);
     CU_add_test(s, "avbd_soft_cap", test_avbd_soft_cap);
+    CU_add_test(s, "avbd_update_at_cap", test_avbd_update_at_cap);
     CU_add_test(s, "avbd_k_start_hard", test_avbd_k_start_hard);
     CU_add_test(s, "pd_local_global", test_pd_local_global);
     CU_add_test(s, "pd_tet_local_global", test_pd_tet_local_global);

@@ -1,8 +1,9 @@
 /* The vertex solves' fast path (suite `vertex_block`): each type's vertex_block — C, one
  * particle's gradient row ∇_jC and its Hessian block ∇²_jjC — against eval and the whole
  * Hessian (solver/hessian.c) on the type's random samples; the differences' block of one
- * particle against the whole differences; whole VBD and AVBD steps with the fast path
- * against the generic one (def.kernels = 0) and on 1 against 2 threads.
+ * particle against the whole differences; each type's batched vertex block against its
+ * vertex_block at every SIMD width; whole VBD and AVBD steps with the fast path against the
+ * generic one (def.kernels = 0) and on 1 against 2 threads.
  *
  * Rounding bound: a vertex_block does the operations of eval and hessian on the particle's
  * entries in the same order (it only leaves the other entries out), so the bound is zero:
@@ -82,6 +83,104 @@ static void test_blocks_equal_generic(void)
     CU_ASSERT(n_types >= 5); /* distance, the two bendings, snh_tet, fem_tet_stvk */
 }
 
+/* Every type with a vertex_block_batch, at every SIMD width the CPU has (pbd_test_simd_width:
+ * 2, 4, 8; a width the CPU lacks is skipped): 3000 samples (one in four near-degenerate) laid
+ * out as a set, each particle slot's pairs handed over in one call in a shuffled order (lists
+ * whose length is no multiple of the width: the last vector's unused lanes), the results
+ * written to shuffled places. Each pair against the scalar vertex_block: the same status and
+ * hess_ok, and where eval is OK the same C, ∇_jC and ∇²_jjC bit for bit (bound 0: the lanes do
+ * the scalar operations in its order, and the same atan2); degenerate (every tenth sample has
+ * its first two particles coincident), the same status (C and ∇_jC are unspecified there). */
+static void test_batch_equal_scalar(void)
+{
+    enum { NS = 3000, NR = 16 };
+    const int arity_max = 4;
+    double *pos = malloc(sizeof(double) * 3 * arity_max * NS), *rest = malloc(sizeof(double) * NR * NS);
+    int32_t *idx = malloc(sizeof(int32_t) * arity_max * NS), *cs = malloc(sizeof(int32_t) * NS),
+            *os = malloc(sizeof(int32_t) * NS);
+    pbd_vertex_terms *out = malloc(sizeof *out * NS);
+    CU_ASSERT_FATAL(pos && rest && idx && cs && os && out);
+    static int32_t aux[PBD_SAMPLE_MAX_AUX];
+    int n_types = 0;
+    for (int t = 0; t < pbd_constraint_type_count(); t++) {
+        const pbd_constraint_type *type = pbd_constraint_type_at(t);
+        if (!type->vertex_block_batch) continue;
+        n_types++;
+        CU_ASSERT_FATAL(type->arity <= arity_max && type->n_rest <= NR && type->n_rest > 0);
+        const int a = type->arity, nr = type->n_rest;
+        pbd_rng r;
+        pbd_rng_seed(&r, 700 + (uint64_t)t);
+        for (int s = 0; s < NS; s++) {
+            int n_aux = 0;
+            double x[3 * PBD_SAMPLE_MAX_ARITY], rs[256];
+            CU_ASSERT_EQUAL_FATAL(type->sample(&r, s % 4 == 3, x, rs, aux, &n_aux), a);
+            if (s % 10 == 9) memcpy(x + 3, x, 3 * sizeof(double)); /* coincident: degenerate */
+            /* the constraint's particles at scattered places: particle q of sample s at
+             * a (NS − 1 − s) + q */
+            for (int q = 0; q < a; q++) {
+                idx[a * s + q] = a * (NS - 1 - s) + q;
+                memcpy(pos + 3 * (size_t)idx[a * s + q], x + 3 * q, 3 * sizeof(double));
+            }
+            memcpy(rest + (size_t)nr * s, rs, (size_t)nr * sizeof(double));
+        }
+        int tested_widths = 0;
+        for (int width = 8; width >= 2; width /= 2) {
+            pbd_test_simd_width = width;
+            if (pbd_simd_width() != width) continue; /* the CPU lacks it */
+            tested_widths++;
+            long ok_pairs = 0, degenerate = 0, bad = 0;
+            for (int j = 0; j < a; j++) {
+                int n = NS - 1 - 7 * j; /* 2999, 2992, ...: every remainder of 8 */
+                for (int k = 0; k < n; k++) cs[k] = os[k] = k;
+                for (int k = n - 1; k > 0; k--) { /* shuffled constraints and places */
+                    int u = (int)(pbd_rng_next(&r) % (uint64_t)(k + 1)), v = (int)(pbd_rng_next(&r) % (uint64_t)(k + 1));
+                    int32_t tc = cs[k], to = os[k];
+                    cs[k] = cs[u];
+                    cs[u] = tc;
+                    os[k] = os[v];
+                    os[v] = to;
+                }
+                memset(out, 0xff, sizeof *out * NS);
+                type->vertex_block_batch(pos, idx, rest, j, cs, os, n, out);
+                for (int k = 0; k < n; k++) {
+                    int c = cs[k];
+                    double xl[3 * 4], C, g[3], B[9];
+                    int hess_ok = -1;
+                    for (int q = 0; q < a; q++)
+                        memcpy(xl + 3 * q, pos + 3 * (size_t)idx[a * c + q], 3 * sizeof(double));
+                    pbd_eval_input in = {xl, a, rest + (size_t)nr * c, NULL, 0};
+                    int st = type->vertex_block(&in, j, &C, g, B, &hess_ok);
+                    const pbd_vertex_terms *o = &out[os[k]];
+                    int same = o->status == st && o->hess_ok == (st == PBD_EVAL_OK ? hess_ok : 0);
+                    if (st == PBD_EVAL_OK) {
+                        ok_pairs++;
+                        same = same && memcmp(&o->C, &C, sizeof C) == 0 &&
+                               memcmp(o->g, g, sizeof g) == 0 &&
+                               (!hess_ok || memcmp(o->B, B, sizeof B) == 0);
+                    } else {
+                        degenerate++;
+                    }
+                    if (!same && bad++ < 3)
+                        fprintf(stderr, "\n  %s batch width %d slot %d constraint %d: status %d "
+                                "vs %d, C %.17g vs %.17g\n", type->name, width, j, c, o->status, st,
+                                o->C, C);
+                }
+            }
+            CU_ASSERT_EQUAL(bad, 0);
+            CU_ASSERT(ok_pairs > 4000 && degenerate > 400); /* both kinds of lanes ran */
+        }
+        pbd_test_simd_width = 0;
+        CU_ASSERT(tested_widths >= 1);
+    }
+    CU_ASSERT(n_types >= 2); /* distance, bend_dihedral */
+    free(pos);
+    free(rest);
+    free(idx);
+    free(cs);
+    free(os);
+    free(out);
+}
+
 /* The differences' block of one particle (6 evaluations) is the whole differences' (j, j)
  * block bit for bit, wherever both are defined: every particle type without an analytic
  * Hessian, on its samples. */
@@ -146,12 +245,16 @@ static pbd_world *bent_cloth(pbd_method method, int kernels, int threads)
     return w;
 }
 
-/* Two steps of VBD and AVBD with the fast path, against the generic path and on 2 threads
- * against 1: the same bits (bound 0, see the top of the file). */
+/* Two steps of VBD and AVBD with the fast path (the batched sweep, solver/vbd/vbd_batch.c, at
+ * every SIMD width the CPU has), against the generic path and on 2 threads against 1: the same
+ * bits (bound 0, see the top of the file). */
 static void test_steps_equal(void)
 {
     const pbd_method methods[2] = {PBD_METHOD_VBD, PBD_METHOD_AVBD};
+    for (int width = 8; width >= 2; width /= 2)
     for (int m = 0; m < 2; m++) {
+        pbd_test_simd_width = width;
+        if (pbd_simd_width() != width) continue; /* the CPU lacks it */
         pbd_world *fast = bent_cloth(methods[m], 1, 1), *generic = bent_cloth(methods[m], 0, 1),
                   *two = bent_cloth(methods[m], 1, 2), *start = bent_cloth(methods[m], 1, 1);
         for (int s = 0; s < 2; s++) {
@@ -173,6 +276,7 @@ static void test_steps_equal(void)
         pbd_world_free(two);
         pbd_world_free(start);
     }
+    pbd_test_simd_width = 0;
 }
 
 /* The tet beam of each material (Stable Neo-Hookean, StVK: vertex blocks; corotated: the
@@ -213,6 +317,7 @@ void register_vertex_block_tests(void)
 {
     CU_pSuite s = CU_add_suite("vertex_block", NULL, NULL);
     CU_add_test(s, "blocks_equal_generic", test_blocks_equal_generic);
+    CU_add_test(s, "batch_equal_scalar", test_batch_equal_scalar);
     CU_add_test(s, "difference_block", test_difference_block);
     CU_add_test(s, "steps_equal", test_steps_equal);
     CU_add_test(s, "tet_steps_equal", test_tet_steps_equal);

@@ -149,10 +149,12 @@ void pbd_avbd_update(pbd_world *w, pbd_family_ws *fw, int threads)
             for (int c = 0; c < set->count; c++) {
                 int g = fw->set_c[s] + c;
                 pbd_eval_input in;
-                double C, lam, Ct;
+                double C, lam, Ct, alpha = set->compliance[c];
+                /* a soft constraint at k* = 1/α: the update leaves k at k* and has no λ (the
+                 * same bits without evaluating C) */
+                if (alpha > 0.0 && beta >= 0.0 && fw->k[g] >= 1.0 / alpha) continue;
                 if (pbd_family_eval(w, set, c, w->p, sc, &in, &C) != PBD_EVAL_OK) continue;
                 int active = lambda_plus(w, fw, s, c, C, &lam, &Ct);
-                double alpha = set->compliance[c];
                 if (alpha == 0.0) fw->lam[g] = lam;
                 if (!active) continue;
                 fw->k[g] += beta * fabs(Ct);

@@ -23,17 +23,28 @@
 #include <math.h>
 #include <omp.h>
 
-/* The force multiplier λ⁺ (force −λ⁺ ∇_iC) and stiffness k of constraint c for the method;
- * 0 when it exerts no force. VBD: k = 1/α, λ⁺ = kC; an inequality only while C < 0 (VBD's
+/* The force multiplier λ⁺ (force −λ⁺ ∇_iC) and stiffness k of constraint c of a scene set
+ * (s < n_static) for VBD: k = 1/α, λ⁺ = kC; an inequality only while C < 0 (VBD's
  * collisions are penalty energies of the penetration). */
+static inline int vbd_scene_force(const pbd_constraint_set *set, int c, double C,
+                                  double *lam_plus, double *k)
+{
+    if (set->type->inequality && C >= 0.0) return 0;
+    *k = 1.0 / set->compliance[c];
+    *lam_plus = *k * C;
+    return 1;
+}
+
+/* The same for any set and method; a contact row (s >= n_static) takes VBD Sec. 4's penalty
+ * ½ k_c C² (solver/vbd/vbd_contact.c). 0 when it exerts no force. */
 int pbd_vbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
                   double *lam_plus, double *k)
 {
     const pbd_constraint_set *set = &w->sets[s];
     if (pbd_method_of(&w->def)->augmented) return pbd_avbd_force(w, fw, s, c, C, lam_plus, k);
+    if (s < fw->n_static) return vbd_scene_force(set, c, C, lam_plus, k);
     if (set->type->inequality && C >= 0.0) return 0;
-    /* a contact row: VBD Sec. 4's penalty ½ k_c C² (solver/vbd/vbd_contact.c) */
-    *k = s >= fw->n_static ? fw->k_contact : 1.0 / set->compliance[c];
+    *k = fw->k_contact;
     *lam_plus = *k * C;
     return 1;
 }
@@ -58,12 +69,24 @@ typedef struct vertex_terms {
     double C, g[3], B[9];
     int hess_ok, fast;
     pbd_eval_input in;
+    double xl[12]; /* the gathered positions of a constraint of at most 4 particles */
 } vertex_terms;
 
-static int terms_eval(const pbd_world *w, const pbd_constraint_set *set, int c, int j,
-                      family_scratch *sc, vertex_terms *t)
+/* Constraint c's particles from pos, 3 doubles each, into xl. */
+static inline void gather(const int32_t *restrict idx, int arity, const double *restrict pos,
+                          double *restrict xl)
 {
-    pbd_vertex_block_fn vb = w->def.kernels ? set->type->vertex_block : NULL;
+    for (int q = 0; q < arity; q++) {
+        const double *x = pos + 3 * (size_t)idx[q];
+        xl[3 * q] = x[0];
+        xl[3 * q + 1] = x[1];
+        xl[3 * q + 2] = x[2];
+    }
+}
+
+static inline int terms_eval(const pbd_world *w, const pbd_constraint_set *set, int c, int j,
+                             pbd_vertex_block_fn vb, family_scratch *sc, vertex_terms *t)
+{
     t->fast = vb != NULL;
     if (!vb) {
         int st = pbd_family_eval(w, set, c, w->p, sc, &t->in, &t->C);
@@ -71,11 +94,10 @@ static int terms_eval(const pbd_world *w, const pbd_constraint_set *set, int c, 
         t->hess_ok = 0;
         return st;
     }
-    const int32_t *idx = set->idx + (size_t)c * set->arity;
-    for (int q = 0; q < set->arity; q++)
-        for (int k = 0; k < 3; k++) sc->xl[3 * q + k] = w->p[3 * (size_t)idx[q] + k];
-    int nr = set->type->n_rest;
-    pbd_eval_input e = {sc->xl, set->arity, set->rest + (size_t)c * (nr > 0 ? nr : 1), set->aux,
+    const int arity = set->arity, nr = set->type->n_rest;
+    double *xl = arity <= 4 ? t->xl : sc->xl;
+    gather(set->idx + (size_t)c * arity, arity, w->p, xl);
+    pbd_eval_input e = {xl, arity, set->rest + (size_t)c * (nr > 0 ? nr : 1), set->aux,
                         set->n_aux};
     return vb(&e, j, &t->C, t->g, t->B, &t->hess_ok);
 }
@@ -92,44 +114,67 @@ static int terms_hessian(const pbd_constraint_set *set, int j, family_scratch *s
 /* The local Newton step of free particle i on w->p. */
 void pbd_vbd_vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int i, double h)
 {
-    const int avbd = pbd_method_of(&w->def)->augmented;
-    const double kd = w->def.vbd_damping;
+    pbd_vbd_vertex_update_pre(w, fw, sc, i, h, NULL, NULL);
+}
+
+void pbd_vbd_vertex_update_pre(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int i,
+                               double h, const pbd_vertex_terms *pre, const unsigned char *have)
+{
+    const int avbd = pbd_method_of(&w->def)->augmented, contacts = fw->n_contacts > 0;
+    const double kd = w->def.vbd_damping, kdh = kd / h, damp = 1.0 + kd / h;
     double *xi = w->p + 3 * (size_t)i;
     double mh = 1.0 / (w->w[i] * h * h), f[3], H[9] = {0}, Hgn[9] = {0};
     for (int k = 0; k < 3; k++) {
         f[k] = -mh * (xi[k] - fw->y[3 * (size_t)i + k]);
         H[4 * k] = Hgn[4 * k] = mh;
     }
-    for (int a = fw->adj_ptr[i]; a < fw->adj_ptr[i + 1]; a++) {
-        int s = fw->adj_s[a], c = fw->adj_c[a], j = fw->adj_j[a];
+    const int32_t *adj_s = fw->adj_s, *adj_c = fw->adj_c, *adj_j = fw->adj_j;
+    const int a0 = fw->adj_ptr[i];
+    for (int a = a0; a < fw->adj_ptr[i + 1]; a++) {
+        int s = adj_s[a], c = adj_c[a], j = adj_j[a];
         const pbd_constraint_set *set = &w->sets[s];
         vertex_terms t;
         double lam, k;
-        if (terms_eval(w, set, c, j, sc, &t) != PBD_EVAL_OK) continue;
-        if (!pbd_vbd_force(w, fw, s, c, t.C, &lam, &k)) continue;
         const double *g = t.g, *B = t.B;
+        if (have && have[a - a0]) { /* the batched sweep's: vertex_block's bits */
+            const pbd_vertex_terms *p = &pre[a - a0];
+            if (p->status != PBD_EVAL_OK) continue;
+            t.C = p->C;
+            t.hess_ok = p->hess_ok;
+            t.fast = 1;
+            g = p->g;
+            B = p->B;
+        } else {
+            pbd_vertex_block_fn vb = w->def.kernels ? set->type->vertex_block : NULL;
+            if (terms_eval(w, set, c, j, vb, sc, &t) != PBD_EVAL_OK) continue;
+        }
+        if (!(avbd ? pbd_avbd_force(w, fw, s, c, t.C, &lam, &k)
+                   : vbd_scene_force(set, c, t.C, &lam, &k)))
+            continue;
         double Hl[9];
         for (int r = 0; r < 3; r++) {
             f[r] -= lam * g[r];
             for (int q = 0; q < 3; q++) Hl[3 * r + q] = k * g[r] * g[q];
         }
-        for (int q = 0; q < 9 && fw->n_contacts > 0; q++) Hgn[q] += (1.0 + kd / h) * Hl[q];
+        if (contacts)
+            for (int q = 0; q < 9; q++) Hgn[q] += damp * Hl[q];
         if (lam != 0.0 && terms_hessian(set, j, sc, &t)) {
-            for (int r = 0; r < 3; r++)
-                if (avbd) {
-                    double col = 0.0;
-                    for (int q = 0; q < 3; q++) col += pow(B[3 * q + r], 2);
-                    Hl[4 * r] += fabs(lam) * sqrt(col);
-                } else {
-                    for (int q = 0; q < 3; q++) Hl[3 * r + q] += lam * B[3 * r + q];
-                }
+            if (avbd) /* AVBD "Hessian approximation": diag(column norms of ∇²_iiC)·|λ⁺| */
+                for (int r = 0; r < 3; r++)
+                    Hl[4 * r] += fabs(lam) * sqrt(B[r] * B[r] + B[3 + r] * B[3 + r] +
+                                                  B[6 + r] * B[6 + r]);
+            else
+                for (int q = 0; q < 9; q++) Hl[q] += lam * B[q];
         }
         if (kd > 0.0) {
             const double *xt = fw->x_t + 3 * (size_t)i;
             for (int r = 0; r < 3; r++)
-                for (int q = 0; q < 3; q++) f[r] -= kd / h * Hl[3 * r + q] * (xi[q] - xt[q]);
+                for (int q = 0; q < 3; q++) f[r] -= kdh * Hl[3 * r + q] * (xi[q] - xt[q]);
         }
-        for (int q = 0; q < 9; q++) H[q] += (1.0 + kd / h) * Hl[q];
+        if (damp != 1.0)
+            for (int q = 0; q < 9; q++) H[q] += damp * Hl[q];
+        else /* without damping: 1·Hl = Hl, the same sums */
+            for (int q = 0; q < 9; q++) H[q] += Hl[q];
     }
     if (fw->n_contacts > 0) {
         double Hc[9] = {0};
@@ -202,11 +247,20 @@ pbd_status pbd_vbd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int it, 
     } else {
 #pragma omp parallel num_threads(threads) if (threads > 1)
         {
-            family_scratch *sc = &fw->scratch[omp_get_thread_num()];
+            const int nt = omp_get_num_threads(), tid = omp_get_thread_num();
+            family_scratch *sc = &fw->scratch[tid];
             for (int col = 0; col < fw->n_colours; col++) {
-#pragma omp for schedule(static)
-                for (int q = fw->col_start[col]; q < fw->col_start[col + 1]; q++)
-                    pbd_vbd_vertex_update(w, fw, sc, fw->col_order[q], h);
+                /* the colour cut in nt equal parts: its particles share no constraint, so
+                 * any cut gives the same bits */
+                int b = fw->col_start[col], len = fw->col_start[col + 1] - b;
+                int lo = b + (int)((long)len * tid / nt), hi = b + (int)((long)len * (tid + 1) / nt);
+                if (w->def.kernels) {
+                    pbd_vbd_sweep_batched(w, fw, sc, lo, hi, h);
+                } else {
+                    for (int q = lo; q < hi; q++)
+                        pbd_vbd_vertex_update(w, fw, sc, fw->col_order[q], h);
+                }
+#pragma omp barrier
             }
         }
     }
