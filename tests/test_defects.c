@@ -289,8 +289,20 @@ static int partial_consistent(const char *path, char *why, size_t size)
     return r;
 }
 
-/* helix with a frame every 3 steps, killed at moments spread over its first seconds (frames
- * of steps /series lacked, and a `frames` count below what was stored) */
+/* Whether dir holds a run's partial file (<run>.h5.partial-<pid>). */
+static int has_partial(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int found = 0;
+    for (struct dirent *e; d && !found && (e = readdir(d));)
+        found = strstr(e->d_name, ".partial-") != NULL;
+    if (d) closedir(d);
+    return found;
+}
+
+/* helix with a frame every 3 steps, killed at moments spread over the first seconds after its
+ * partial file appeared, whatever the set-up took on this machine (frames of steps /series
+ * lacked, and a `frames` count below what was stored) */
 static void test_sigkill_partial_consistent(void)
 {
     char dir[300], out[320];
@@ -304,12 +316,15 @@ static void test_sigkill_partial_consistent(void)
         test_remove_dir(dir);
         pid_t pid = test_spawn("pbd-run", args, err_path, 0);
         CU_ASSERT_FATAL(pid > 0);
-        double t0 = now(), at = 0.8 + 1.6 * (double)rand() / RAND_MAX;
-        while (now() - t0 < at) nanosleep(&(struct timespec){0, 5000000}, NULL);
-        kill(pid, SIGKILL);
-        test_wait_within(pid, 10, err_path, err_text, sizeof err_text);
         char sub[400];
         snprintf(sub, sizeof sub, "%s/helix", dir);
+        double t0 = now();
+        while (!has_partial(sub) && now() - t0 < 60.0)
+            nanosleep(&(struct timespec){0, 5000000}, NULL);
+        double t1 = now(), at = 0.2 + 1.6 * (double)rand() / RAND_MAX;
+        while (now() - t1 < at) nanosleep(&(struct timespec){0, 5000000}, NULL);
+        kill(pid, SIGKILL);
+        test_wait_within(pid, 10, err_path, err_text, sizeof err_text);
         DIR *d = opendir(sub);
         struct dirent *e;
         while (d && (e = readdir(d)))
@@ -317,7 +332,8 @@ static void test_sigkill_partial_consistent(void)
                 char path[800], why[1024];
                 snprintf(path, sizeof path, "%s/%s", sub, e->d_name);
                 int r = partial_consistent(path, why, sizeof why);
-                if (r < 0) fprintf(stderr, "\n  killed after %.2f s: %s", at, why);
+                if (r < 0)
+                    fprintf(stderr, "\n  killed %.2f s after the file appeared: %s", at, why);
                 CU_ASSERT(r >= 0);
                 checked += r == 0;
             }

@@ -8,6 +8,7 @@
 #include "experiments/pbd_experiments.h"
 #include "solver/pbd.h"
 #include "solver/collision/pbd_collision.h"
+#include "solver/rigid/pbd_rigid.h"
 
 /* Each area's file defines one of these; it adds its suite and tests. They are weak so
  * that an area's suite is registered exactly when its file is part of the build. */
@@ -65,5 +66,10 @@ int test_wait_within(pid_t pid, double seconds, const char *err_path, char *err_
  * the most seen (libgomp keeps a team's threads until the process ends, so none is missed),
  * or -1; *status its exit status (stderr printed when not 0). */
 int test_run_threads(const char *prog, const char *const *args, int *status);
+
+/* Two joined free bodies of w set moving and stepped 60 times: the largest drift of the
+ * linear momentum (kg m/s) and the relative drift of the angular momentum; w is freed
+ * (tests/test_rigid_xpbd.c). */
+void test_rigid_momentum_drift(pbd_rigid_world *w, double *dp, double *dl);
 
 #endif
