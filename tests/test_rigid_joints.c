@@ -17,16 +17,6 @@ static double norm3(const double *a) { return sqrt(a[0] * a[0] + a[1] * a[1] + a
 
 static inline double wrap(double x) { return atan2(sin(x), cos(x)); }
 
-static pbd_rigid_joint joint(pbd_joint_kind kind, int b1, int b2)
-{
-    pbd_rigid_joint j;
-    memset(&j, 0, sizeof j);
-    j.kind = kind;
-    j.body[0] = b1;
-    j.body[1] = b2;
-    return j;
-}
-
 static void v3_cross_test(double out[3], const double a[3], const double b[3])
 {
     out[0] = a[1] * b[2] - a[2] * b[1];
@@ -50,7 +40,7 @@ static pbd_rigid_world *slider(double theta, const double anchor[3], double v0, 
     pbd_rigid_shape s = {.kind = PBD_RIGID_BOX, .half = {0.1, 0.1, 0.1}};
     double x[3] = {-anchor[0], -anchor[1], -anchor[2]};
     CU_ASSERT_EQUAL_FATAL(pbd_rigid_add_body(w, &s, 2.0, x, NULL), 1);
-    pbd_rigid_joint j = joint(PBD_JOINT_PRISMATIC, 0, 1);
+    pbd_rigid_joint j = test_rigid_joint(PBD_JOINT_PRISMATIC, 0, 1);
     memcpy(j.anchor[1], anchor, sizeof j.anchor[1]);
     j.axis[0][0] = cos(theta);
     j.axis[0][1] = -sin(theta);
@@ -158,7 +148,7 @@ static void slider_momentum(int substeps, double *dp, double *dl)
     const double q1[4] = {0.9, 0.1, -0.3, 0.2}, q2[4] = {0.2, 0.7, 0.1, -0.5};
     CU_ASSERT_EQUAL_FATAL(pbd_rigid_add_body_inertia(w, 1.5, I1, NULL, x1, q1), 0);
     CU_ASSERT_EQUAL_FATAL(pbd_rigid_add_body_inertia(w, 2.5, I2, NULL, x2, q2), 1);
-    pbd_rigid_joint j = joint(PBD_JOINT_PRISMATIC, 0, 1);
+    pbd_rigid_joint j = test_rigid_joint(PBD_JOINT_PRISMATIC, 0, 1);
     /* the slider along (1, 0, 1)/√2 in the world through body 1's centre (its joint
      * point); body 2's joint point where the rail passes closest to its centre */
     const double ax[3] = {1, 0, 1};
@@ -200,7 +190,7 @@ static pbd_rigid_world *driven_pendulum(double theta0, pbd_joint_drive drive, do
     double x[3] = {d * sin(theta0), -d * cos(theta0), 0}, rv[3] = {0, 0, theta0}, q[4];
     pbd_quat_from_rotvec(rv, q);
     CU_ASSERT_EQUAL_FATAL(pbd_rigid_add_body(w, &s, 2.0, x, q), 1);
-    pbd_rigid_joint j = joint(PBD_JOINT_HINGE, 0, 1);
+    pbd_rigid_joint j = test_rigid_joint(PBD_JOINT_HINGE, 0, 1);
     j.anchor[1][1] = 0.5;
     j.axis[0][2] = j.axis[1][2] = 1.0;
     j.ref[0][1] = j.ref[1][1] = -1.0;
@@ -369,7 +359,7 @@ static pbd_rigid_world *ball_pendulum(const double omega0[3], int swing, double 
     pbd_rigid_shape s = {.kind = PBD_RIGID_BOX, .half = {0.05, 0.5, 0.05}};
     double x[3] = {0, -0.5, 0}, r[3] = {0, -0.5, 0};
     CU_ASSERT_EQUAL_FATAL(pbd_rigid_add_body(w, &s, 2.0, x, NULL), 1);
-    pbd_rigid_joint j = joint(PBD_JOINT_BALL, 0, 1);
+    pbd_rigid_joint j = test_rigid_joint(PBD_JOINT_BALL, 0, 1);
     j.anchor[1][1] = 0.5;
     j.axis[0][1] = j.axis[1][1] = -1.0;
     j.ref[0][0] = j.ref[1][0] = 1.0;
@@ -517,7 +507,7 @@ static void test_refusals(void)
     CU_ASSERT_EQUAL(pbd_rigid_add_body_inertia(w, 1.0, I, NULL, x, NULL), 0);
     CU_ASSERT_EQUAL(pbd_rigid_add_body_inertia(w, 0.0, I, NULL, x, NULL), 1);
     /* prismatic: a zero axis, lower > upper, a non-finite limit */
-    pbd_rigid_joint p = joint(PBD_JOINT_PRISMATIC, 0, 1);
+    pbd_rigid_joint p = test_rigid_joint(PBD_JOINT_PRISMATIC, 0, 1);
     refused(w, &p, "prismatic joint axis[0]");
     p.axis[0][0] = 2.0;
     p.has_limit = 1;
@@ -544,13 +534,13 @@ static void test_refusals(void)
     CU_ASSERT_EQUAL(pbd_rigid_add_joint(w, &p), 0);
     CU_ASSERT(fabs(w->joints[0].axis[0][0] - 1.0) <= DBL_EPSILON); /* normalised */
     /* a hinge's angle target outside [-pi, pi]; a drive on a ball joint */
-    pbd_rigid_joint h = joint(PBD_JOINT_HINGE, 0, 1);
+    pbd_rigid_joint h = test_rigid_joint(PBD_JOINT_HINGE, 0, 1);
     h.axis[0][2] = h.axis[1][2] = 1.0;
     h.ref[0][0] = h.ref[1][0] = 1.0;
     h.drive = PBD_DRIVE_POSITION;
     h.drive_target = 4.0;
     refused(w, &h, "hinge joint drive_target");
-    pbd_rigid_joint b = joint(PBD_JOINT_BALL, 0, 1);
+    pbd_rigid_joint b = test_rigid_joint(PBD_JOINT_BALL, 0, 1);
     b.drive = PBD_DRIVE_VELOCITY;
     refused(w, &b, "ball joint drive");
     b.drive = PBD_DRIVE_NONE;

@@ -207,7 +207,8 @@ static void test_inverse_mass_fd(void)
 
 /* ---- joints ------------------------------------------------------------------------- */
 
-static pbd_rigid_joint joint(pbd_joint_kind kind, int b1, int b2)
+/* A joint of the kind between bodies b1 and b2, every other field 0 (tests.h). */
+pbd_rigid_joint test_rigid_joint(pbd_joint_kind kind, int b1, int b2)
 {
     pbd_rigid_joint j;
     memset(&j, 0, sizeof j);
@@ -252,7 +253,7 @@ static void joint_momentum(pbd_joint_kind kind, int substeps, double *dp, double
     pbd_rigid_world *w = pbd_rigid_world_create(1.0 / 60.0, substeps, 2);
     w->gravity[1] = 0.0;
     two_bodies(w);
-    pbd_rigid_joint j = joint(kind, 0, 1);
+    pbd_rigid_joint j = test_rigid_joint(kind, 0, 1);
     /* the joint point midway between the centres, in each body's frame */
     double mid[3], d[3];
     for (int k = 0; k < 3; k++) mid[k] = 0.5 * (w->bodies[0].x[k] + w->bodies[1].x[k]);
@@ -293,7 +294,7 @@ static double pendulum(double theta0, int substeps, int limit, double *max_angle
     double x[3] = {d * sin(theta0), -d * cos(theta0), 0}, rv[3] = {0, 0, theta0}, q[4];
     pbd_quat_from_rotvec(rv, q);
     int b = pbd_rigid_add_body(w, &s, 2.0, x, q);
-    pbd_rigid_joint j = joint(PBD_JOINT_HINGE, a, b);
+    pbd_rigid_joint j = test_rigid_joint(PBD_JOINT_HINGE, a, b);
     j.anchor[1][1] = 0.5;
     j.axis[0][2] = j.axis[1][2] = 1.0;
     j.ref[0][1] = j.ref[1][1] = -1.0;
@@ -540,16 +541,16 @@ static void test_refusals(void)
     CU_ASSERT_EQUAL(pbd_rigid_add_body_inertia(w, 1.0, I, NULL, x, NULL), 0);
     CU_ASSERT_EQUAL(pbd_rigid_add_body_inertia(w, 0.0, I, NULL, x, NULL), 1);
     CU_ASSERT_EQUAL(pbd_rigid_add_body_inertia(w, 0.0, I, NULL, x, NULL), 2);
-    pbd_rigid_joint j = joint(PBD_JOINT_BALL, 0, 0);
+    pbd_rigid_joint j = test_rigid_joint(PBD_JOINT_BALL, 0, 0);
     CU_ASSERT_EQUAL(pbd_rigid_add_joint(w, &j), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(pbd_last_error(), "itself"));
-    j = joint(PBD_JOINT_BALL, 1, 2);
+    j = test_rigid_joint(PBD_JOINT_BALL, 1, 2);
     CU_ASSERT_EQUAL(pbd_rigid_add_joint(w, &j), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(pbd_last_error(), "both fixed"));
-    j = joint(PBD_JOINT_BALL, 0, 7);
+    j = test_rigid_joint(PBD_JOINT_BALL, 0, 7);
     CU_ASSERT_EQUAL(pbd_rigid_add_joint(w, &j), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(pbd_last_error(), "body index"));
-    j = joint(PBD_JOINT_HINGE, 0, 1);
+    j = test_rigid_joint(PBD_JOINT_HINGE, 0, 1);
     j.axis[0][2] = j.axis[1][2] = 1.0;
     j.ref[0][2] = j.ref[1][0] = 1.0; /* body 1's reference along its axis */
     CU_ASSERT_EQUAL(pbd_rigid_add_joint(w, &j), -1);

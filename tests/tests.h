@@ -71,5 +71,7 @@ int test_run_threads(const char *prog, const char *const *args, int *status);
  * linear momentum (kg m/s) and the relative drift of the angular momentum; w is freed
  * (tests/test_rigid_xpbd.c). */
 void test_rigid_momentum_drift(pbd_rigid_world *w, double *dp, double *dl);
+/* A joint of the kind between bodies b1 and b2, every other field 0 (tests/test_rigid_xpbd.c). */
+pbd_rigid_joint test_rigid_joint(pbd_joint_kind kind, int b1, int b2);
 
 #endif
