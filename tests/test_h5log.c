@@ -214,22 +214,23 @@ static void test_xdmf_sidecar(void)
     CU_ASSERT_EQUAL(items, typed);
 }
 
-/* A run killed before pbd_h5log_finish: nothing under the final name; the temporary file
- * holds the blocks flushed so far and opens as a valid HDF5 file. */
-static void test_interrupted_run(void)
+/* `steps` steps of the spring world logged with `o`, then _exit as if killed (no finish, no
+ * close) or finished: the /series/time rows of what is left (the partial file when killed)
+ * in *t (freed by the caller), their count returned; -1 when it does not read. */
+static long killed_or_finished(const pbd_h5log_options *o, int steps, int killed, double **t)
 {
     pid_t pid = fork();
     CU_ASSERT_FATAL(pid >= 0);
     if (pid == 0) {
         pbd_world *w = spring_world();
-        pbd_h5log_options o = {.block = 4};
-        pbd_h5log *log = pbd_h5log_open(tmpdir, "unit", "killed", w, &o);
+        pbd_h5log *log = pbd_h5log_open(tmpdir, "unit", "killed", w, o);
         if (!log) _exit(3);
-        for (int k = 0; k < 10; k++) {
+        for (int k = 0; k < steps; k++) {
             pbd_step(w);
-            pbd_h5log_step(log, w);
+            if (pbd_h5log_step(log, w) != PBD_OK) _exit(4);
         }
-        _exit(0); /* as if killed: no finish, no close */
+        if (!killed && pbd_h5log_finish(log) != PBD_OK) _exit(5);
+        _exit(0);
     }
     int status;
     waitpid(pid, &status, 0);
@@ -237,15 +238,36 @@ static void test_interrupted_run(void)
     char path[1024], partial[1100];
     snprintf(path, sizeof path, "%s/unit/killed.h5", tmpdir);
     snprintf(partial, sizeof partial, "%s.partial-%ld", path, (long)pid);
-    CU_ASSERT(!exists(path));
-    CU_ASSERT_FATAL(exists(partial));
-    double *d;
-    long rows, cols;
-    CU_ASSERT_EQUAL_FATAL(pbd_h5_read_dataset(partial, "/series/time", &d, &rows, &cols), 0);
-    CU_ASSERT_EQUAL(rows, 8); /* two blocks of 4 were flushed; steps 9–10 were buffered */
-    CU_ASSERT_DOUBLE_EQUAL(d[7], 0.08, 1e-12);
-    free(d);
+    CU_ASSERT(exists(killed ? partial : path));
+    CU_ASSERT(!exists(killed ? path : partial));
+    long rows = -1, cols;
+    if (pbd_h5_read_dataset(killed ? partial : path, "/series/time", t, &rows, &cols) != 0)
+        rows = -1;
     remove(partial);
+    remove(path);
+    return rows;
+}
+
+/* A run killed before pbd_h5log_finish: nothing under the final name; the temporary file
+ * holds the blocks flushed so far and opens as a valid HDF5 file. Flushed every block
+ * (flush_seconds < 0): two blocks of 4 of 10 steps; on time (an hour): the first block
+ * only, the next 16 steps in the grown buffers, and all 20 in order once finished. */
+static void test_interrupted_run(void)
+{
+    double *d = NULL;
+    pbd_h5log_options every = {.block = 4, .flush_seconds = -1};
+    CU_ASSERT_EQUAL(killed_or_finished(&every, 10, 1, &d), 8); /* steps 9–10 buffered */
+    if (d) CU_ASSERT_DOUBLE_EQUAL(d[7], 0.08, 1e-12);
+    free(d);
+    d = NULL;
+    pbd_h5log_options hourly = {.block = 4, .flush_seconds = 3600};
+    CU_ASSERT_EQUAL(killed_or_finished(&hourly, 20, 1, &d), 4);
+    free(d);
+    d = NULL;
+    CU_ASSERT_EQUAL_FATAL(killed_or_finished(&hourly, 20, 0, &d), 20);
+    /* t_k = k dt, summed step by step: within 20 ulp(0.2) */
+    for (int k = 0; k < 20; k++) CU_ASSERT_DOUBLE_EQUAL(d[k], 0.01 * (k + 1), 20 * 2.8e-17);
+    free(d);
 }
 
 static void test_discard_and_errors(void)

@@ -145,7 +145,8 @@ pbd_h5log *pbd_h5log_open(const char *out_dir, const char *experiment, const cha
     if (!log) return NULL;
     log->file = -1;
     log->lock_fd = -1;
-    log->block = opt && opt->block > 0 ? opt->block : 64;
+    log->block = log->capacity = opt && opt->block > 0 ? opt->block : 64;
+    log->flush_seconds = !opt || opt->flush_seconds == 0.0 ? 0.5 : opt->flush_seconds;
     log->frames_every = opt ? opt->frames_every : 0;
     log->frame_velocities = opt ? opt->frame_velocities : 0;
     log->fr_time = log->fr_step = log->fr_n = log->fr_topo = -1;
@@ -210,11 +211,12 @@ pbd_h5log *pbd_h5log_open(const char *out_dir, const char *experiment, const cha
     }
     pbd_interrupt_keep_file(log->partial, log->stopped); /* for the grace timer */
     log_leave(log);
-    /* what one block of steps can add: its rows, its frames, and metadata */
+    /* what one flush can add: its rows, and metadata (a frame reserves its own) */
     hsize_t row = 0;
     for (int i = 0; i < log->n_cols; i++) row += (hsize_t)log->cols[i].width;
     row += (hsize_t)log->n_its * (hsize_t)log->iter_width;
-    log->reserve = 8 * (hsize_t)log->block * row + (256u << 10);
+    log->row_bytes = 8 * row;
+    log->reserve = log->row_bytes * (hsize_t)log->capacity + (256u << 10);
     return log;
 }
 

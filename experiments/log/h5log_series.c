@@ -1,5 +1,5 @@
 /* The datasets a run file grows step by step: /series and /iterations rows buffered and
- * flushed every block (/scene and /frames: h5log_frames.c). */
+ * flushed in whole blocks, at most every flush_seconds (/scene and /frames: h5log_frames.c). */
 #include "log_private.h"
 
 #include <errno.h>
@@ -21,7 +21,7 @@ int log_add_column(pbd_h5log *log, hid_t group, const char *name, int width,
     log_column *c = &log->cols[log->n_cols];
     snprintf(c->name, sizeof c->name, "%s", name);
     c->width = width;
-    c->buf = malloc((size_t)log->block * (size_t)width * sizeof(double));
+    c->buf = malloc((size_t)log->capacity * (size_t)width * sizeof(double));
     if (!c->buf) return -1;
     hsize_t inner[1] = {(hsize_t)width}, chunk[2] = {(hsize_t)log->block, (hsize_t)width};
     c->dset = log_create_extendible(group, name, H5T_NATIVE_DOUBLE, width > 1 ? 2 : 1, inner, chunk, 0);
@@ -172,7 +172,7 @@ static int add_iter(pbd_h5log *log, hid_t g, const char *name, int set, int kind
     hsize_t inner[1] = {(hsize_t)log->iter_width};
     hsize_t chunk[2] = {(hsize_t)log->block, (hsize_t)log->iter_width};
     it->dset = log_create_extendible(g, name, H5T_NATIVE_DOUBLE, 2, inner, chunk, 1);
-    it->buf = malloc((size_t)log->block * (size_t)log->iter_width * sizeof(double));
+    it->buf = malloc((size_t)log->capacity * (size_t)log->iter_width * sizeof(double));
     it->set = set;
     it->kind = kind;
     log->n_its++;
@@ -307,6 +307,46 @@ static pbd_status write_dataset(pbd_h5log *log, const char *name, const double *
     return bad ? pbd_error(PBD_EIO, "%s: cannot write /results/%s", log->partial, name) : PBD_OK;
 }
 
+double log_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Twice the rows in every buffer, up to LOG_BUFFER_BYTES in all; 0 when grown. */
+static int grow_buffers(pbd_h5log *log)
+{
+    int cap = 2 * log->capacity;
+    if (cap < log->capacity || (hsize_t)cap * log->row_bytes > LOG_BUFFER_BYTES) return -1;
+    for (int i = 0; i < log->n_cols; i++) {
+        double *b = realloc(log->cols[i].buf, (size_t)cap * (size_t)log->cols[i].width * sizeof *b);
+        if (!b) return -1;
+        log->cols[i].buf = b;
+    }
+    for (int i = 0; i < log->n_its; i++) {
+        double *b = realloc(log->its[i].buf, (size_t)cap * (size_t)log->iter_width * sizeof *b);
+        if (!b) return -1;
+        log->its[i].buf = b;
+    }
+    log->capacity = cap;
+    log->reserve = log->row_bytes * (hsize_t)cap + (256u << 10);
+    return 0;
+}
+
+/* Whether the buffered rows go to the file after this step: whole blocks (each fills new
+ * chunks: a chunk in the file is never rewritten, nor its space freed and reused), the
+ * first one or flush_seconds after the last flush, or when the buffers are full and cannot
+ * grow. */
+static int flush_due(pbd_h5log *log)
+{
+    if (log->buffered == 0 || log->buffered % log->block != 0) return 0;
+    if (log->flush_seconds < 0 || log->flushed_at == 0.0 ||
+        log_now() - log->flushed_at >= log->flush_seconds)
+        return 1;
+    return log->buffered == log->capacity && grow_buffers(log) != 0;
+}
+
 pbd_status log_flush_block(pbd_h5log *log)
 {
     if (log->buffered == 0) return PBD_OK;
@@ -329,6 +369,7 @@ pbd_status log_flush_block(pbd_h5log *log)
     bad |= H5Fflush(log->file, H5F_SCOPE_GLOBAL) < 0;
     if (!bad) {
         log->dirty = 0;
+        log->flushed_at = log_now();
         return PBD_OK;
     }
     int err = errno;
@@ -454,7 +495,7 @@ pbd_status pbd_h5log_step(pbd_h5log *log, const pbd_world *w)
             return pbd_error(PBD_EIO, "%s: cannot append %s: %s", log->partial, what,
                              log_io_reason(err));
     }
-    if (log->buffered == log->block) {
+    if (flush_due(log)) {
         log_enter(log);
         pbd_status st = log_flush_block(log);
         log_leave(log);

@@ -13,12 +13,13 @@
 #define LOG_MAX_COLUMNS 256
 #define LOG_MAX_ITER 64
 #define LOG_PATH 4096
+#define LOG_BUFFER_BYTES (16u << 20) /* the most a run buffers between flushes */
 
 typedef struct log_column {
     char name[64];
     int width;
     hid_t dset;
-    double *buf; /* block × width */
+    double *buf; /* capacity × width */
     int set;     /* this step's value was given */
 } log_column;
 
@@ -27,7 +28,7 @@ typedef struct log_column {
  * newton: per Newton iterate). */
 typedef struct log_iter {
     hid_t dset;
-    double *buf; /* block × iter_width */
+    double *buf; /* capacity × iter_width */
     int set, kind;
 } log_iter;
 
@@ -60,6 +61,10 @@ struct pbd_h5log {
     int n_sets;    /* constraint sets, fixed when the file is opened */
     char (*set_names)[96]; /* "00_distance": /scene/sets, /series/sets, /frames/.../lambda */
     int block, buffered;
+    int capacity;         /* rows the buffers hold (a multiple of block) */
+    double flush_seconds; /* see pbd_h5log_options */
+    double flushed_at;    /* CLOCK_MONOTONIC seconds of the last flush (0: none yet) */
+    hsize_t row_bytes;    /* one step's buffered row over every column, bytes */
     hsize_t rows;  /* steps written to the file */
     long steps;    /* steps seen */
     log_column cols[LOG_MAX_COLUMNS];
@@ -115,6 +120,7 @@ int log_valid_name(const char *s);
 pbd_status log_write_provenance(pbd_h5log *log, const char *experiment, const char *run);
 pbd_status log_write_solver_def(pbd_h5log *log, const pbd_solver_def *def);
 pbd_status log_flush_block(pbd_h5log *log);
+double log_now(void);
 int log_write_scene(pbd_h5log *log, const pbd_world *w, const pbd_h5log_options *opt);
 int log_make_series(pbd_h5log *log, const pbd_world *w);
 int log_make_iterations(pbd_h5log *log, const pbd_world *w);

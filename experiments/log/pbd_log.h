@@ -15,14 +15,19 @@ extern "C" {
 /* ---- HDF5 logging: one file per run (h5log*.c; experiments/README.md "HDF5 results") */
 
 /* A run's file: written as <out>/<experiment>/<run>.h5.partial-<pid>, flushed every block of
- * steps (an interrupted run keeps valid data under that name) and renamed to <run>.h5 by
- * pbd_h5log_finish. */
+ * steps, at most once per flush_seconds (an interrupted run keeps valid data under that name)
+ * and renamed to <run>.h5 by pbd_h5log_finish. */
 typedef struct pbd_h5log pbd_h5log;
 
 typedef struct pbd_h5log_options {
     int frames_every;         /* /frames every K steps (0: no /frames): positions, λ per set */
     int frame_velocities;     /* 1: velocities in every frame too */
-    int block;                /* steps buffered per write + flush (0: 64) */
+    int block;                /* steps per chunk of /series, and at least per flush (0: 64) */
+    double flush_seconds;     /* a full block is flushed once this long has passed since the
+                               * last flush; until then the buffers grow (0: 0.5 s; negative:
+                               * every block). A SIGKILL that lands inside HDF5's flush can
+                               * leave the file unreadable (HDF5 has no journal): rare flushes
+                               * keep that window a small share of the run */
     const int32_t *triangles; /* optional surface (/scene/triangles, the sidecar's cells), 3
                                * per triangle; a world with tearing gives its own */
     int n_triangles;
