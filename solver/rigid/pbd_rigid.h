@@ -121,6 +121,59 @@ double pbd_rigid_slider_offset(const pbd_rigid_joint *j, const pbd_rigid_body *b
 void pbd_rigid_swing_twist(const pbd_rigid_joint *j, const pbd_rigid_body *b1,
                            const pbd_rigid_body *b2, double *swing, double *twist);
 
+/* ---- the joint catalogue (joint_registry.c; README "Joint types") ----------------------- */
+
+/* Which compliance of the joint a row's XPBD projection uses */
+typedef enum {
+    PBD_JOINT_ALPHA_NONE,       /* a hard limit: α = 0 */
+    PBD_JOINT_ALPHA_POSITIONAL, /* compliance */
+    PBD_JOINT_ALPHA_ANGULAR,    /* angular_compliance */
+    PBD_JOINT_ALPHA_DRIVE       /* drive_compliance (and drive_damping) */
+} pbd_joint_alpha;
+
+/* One constraint of a joint's position solve. eval gives its value C(x1, q1, x2, q2) and its
+ * generalized gradient grad = (∂C/∂x1, ∂C/∂θ1, ∂C/∂x2, ∂C/∂θ2), θ a world-frame rotation
+ * vector (q ← normalize(exp(δθ/2)·q), as the rods' checker); it returns 0, or 1 when the row
+ * is inactive there (a limit inside its range, a joint without the limit or drive, a
+ * vanishing violation: C = 0 and grad = 0). project is its XPBD correction in the position
+ * solve (Sec. 3.3), accumulating lambda[lambda]. */
+typedef struct {
+    const char *name;
+    int lambda;
+    pbd_joint_alpha alpha;
+    int (*eval)(const pbd_rigid_joint *j, const pbd_rigid_body *b1, const pbd_rigid_body *b2,
+                double *C, double grad[12]);
+    void (*project)(pbd_rigid_joint *j, pbd_rigid_body *b1, pbd_rigid_body *b2, double h);
+} pbd_rigid_joint_row;
+
+/* The coordinate a drive moves (the hinge angle, rad; the slider offset, m) */
+typedef struct {
+    double (*coordinate)(const pbd_rigid_joint *j, const pbd_rigid_body *b1,
+                         const pbd_rigid_body *b2);
+    int angular; /* 1: an angle, targets in [-pi, pi] and differences wrapped */
+} pbd_rigid_joint_drive_type;
+
+#define PBD_JOINT_MAX_ROWS 4
+
+/* A joint type: its name; its up-front check (in: the joint as given, j: the copy to be kept,
+ * whose axes it normalises; 0, or -1 with pbd_error naming the field, what was expected and
+ * what was found); the rows of its position solve in order; its velocity-solve part (NULL:
+ * none); the coordinate of its drive (NULL: it has no drive). */
+typedef struct {
+    const char *name;
+    int (*check)(pbd_rigid_joint *j, const pbd_rigid_joint *in);
+    int n_rows;
+    const pbd_rigid_joint_row *rows[PBD_JOINT_MAX_ROWS];
+    void (*solve_velocities)(const pbd_rigid_joint *j, pbd_rigid_body *b1, pbd_rigid_body *b2,
+                             double h);
+    const pbd_rigid_joint_drive_type *drive;
+} pbd_rigid_joint_type;
+
+/* The type of a joint kind, or NULL for a kind not in the table */
+const pbd_rigid_joint_type *pbd_rigid_joint_type_of(pbd_joint_kind kind);
+/* The table's kinds: 0 .. pbd_rigid_joint_type_count() − 1 */
+int pbd_rigid_joint_type_count(void);
+
 /* ---- contacts: with the ground plane n_g·x = ground_height and between bodies -------- */
 
 typedef struct {
