@@ -85,6 +85,9 @@ pbd_status pbd_rigid_shape_inertia(const pbd_rigid_shape *s, double m, double I[
         I[1] = I[2] = m * (3.0 * r * r + 4.0 * a * a) / 12.0;
         return PBD_OK;
     }
+    case PBD_RIGID_MESH:
+        return pbd_error(PBD_EINVAL, "rigid shape: a mesh's inertia comes from its triangles "
+                         "(pbd_rigid_mesh_mass_properties), not from a size");
     case PBD_RIGID_NO_SHAPE:
         break;
     }
@@ -123,6 +126,12 @@ int pbd_rigid_add_body_inertia(pbd_rigid_world *w, double mass, const double I[3
         pbd_error(PBD_EINVAL, "rigid body shape: expected a sphere, box, capsule or none, found "
                   "a cylinder: its contacts are not implemented (add it with its inertia from "
                   "pbd_rigid_shape_inertia and no shape)");
+        return -1;
+    }
+    if (s && s->kind == PBD_RIGID_MESH) {
+        pbd_error(PBD_EINVAL, "rigid body shape: expected a sphere, box, capsule or none, found "
+                  "a mesh: its contacts are not implemented (add it with "
+                  "pbd_rigid_add_body_mesh, which gives it the mesh's inertia and no shape)");
         return -1;
     }
     if (mass > 0.0) {

@@ -19,8 +19,10 @@ extern "C" {
 typedef enum {
     PBD_RIGID_SPHERE, PBD_RIGID_BOX, PBD_RIGID_CAPSULE,
     PBD_RIGID_NO_SHAPE, /* a body that does not collide (e.g. a joint's anchor) */
-    PBD_RIGID_CYLINDER  /* an inertia only (pbd_rigid_shape_inertia): no contacts yet, so
+    PBD_RIGID_CYLINDER, /* an inertia only (pbd_rigid_shape_inertia): no contacts yet, so
                          * pbd_rigid_add_body* refuse it as a body's shape */
+    PBD_RIGID_MESH      /* a closed triangle mesh: its inertia from its volume integrals
+                         * (pbd_rigid_add_body_mesh); no contacts yet, so refused likewise */
 } pbd_rigid_shape_kind;
 
 typedef struct {
@@ -230,6 +232,30 @@ int pbd_rigid_add_body(pbd_rigid_world *w, const pbd_rigid_shape *s, double mass
  * (NULL: none). Returns its index or -1. */
 int pbd_rigid_add_body_inertia(pbd_rigid_world *w, double mass, const double inertia[3],
                                const pbd_rigid_shape *s, const double x[3], const double q[4]);
+/* Mass, centre of mass and inertia tensor of a closed triangle mesh of uniform density, by
+ * its volume integrals (Eberly, "Polyhedral Mass Properties (Revisited)", 2002). */
+typedef struct {
+    double mass;          /* kg */
+    double com[3];        /* the centre of mass in the mesh's frame (m) */
+    double inertia[3][3]; /* about the centre of mass, in the mesh's frame (kg m^2) */
+} pbd_rigid_mass_properties;
+/* vertices: n_vertices × 3 (m); triangles: n_triangles × 3 vertex indices, counter-clockwise
+ * seen from outside; density kg/m^3. PBD_EINVAL (naming the vertex, triangle or edge) for a
+ * non-finite vertex, an index out of range or repeated in a triangle, an open surface, an
+ * inconsistent orientation, a zero or negative volume (inside out) or a density <= 0. */
+pbd_status pbd_rigid_mesh_mass_properties(const double *vertices, int n_vertices,
+                                          const int *triangles, int n_triangles, double density,
+                                          pbd_rigid_mass_properties *out);
+/* The principal axes of the symmetric A: the unit quaternion q of R whose columns are the
+ * axes and d the principal values, A = R diag(d) Rᵀ (Jacobi rotations) */
+void pbd_rigid_principal_axes(const double A[3][3], double q[4], double d[3]);
+/* Add a body of the mesh (as pbd_rigid_mesh_mass_properties) placed by x, q (the mesh's frame
+ * to the world: p = x + R(q) v; q NULL: identity): its centre the mesh's centre of mass, its
+ * frame the principal axes there (q_body = q q_principal), its inertia the mesh's. It has no
+ * contact shape (mesh contacts are not implemented). Returns its index or -1. */
+int pbd_rigid_add_body_mesh(pbd_rigid_world *w, const double *vertices, int n_vertices,
+                            const int *triangles, int n_triangles, double density,
+                            const double x[3], const double q[4]);
 /* Add a joint (copied; axes and references normalised); refuses a joint of a body with
  * itself, between two fixed bodies, an unknown body, a zero axis or reference parallel to
  * the axis, negative compliance or damping, lower > upper, swing or twist limits outside
