@@ -245,6 +245,35 @@ void rigid_joint_damping(const pbd_rigid_joint *j, pbd_rigid_body *b1, pbd_rigid
     }
 }
 
+int rigid_distance_row(const double dx[3], const double r1[3], const double r2[3], double *C,
+                       double g[12])
+{
+    double n[3], m[3], t1[3], t2[3];
+    *C = v3_norm(dx);
+    rigid_gradient_pair(g, NULL, NULL, NULL, NULL);
+    if (!(*C > 0.0)) return 1;
+    v3_scale(n, dx, 1.0 / *C);
+    v3_scale(m, n, -1.0);
+    v3_cross(t1, r1, n);
+    v3_cross(t2, n, r2);
+    rigid_gradient_pair(g, n, t1, m, t2);
+    return 0;
+}
+
+int rigid_limit_row(double c, void (*coordinate_gradient)(const pbd_rigid_joint *,
+                                                          const pbd_rigid_body *,
+                                                          const pbd_rigid_body *, double[12]),
+                    const pbd_rigid_joint *j, const pbd_rigid_body *b1,
+                    const pbd_rigid_body *b2, double *C, double g[12])
+{
+    *C = c;
+    rigid_gradient_pair(g, NULL, NULL, NULL, NULL);
+    if (c == 0.0) return 1;
+    coordinate_gradient(j, b1, b2, g);
+    for (int k = 0; k < 12; k++) g[k] = -g[k];
+    return 0;
+}
+
 void rigid_gradient_pair(double g[12], const double g1[3], const double t1[3],
                          const double g2[3], const double t2[3])
 {

@@ -158,12 +158,7 @@ static int twist_eval(const pbd_rigid_joint *j, const pbd_rigid_body *b1,
                       const pbd_rigid_body *b2, double *C, double g[12])
 {
     double nt[3];
-    *C = twist_violation(j, b1, b2, nt);
-    rigid_gradient_pair(g, NULL, NULL, NULL, NULL);
-    if (*C == 0.0) return 1;
-    twist_gradient(j, b1, b2, g);
-    for (int k = 0; k < 12; k++) g[k] = -g[k];
-    return 0;
+    return rigid_limit_row(twist_violation(j, b1, b2, nt), twist_gradient, j, b1, b2, C, g);
 }
 
 static void twist_project(pbd_rigid_joint *j, pbd_rigid_body *b1, pbd_rigid_body *b2, double h)

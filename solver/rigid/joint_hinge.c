@@ -97,12 +97,8 @@ static double limit_violation(const pbd_rigid_joint *j, const pbd_rigid_body *b1
 static int limit_eval(const pbd_rigid_joint *j, const pbd_rigid_body *b1,
                       const pbd_rigid_body *b2, double *C, double g[12])
 {
-    *C = limit_violation(j, b1, b2);
-    rigid_gradient_pair(g, NULL, NULL, NULL, NULL);
-    if (*C == 0.0) return 1;
-    rigid_hinge_angle_gradient(j, b1, b2, g);
-    for (int k = 0; k < 12; k++) g[k] = -g[k];
-    return 0;
+    return rigid_limit_row(limit_violation(j, b1, b2), rigid_hinge_angle_gradient, j, b1, b2, C,
+                           g);
 }
 
 /* body 2 is at φ about a1 relative to body 1: body 1 is at −φ relative to body 2, too much

@@ -15,16 +15,9 @@ static double points(const pbd_rigid_joint *j, const pbd_rigid_body *b1,
 static int eval(const pbd_rigid_joint *j, const pbd_rigid_body *b1, const pbd_rigid_body *b2,
                 double *C, double g[12])
 {
-    double r1[3], r2[3], n[3], t1[3], t2[3], m[3];
-    *C = points(j, b1, b2, r1, r2, n);
-    rigid_gradient_pair(g, NULL, NULL, NULL, NULL);
-    if (!(*C > 0.0)) return 1;
-    v3_scale(n, n, 1.0 / *C);
-    v3_cross(t1, r1, n);
-    v3_cross(t2, n, r2);
-    v3_scale(m, n, -1.0);
-    rigid_gradient_pair(g, n, t1, m, t2);
-    return 0;
+    double r1[3], r2[3], dx[3];
+    points(j, b1, b2, r1, r2, dx);
+    return rigid_distance_row(dx, r1, r2, C, g);
 }
 
 /* the joint points coincide: dx = p1 − p2 */

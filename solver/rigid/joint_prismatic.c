@@ -65,17 +65,9 @@ static void normal_offset(const pbd_rigid_joint *j, const pbd_rigid_body *b1,
 static int normal_eval(const pbd_rigid_joint *j, const pbd_rigid_body *b1,
                        const pbd_rigid_body *b2, double *C, double g[12])
 {
-    double n[3], r1[3], r2[3], m[3], t1[3], t2[3];
-    normal_offset(j, b1, b2, n, r1, r2);
-    *C = v3_norm(n);
-    rigid_gradient_pair(g, NULL, NULL, NULL, NULL);
-    if (!(*C > 0.0)) return 1;
-    v3_scale(n, n, 1.0 / *C);
-    v3_scale(m, n, -1.0);
-    v3_cross(t1, r1, n);
-    v3_cross(t2, n, r2);
-    rigid_gradient_pair(g, n, t1, m, t2);
-    return 0;
+    double perp[3], r1[3], r2[3];
+    normal_offset(j, b1, b2, perp, r1, r2);
+    return rigid_distance_row(perp, r1, r2, C, g);
 }
 
 static void normal_project(pbd_rigid_joint *j, pbd_rigid_body *b1, pbd_rigid_body *b2, double h)
@@ -107,12 +99,8 @@ static int limit_eval(const pbd_rigid_joint *j, const pbd_rigid_body *b1,
                       const pbd_rigid_body *b2, double *C, double g[12])
 {
     double a1[3], r1[3], r2[3];
-    *C = limit_violation(j, b1, b2, a1, r1, r2);
-    rigid_gradient_pair(g, NULL, NULL, NULL, NULL);
-    if (*C == 0.0) return 1;
-    rigid_slider_offset_gradient(j, b1, b2, g);
-    for (int k = 0; k < 12; k++) g[k] = -g[k];
-    return 0;
+    return rigid_limit_row(limit_violation(j, b1, b2, a1, r1, r2), rigid_slider_offset_gradient,
+                           j, b1, b2, C, g);
 }
 
 /* body 1 has (d_c − d) a1 too much */

@@ -176,18 +176,11 @@ void pbd_rigid_principal_axes(const double A[3][3], double q[4], double d[3])
 int pbd_rigid_add_body_mesh(pbd_rigid_world *w, const double *v, int nv, const int *tri, int nt,
                             double density, const double x[3], const double q[4])
 {
-    static const double identity[4] = {1, 0, 0, 0};
     pbd_rigid_mass_properties mp;
-    if (pbd_rigid_mesh_mass_properties(v, nv, tri, nt, density, &mp) != PBD_OK) return -1;
-    if (!q) q = identity;
-    double qn = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    if (!(qn > 1e-12 && isfinite(qn)) || !(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]))) {
-        pbd_error(PBD_EINVAL, "rigid body pose: expected a finite position and a non-zero finite "
-                  "quaternion, found x (%g, %g, %g), |q| %g", x[0], x[1], x[2], qn);
-        return -1;
-    }
     double qu[4], qp[4], qb[4], I[3], c[3];
-    for (int k = 0; k < 4; k++) qu[k] = q[k] / qn;
+    if (pbd_rigid_mesh_mass_properties(v, nv, tri, nt, density, &mp) != PBD_OK ||
+        rigid_unit_pose(x, q, qu))
+        return -1;
     pbd_rigid_principal_axes(mp.inertia, qp, I);
     pbd_quat_mul(qu, qp, qb); /* mesh frame to world after the principal axes to the mesh */
     pbd_quat_rotate(qu, mp.com, c);

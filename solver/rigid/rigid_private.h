@@ -15,6 +15,10 @@ static inline void rigid_world_offset(const pbd_rigid_body *b, const double r[3]
 }
 static inline int rigid_dynamic(const pbd_rigid_body *b) { return b && b->inv_mass > 0.0; }
 
+/* The pose x, q (NULL: identity) checked finite with q non-zero, qu = q/|q|; 0, or -1 with
+ * pbd_error naming them */
+int rigid_unit_pose(const double x[3], const double q[4], double qu[4]);
+
 /* The corrections' updates (Sec. 3.3): the impulse p (kg m) at world offsets r1 to body 1
  * and −p at r2 to body 2, moving x and q; the angular impulse p (kg m^2) likewise */
 void rigid_apply_positional(pbd_rigid_body *b1, pbd_rigid_body *b2, const double r1[3],
@@ -57,6 +61,17 @@ void rigid_slider_offset_gradient(const pbd_rigid_joint *j, const pbd_rigid_body
 /* g = (g1, t1, g2, t2), a NULL part read as zero */
 void rigid_gradient_pair(double g[12], const double g1[3], const double t1[3],
                          const double g2[3], const double t2[3]);
+/* The row C = ‖dx‖ of the two bodies' points at levers r1, r2 (dx = p1 − p2): n = dx/C,
+ * ∇C = (n, r1 × n, −n, −r2 × n); 1 (C, ∇C zero) when dx vanishes */
+int rigid_distance_row(const double dx[3], const double r1[3], const double r2[3], double *C,
+                       double g[12]);
+/* The row C = c of a limit on a coordinate s, c = s_c − s (0 inside): ∇C = −∇s from the
+ * coordinate's gradient; 1 (∇C zero) when c is 0 */
+int rigid_limit_row(double c, void (*coordinate_gradient)(const pbd_rigid_joint *,
+                                                          const pbd_rigid_body *,
+                                                          const pbd_rigid_body *, double[12]),
+                    const pbd_rigid_joint *j, const pbd_rigid_body *b1,
+                    const pbd_rigid_body *b2, double *C, double g[12]);
 /* The drive's coordinate at the present poses or (at_start) at the substep's start */
 double rigid_drive_coordinate(const pbd_rigid_joint *j, const pbd_rigid_body *b1,
                               const pbd_rigid_body *b2, int at_start);
