@@ -85,6 +85,9 @@ pbd_status pbd_rigid_shape_inertia(const pbd_rigid_shape *s, double m, double I[
         I[1] = I[2] = m * (3.0 * r * r + 4.0 * a * a) / 12.0;
         return PBD_OK;
     }
+    case PBD_RIGID_MESH:
+        return pbd_error(PBD_EINVAL, "rigid shape: a mesh's inertia comes from its triangles "
+                         "(pbd_rigid_mesh_mass_properties), not from a size");
     case PBD_RIGID_NO_SHAPE:
         break;
     }
@@ -104,8 +107,7 @@ static int grow(pbd_rigid_world *w)
     return 0;
 }
 
-int pbd_rigid_add_body_inertia(pbd_rigid_world *w, double mass, const double I[3],
-                               const pbd_rigid_shape *s, const double x[3], const double q[4])
+int rigid_unit_pose(const double x[3], const double q[4], double qu[4])
 {
     static const double identity[4] = {1, 0, 0, 0};
     if (!q) q = identity;
@@ -115,6 +117,15 @@ int pbd_rigid_add_body_inertia(pbd_rigid_world *w, double mass, const double I[3
                   "quaternion, found x (%g, %g, %g), |q| %g", x[0], x[1], x[2], qn);
         return -1;
     }
+    for (int k = 0; k < 4; k++) qu[k] = q[k] / qn;
+    return 0;
+}
+
+int pbd_rigid_add_body_inertia(pbd_rigid_world *w, double mass, const double I[3],
+                               const pbd_rigid_shape *s, const double x[3], const double q[4])
+{
+    double qu[4];
+    if (rigid_unit_pose(x, q, qu)) return -1;
     if (!(mass >= 0.0 && isfinite(mass))) {
         pbd_error(PBD_EINVAL, "rigid body mass: expected >= 0 kg (0: fixed), found %g", mass);
         return -1;
@@ -123,6 +134,12 @@ int pbd_rigid_add_body_inertia(pbd_rigid_world *w, double mass, const double I[3
         pbd_error(PBD_EINVAL, "rigid body shape: expected a sphere, box, capsule or none, found "
                   "a cylinder: its contacts are not implemented (add it with its inertia from "
                   "pbd_rigid_shape_inertia and no shape)");
+        return -1;
+    }
+    if (s && s->kind == PBD_RIGID_MESH) {
+        pbd_error(PBD_EINVAL, "rigid body shape: expected a sphere, box, capsule or none, found "
+                  "a mesh: its contacts are not implemented (add it with "
+                  "pbd_rigid_add_body_mesh, which gives it the mesh's inertia and no shape)");
         return -1;
     }
     if (mass > 0.0) {
@@ -146,7 +163,7 @@ int pbd_rigid_add_body_inertia(pbd_rigid_world *w, double mass, const double I[3
     pbd_rigid_body *b = &w->bodies[w->n_bodies];
     memset(b, 0, sizeof *b);
     for (int k = 0; k < 3; k++) b->x[k] = b->x_prev[k] = x[k];
-    for (int k = 0; k < 4; k++) b->q[k] = b->q_prev[k] = q[k] / qn;
+    for (int k = 0; k < 4; k++) b->q[k] = b->q_prev[k] = qu[k];
     b->inv_mass = mass > 0.0 ? 1.0 / mass : 0.0;
     for (int k = 0; k < 3; k++) b->inv_inertia[k] = mass > 0.0 ? 1.0 / I[k] : 0.0;
     if (s) b->shape = *s;

@@ -19,8 +19,10 @@ extern "C" {
 typedef enum {
     PBD_RIGID_SPHERE, PBD_RIGID_BOX, PBD_RIGID_CAPSULE,
     PBD_RIGID_NO_SHAPE, /* a body that does not collide (e.g. a joint's anchor) */
-    PBD_RIGID_CYLINDER  /* an inertia only (pbd_rigid_shape_inertia): no contacts yet, so
+    PBD_RIGID_CYLINDER, /* an inertia only (pbd_rigid_shape_inertia): no contacts yet, so
                          * pbd_rigid_add_body* refuse it as a body's shape */
+    PBD_RIGID_MESH      /* a closed triangle mesh: its inertia from its volume integrals
+                         * (pbd_rigid_add_body_mesh); no contacts yet, so refused likewise */
 } pbd_rigid_shape_kind;
 
 typedef struct {
@@ -121,6 +123,59 @@ double pbd_rigid_slider_offset(const pbd_rigid_joint *j, const pbd_rigid_body *b
 void pbd_rigid_swing_twist(const pbd_rigid_joint *j, const pbd_rigid_body *b1,
                            const pbd_rigid_body *b2, double *swing, double *twist);
 
+/* ---- the joint catalogue (joint_registry.c; README "Joint types") ----------------------- */
+
+/* Which compliance of the joint a row's XPBD projection uses */
+typedef enum {
+    PBD_JOINT_ALPHA_NONE,       /* a hard limit: α = 0 */
+    PBD_JOINT_ALPHA_POSITIONAL, /* compliance */
+    PBD_JOINT_ALPHA_ANGULAR,    /* angular_compliance */
+    PBD_JOINT_ALPHA_DRIVE       /* drive_compliance (and drive_damping) */
+} pbd_joint_alpha;
+
+/* One constraint of a joint's position solve. eval gives its value C(x1, q1, x2, q2) and its
+ * generalized gradient grad = (∂C/∂x1, ∂C/∂θ1, ∂C/∂x2, ∂C/∂θ2), θ a world-frame rotation
+ * vector (q ← normalize(exp(δθ/2)·q), as the rods' checker); it returns 0, or 1 when the row
+ * is inactive there (a limit inside its range, a joint without the limit or drive, a
+ * vanishing violation: C = 0 and grad = 0). project is its XPBD correction in the position
+ * solve (Sec. 3.3), accumulating lambda[lambda]. */
+typedef struct {
+    const char *name;
+    int lambda;
+    pbd_joint_alpha alpha;
+    int (*eval)(const pbd_rigid_joint *j, const pbd_rigid_body *b1, const pbd_rigid_body *b2,
+                double *C, double grad[12]);
+    void (*project)(pbd_rigid_joint *j, pbd_rigid_body *b1, pbd_rigid_body *b2, double h);
+} pbd_rigid_joint_row;
+
+/* The coordinate a drive moves (the hinge angle, rad; the slider offset, m) */
+typedef struct {
+    double (*coordinate)(const pbd_rigid_joint *j, const pbd_rigid_body *b1,
+                         const pbd_rigid_body *b2);
+    int angular; /* 1: an angle, targets in [-pi, pi] and differences wrapped */
+} pbd_rigid_joint_drive_type;
+
+#define PBD_JOINT_MAX_ROWS 4
+
+/* A joint type: its name; its up-front check (in: the joint as given, j: the copy to be kept,
+ * whose axes it normalises; 0, or -1 with pbd_error naming the field, what was expected and
+ * what was found); the rows of its position solve in order; its velocity-solve part (NULL:
+ * none); the coordinate of its drive (NULL: it has no drive). */
+typedef struct {
+    const char *name;
+    int (*check)(pbd_rigid_joint *j, const pbd_rigid_joint *in);
+    int n_rows;
+    const pbd_rigid_joint_row *rows[PBD_JOINT_MAX_ROWS];
+    void (*solve_velocities)(const pbd_rigid_joint *j, pbd_rigid_body *b1, pbd_rigid_body *b2,
+                             double h);
+    const pbd_rigid_joint_drive_type *drive;
+} pbd_rigid_joint_type;
+
+/* The type of a joint kind, or NULL for a kind not in the table */
+const pbd_rigid_joint_type *pbd_rigid_joint_type_of(pbd_joint_kind kind);
+/* The table's kinds: 0 .. pbd_rigid_joint_type_count() − 1 */
+int pbd_rigid_joint_type_count(void);
+
 /* ---- contacts: with the ground plane n_g·x = ground_height and between bodies -------- */
 
 typedef struct {
@@ -177,6 +232,30 @@ int pbd_rigid_add_body(pbd_rigid_world *w, const pbd_rigid_shape *s, double mass
  * (NULL: none). Returns its index or -1. */
 int pbd_rigid_add_body_inertia(pbd_rigid_world *w, double mass, const double inertia[3],
                                const pbd_rigid_shape *s, const double x[3], const double q[4]);
+/* Mass, centre of mass and inertia tensor of a closed triangle mesh of uniform density, by
+ * its volume integrals (Eberly, "Polyhedral Mass Properties (Revisited)", 2002). */
+typedef struct {
+    double mass;          /* kg */
+    double com[3];        /* the centre of mass in the mesh's frame (m) */
+    double inertia[3][3]; /* about the centre of mass, in the mesh's frame (kg m^2) */
+} pbd_rigid_mass_properties;
+/* vertices: n_vertices × 3 (m); triangles: n_triangles × 3 vertex indices, counter-clockwise
+ * seen from outside; density kg/m^3. PBD_EINVAL (naming the vertex, triangle or edge) for a
+ * non-finite vertex, an index out of range or repeated in a triangle, an open surface, an
+ * inconsistent orientation, a zero or negative volume (inside out) or a density <= 0. */
+pbd_status pbd_rigid_mesh_mass_properties(const double *vertices, int n_vertices,
+                                          const int *triangles, int n_triangles, double density,
+                                          pbd_rigid_mass_properties *out);
+/* The principal axes of the symmetric A: the unit quaternion q of R whose columns are the
+ * axes and d the principal values, A = R diag(d) Rᵀ (Jacobi rotations) */
+void pbd_rigid_principal_axes(const double A[3][3], double q[4], double d[3]);
+/* Add a body of the mesh (as pbd_rigid_mesh_mass_properties) placed by x, q (the mesh's frame
+ * to the world: p = x + R(q) v; q NULL: identity): its centre the mesh's centre of mass, its
+ * frame the principal axes there (q_body = q q_principal), its inertia the mesh's. It has no
+ * contact shape (mesh contacts are not implemented). Returns its index or -1. */
+int pbd_rigid_add_body_mesh(pbd_rigid_world *w, const double *vertices, int n_vertices,
+                            const int *triangles, int n_triangles, double density,
+                            const double x[3], const double q[4]);
 /* Add a joint (copied; axes and references normalised); refuses a joint of a body with
  * itself, between two fixed bodies, an unknown body, a zero axis or reference parallel to
  * the axis, negative compliance or damping, lower > upper, swing or twist limits outside
