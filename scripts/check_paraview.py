@@ -1,7 +1,8 @@
 """Open every XDMF sidecar given with ParaView's OpenDataFile (the reader ParaView picks
 itself: Xdmf3ReaderS in 5.11) and compare each frame with the run file's /frames: the number
 of points (/frames/n_particles), of cells (the frame's triangles, /scene/tets, or the first
-distance set's edges; none for a point cloud) and the bounds of /frames/<k>/positions. Run by pvpython
+distance set's edges; none for a point cloud), the bounds of /frames/<k>/positions and, with one
+orientation per point (rigid bodies), the ranges of the point array "orientation". Run by pvpython
 (scripts/check-paraview.sh). Reads HDF5 with h5py, or with pbd-h5extract ($PBD_H5EXTRACT)
 when h5py is missing. Exits 1 on any difference."""
 import os
@@ -90,6 +91,15 @@ def check(xdmf):
             bad.append("frame %d: %d cells, expected %s" % (k, cells, cells_want))
         if any(abs(a - b) > 1e-12 * scale for a, b in zip(bounds, want)):
             bad.append("frame %d: bounds %s, /frames/%06d/positions %s" % (k, bounds, k, want))
+        q = run.rows("/frames/%06d/orientations" % k)
+        if q is not None and len(q) == len(x):  # one per point (rigid bodies): shown
+            arr = reader.GetPointDataInformation().GetArray("orientation")
+            got = [] if arr is None or arr.GetNumberOfComponents() != 4 else \
+                [v for c in range(4) for v in arr.GetRange(c)]
+            want_q = [f(r[i] for r in q) for i in range(4) for f in (min, max)]
+            if len(got) != 8 or any(abs(a - b) > 1e-15 for a, b in zip(got, want_q)):
+                bad.append("frame %d: orientation ranges %s, /frames/%06d/orientations %s"
+                           % (k, got, k, want_q))
     print("%s: %s, %d frames, %d..%d points, %s" % (
         os.path.relpath(xdmf), name, len(times), min(counts), max(counts),
         "OK" if not bad else "FAIL"))

@@ -214,6 +214,49 @@ static void test_xdmf_sidecar(void)
     CU_ASSERT_EQUAL(items, typed);
 }
 
+/* The sidecar of the spring world with `orients` orientations (no constraint on them), two
+ * frames with velocities: its text in text (size bytes). */
+static void sidecar_with_orientations(int orients, char *text, size_t size)
+{
+    pbd_world *w = spring_world();
+    const double q[4] = {1, 0, 0, 0}, omega[3] = {0, 0, 0}, inv_inertia[3] = {1, 1, 1};
+    for (int k = 0; k < orients; k++)
+        CU_ASSERT(pbd_world_add_orientation(w, q, omega, inv_inertia) >= 0);
+    pbd_h5log_options o = {.frames_every = 1, .frame_velocities = 1};
+    char run[32];
+    snprintf(run, sizeof run, "orient%d", orients);
+    pbd_h5log *log = pbd_h5log_open(tmpdir, "unit", run, w, &o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+    pbd_step(w);
+    CU_ASSERT_EQUAL(pbd_h5log_step(log, w), PBD_OK);
+    CU_ASSERT_EQUAL(pbd_h5log_finish(log), PBD_OK);
+    pbd_world_free(w);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/unit/%s.xdmf", tmpdir, run);
+    FILE *f = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    size_t n = fread(text, 1, size - 1, f);
+    text[n] = '\0';
+    fclose(f);
+}
+
+/* One orientation per point (a rigid world's mirror): the sidecar shows them, a point array
+ * of 4 components per frame, and the angular velocities; a rod's (one per segment, not per
+ * point) are not shown. */
+static void test_xdmf_orientations(void)
+{
+    char text[16384];
+    sidecar_with_orientations(2, text, sizeof text);
+    CU_ASSERT(strstr(text, "<Attribute Name=\"orientation\" AttributeType=\"Matrix\" "
+                           "Center=\"Node\">\n     <DataItem Dimensions=\"2 4\"") != NULL);
+    CU_ASSERT(strstr(text, "orient2.h5:/frames/000001/orientations<") != NULL);
+    CU_ASSERT(strstr(text, "orient2.h5:/frames/000001/angular_velocities<") != NULL);
+    sidecar_with_orientations(1, text, sizeof text);
+    CU_ASSERT(strstr(text, "orientation") == NULL);
+    CU_ASSERT(strstr(text, "angular_velocit") == NULL);
+    CU_ASSERT(strstr(text, "orient1.h5:/frames/000001/velocities<") != NULL);
+}
+
 /* `steps` steps of the spring world logged with `o`, then _exit as if killed (no finish, no
  * close) or finished: the /series/time rows of what is left (the partial file when killed)
  * in *t (freed by the caller), their count returned; -1 when it does not read. */
@@ -301,6 +344,7 @@ void register_h5log_tests(void)
     CU_pSuite s = CU_add_suite("h5log", suite_init, suite_clean);
     CU_add_test(s, "series_shapes_and_values", test_series_shapes_and_values);
     CU_add_test(s, "xdmf_sidecar", test_xdmf_sidecar);
+    CU_add_test(s, "xdmf_orientations", test_xdmf_orientations);
     CU_add_test(s, "interrupted_run", test_interrupted_run);
     CU_add_test(s, "discard_and_errors", test_discard_and_errors);
 }

@@ -420,7 +420,7 @@ int log_write_frame(pbd_h5log *log, const pbd_world *w)
         log->frame_cap = cap;
     }
     log->frames[log->n_frames++] =
-        (log_frame){t, n, v, log->topo.n_tris, log->topo.n_edges};
+        (log_frame){t, n, v, log->topo.n_tris, log->topo.n_edges, w->n_orient};
     return 0;
 }
 

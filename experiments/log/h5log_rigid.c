@@ -77,7 +77,8 @@ pbd_status pbd_rigid_log_begin(pbd_rigid_log *rl, pbd_h5log *log)
              {"rigid.iterations", w->iterations}, {"rigid.bodies", w->n_bodies},
              {"rigid.joints", w->n_joints}, {"rigid.ground", w->ground},
              {"rigid.body_contacts", w->body_contacts},
-             {"rigid.friction_form", w->friction_form}};
+             {"rigid.friction_form", w->friction_form},
+             {"rigid.velocity_passes", w->velocity_passes}};
     for (unsigned k = 0; k < sizeof a / sizeof a[0] && st == PBD_OK; k++)
         st = pbd_h5log_attr_double(log, a[k].name, a[k].v);
     if (st != PBD_OK || w->n_bodies == 0) return st;

@@ -52,6 +52,7 @@ typedef struct log_frame {
     double time;
     int n, version, n_tris;
     long n_edges;
+    int n_orient; /* /frames/<k>/orientations rows (0: none) */
 } log_frame;
 
 struct pbd_h5log {

@@ -4,7 +4,9 @@
  * type it does not know until read ("Skipping unrecognized array type [None]": 0 points).
  * Geometry: /frames/<k>/positions; cells: the frame's triangles (/scene/triangles or its
  * topology version's), or /scene/tets, else the first distance set's edges as polylines,
- * else points; velocities as a point vector when the frames hold them. */
+ * else points; velocities as a point vector when the frames hold them, and the orientations
+ * (unit quaternions w, x, y, z: a 4-component point array) and angular velocities when
+ * there is one per point (the rigid bodies). */
 #include "log_private.h"
 
 #include <errno.h>
@@ -72,6 +74,16 @@ static void write_topology(FILE *f, const pbd_h5log *log, const log_frame *fr, c
     }
 }
 
+/* A node attribute of frame k: /frames/<k>/<dataset>, n x width doubles. */
+static void attribute(FILE *f, const char *name, const char *type, int n, int width,
+                      const char *h5, hsize_t k, const char *dataset)
+{
+    fprintf(f, "    <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"Node\">\n"
+               "     <DataItem Dimensions=\"%d %d\" NumberType=\"Float\" Precision=\"8\" "
+               "Format=\"HDF\">%s:/frames/%06ld/%s</DataItem>\n    </Attribute>\n",
+            name, type, n, width, h5, (long)k, dataset);
+}
+
 void log_remove_xdmf(const pbd_h5log *log)
 {
     char path[3300];
@@ -105,12 +117,13 @@ pbd_status log_write_xdmf(pbd_h5log *log)
                    "Format=\"HDF\">%s:/frames/%06ld/positions</DataItem>\n    </Geometry>\n",
                 fr->n, h5, (long)k);
         if (log->frame_velocities)
-            fprintf(f, "    <Attribute Name=\"velocity\" AttributeType=\"Vector\" "
-                       "Center=\"Node\">\n"
-                       "     <DataItem Dimensions=\"%d 3\" NumberType=\"Float\" Precision=\"8\" "
-                       "Format=\"HDF\">%s:/frames/%06ld/velocities</DataItem>\n"
-                       "    </Attribute>\n",
-                    fr->n, h5, (long)k);
+            attribute(f, "velocity", "Vector", fr->n, 3, h5, k, "velocities");
+        if (fr->n_orient == fr->n) { /* one orientation per point: the rigid bodies */
+            attribute(f, "orientation", "Matrix", fr->n, 4, h5, k, "orientations");
+            if (log->frame_velocities)
+                attribute(f, "angular_velocity", "Vector", fr->n, 3, h5, k,
+                          "angular_velocities");
+        }
         fprintf(f, "   </Grid>\n");
     }
     fprintf(f, "  </Grid>\n </Domain>\n</Xdmf>\n");

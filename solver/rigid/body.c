@@ -25,6 +25,7 @@ pbd_rigid_world *pbd_rigid_world_create(double dt, int substeps, int iterations)
     w->ground_normal[1] = 1.0;
     w->body_contacts = 1;
     w->watch_position = 1e6;
+    w->velocity_passes = 1;
     return w;
 }
 

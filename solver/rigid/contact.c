@@ -529,7 +529,9 @@ void rigid_contacts_solve_positions(pbd_rigid_world *w, double h)
         if (w->contacts[i].lambda_n != 0.0) static_friction(w, &w->contacts[i], h);
 }
 
-void rigid_contacts_solve_velocities(pbd_rigid_world *w, double h)
+/* One pass over the contacts (Sec. 3.6): dynamic friction when `friction`, then the
+ * normal velocity −e ṽ_n of restitution */
+static void velocity_pass(pbd_rigid_world *w, double h, int friction)
 {
     double g = v3_norm(w->gravity);
     for (int i = 0; i < w->n_contacts; i++) {
@@ -547,7 +549,7 @@ void rigid_contacts_solve_velocities(pbd_rigid_world *w, double h)
         /* dynamic friction: the normal force f_n = λ_n/h² (N) for the substep gives the
          * tangential impulse h μ_d |f_n| (kg m/s), i.e. the velocity change w_t h μ_d |f_n|
          * of the contact point (README errata: the paper prints it without w_t) */
-        if (vt_norm > 0.0 && mu_d > 0.0) {
+        if (friction && vt_norm > 0.0 && mu_d > 0.0) {
             double t[3];
             v3_scale(t, vt, 1.0 / vt_norm);
             double wt = pbd_rigid_inverse_mass_positional(b1, r1, t) +
@@ -575,4 +577,9 @@ void rigid_contacts_solve_velocities(pbd_rigid_world *w, double h)
         v3_scale(p, n, (target - vn) / wn);
         pbd_rigid_apply_impulse(b1, b2, r1, r2, p);
     }
+}
+
+void rigid_contacts_solve_velocities(pbd_rigid_world *w, double h)
+{
+    for (int pass = 0; pass < w->velocity_passes; pass++) velocity_pass(w, h, pass == 0);
 }

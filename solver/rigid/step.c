@@ -84,6 +84,9 @@ static pbd_status watch(const pbd_rigid_world *w)
 
 pbd_status pbd_rigid_step(pbd_rigid_world *w)
 {
+    if (w->velocity_passes < 1)
+        return pbd_error(PBD_EINVAL, "rigid world velocity_passes: expected at least 1 pass of "
+                         "the velocity solve, found %d", w->velocity_passes);
     double h = w->dt / w->substeps;
     if (!w->watch_ready) watch_init(w);
     for (int s = 0; s < w->substeps; s++) {
