@@ -290,32 +290,14 @@ static int partial_consistent(const char *path, char *why, size_t size)
     return r;
 }
 
-/* The CPU time (clock ticks) pid has used, every thread; -1 when it is gone. */
-static long cpu_ticks(pid_t pid)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return -1;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')'); /* after the command's name */
-    unsigned long utime = 0, stime = 0;
-    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime,
-                     &stime) != 2)
-        return -1;
-    return (long)(utime + stime);
-}
-
 /* Wait until pid has used no CPU for 0.5 s (at most `seconds`); 1 when it has. */
 static int wait_idle(pid_t pid, double seconds)
 {
-    long last = -2;
+    double last = -2.0;
     int idle = 0;
     for (double t0 = now(); idle < 5 && now() - t0 < seconds;) {
         nanosleep(&(struct timespec){0, 100000000}, NULL);
-        long c = cpu_ticks(pid);
+        double c = cpu_seconds(pid);
         idle = c >= 0 && c == last ? idle + 1 : 0;
         last = c;
     }
