@@ -1,0 +1,167 @@
+/* Projective Dynamics' iteration with the right side gathered per row and one interleaved
+ * LDLᵀ solve for x, y and z (def.kernels on; pd.c's scatter and cholmod_solve2 are the
+ * generic path it is tested against, tests/test_families_path.c).
+ * Global step (PD Sec. 3): (M/h² + Σ_j w_j S_jᵀA_jᵀA_jS_j) x = b0 + Σ_j w_j S_jᵀA_jᵀ p_j with
+ *   b0 = M y/h² − Σ_j w_j S_jᵀA_jᵀA_j S_j x_fixed,
+ * constant within a step (y and the fixed particles do not move between iterations): built
+ * at the step's first iteration. Each row k (in the factor's fill-reducing order P) gathers
+ * its terms w_j (A_j)_{rk} p_j[r] from the local step's targets: rows are independent, so
+ * any thread count sums them in the same order (the same bits). The solve runs on CHOLMOD's
+ * simplicial factor P A Pᵀ = L D Lᵀ: L z = P b column by column, then x_j = z_j/D_j −
+ * Σ_{i>j} L_ij x_i from the last column, x, y, z side by side in one 4-lane vector. */
+#include "solver/pd/pd_state.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef double pd_v4 __attribute__((vector_size(32)));
+
+void pbd_pd_gather_free(pd_state *pd)
+{
+    free(pd->particle_of);
+    free(pd->term_ptr);
+    free(pd->term);
+    free(pd->fixed_ptr);
+    free(pd->fixed);
+    free(pd->b0);
+    free(pd->x4);
+    pd->gathered = 0;
+}
+
+/* Visits every (free row, term) of Σ w SᵀAᵀ(p − A S x_fixed): emit(k, term, is_fixed). */
+static void count_or_fill(const pbd_world *w, const pbd_family_ws *fw, const pd_state *pd,
+                          const int32_t *k_of_free, int32_t *ptr, pd_term *term,
+                          int32_t *fptr, pd_term *fixed)
+{
+    for (int s = 0; s < fw->n_static; s++) {
+        const pbd_constraint_set *set = &w->sets[s];
+        int kind = pbd_pd_kind(set->type);
+        for (int c = 0; c < set->count; c++) {
+            double coef[12], wt;
+            int nr = pbd_pd_rows(set, c, kind, coef, &wt);
+            const int32_t *idx = set->idx + (size_t)c * set->arity;
+            int32_t slot = 9 * (fw->set_c[s] + c);
+            for (int r = 0; r < nr; r++)
+                for (int q = 0; q < set->arity; q++) {
+                    int f = pd->free_of[idx[q]];
+                    if (f < 0 || coef[4 * r + q] == 0.0) continue;
+                    int32_t k = k_of_free[f];
+                    if (term) {
+                        term[ptr[k]++] = (pd_term){wt * coef[4 * r + q],
+                                                   kind == PD_TET ? slot + r : slot,
+                                                   kind == PD_TET ? 3 : 1};
+                    } else {
+                        ptr[k + 1]++;
+                    }
+                    for (int l = 0; l < set->arity; l++) {
+                        if (pd->free_of[idx[l]] >= 0 || coef[4 * r + l] == 0.0) continue;
+                        if (fixed)
+                            fixed[fptr[k]++] = (pd_term){-wt * coef[4 * r + q] * coef[4 * r + l],
+                                                         idx[l], 0};
+                        else
+                            fptr[k + 1]++;
+                    }
+                }
+        }
+    }
+}
+
+pbd_status pbd_pd_gather_build(const pbd_world *w, const pbd_family_ws *fw, pd_state *pd)
+{
+    const cholmod_factor *L = pd->L;
+    pd->gathered = 0;
+    if (!w->def.kernels || !L || L->is_super || L->is_ll || L->xtype != CHOLMOD_REAL ||
+        L->itype != CHOLMOD_INT || (int)L->n != pd->nf)
+        return PBD_OK; /* the generic path */
+    int nf = pd->nf;
+    const int *perm = L->Perm;
+    int32_t *k_of_free = calloc((size_t)nf, sizeof *k_of_free);
+    pd->particle_of = malloc((size_t)nf * sizeof *pd->particle_of);
+    pd->term_ptr = calloc((size_t)nf + 1, sizeof *pd->term_ptr);
+    pd->fixed_ptr = calloc((size_t)nf + 1, sizeof *pd->fixed_ptr);
+    pd->b0 = aligned_alloc(32, 32 * (size_t)nf);
+    pd->x4 = aligned_alloc(32, 32 * (size_t)nf);
+    if (!k_of_free || !pd->particle_of || !pd->term_ptr || !pd->fixed_ptr || !pd->b0 || !pd->x4) {
+        free(k_of_free);
+        return pbd_error(PBD_ENOMEM, "pd: out of memory for the gathered right side");
+    }
+    for (int k = 0; k < nf; k++) k_of_free[perm ? perm[k] : k] = k;
+    for (int i = 0; i < w->n; i++)
+        if (pd->free_of[i] >= 0) pd->particle_of[k_of_free[pd->free_of[i]]] = i;
+    count_or_fill(w, fw, pd, k_of_free, pd->term_ptr, NULL, pd->fixed_ptr, NULL);
+    for (int k = 0; k < nf; k++) {
+        pd->term_ptr[k + 1] += pd->term_ptr[k];
+        pd->fixed_ptr[k + 1] += pd->fixed_ptr[k];
+    }
+    pd->term = malloc(((size_t)pd->term_ptr[nf] + 1) * sizeof *pd->term);
+    pd->fixed = malloc(((size_t)pd->fixed_ptr[nf] + 1) * sizeof *pd->fixed);
+    int32_t *tp = malloc(2 * ((size_t)nf + 1) * sizeof *tp);
+    if (!pd->term || !pd->fixed || !tp) {
+        free(k_of_free);
+        free(tp);
+        return pbd_error(PBD_ENOMEM, "pd: out of memory for the gathered right side");
+    }
+    memcpy(tp, pd->term_ptr, ((size_t)nf + 1) * sizeof *tp);
+    memcpy(tp + nf + 1, pd->fixed_ptr, ((size_t)nf + 1) * sizeof *tp);
+    count_or_fill(w, fw, pd, k_of_free, tp, pd->term, tp + nf + 1, pd->fixed);
+    free(tp);
+    free(k_of_free);
+    pd->gathered = 1;
+    return PBD_OK;
+}
+
+/* L D Lᵀ x = b on the interleaved x4 (b on entry, x on return), the factor's order. */
+void pbd_pd_ldl_solve4(const cholmod_factor *L, double *x4)
+{
+    const int *Lp = L->p, *Li = L->i, *Lnz = L->nz;
+    const double *Lx = L->x;
+    pd_v4 *X = (pd_v4 *)x4;
+    const int n = (int)L->n;
+    for (int j = 0; j < n; j++) { /* L z = b */
+        const pd_v4 y = X[j];
+        for (int p = Lp[j] + 1; p < Lp[j] + Lnz[j]; p++) X[Li[p]] -= Lx[p] * y;
+    }
+    for (int j = n - 1; j >= 0; j--) { /* x = D⁻¹ z − Lᵀ x below */
+        pd_v4 y = X[j] / Lx[Lp[j]];
+        for (int p = Lp[j] + 1; p < Lp[j] + Lnz[j]; p++) y -= Lx[p] * X[Li[p]];
+        X[j] = y;
+    }
+}
+
+void pbd_pd_gather_iteration(pbd_world *w, pbd_family_ws *fw, pd_state *pd, double h, int it,
+                             int threads)
+{
+    const int nf = pd->nf;
+    pd_v4 *b0 = (pd_v4 *)pd->b0, *X = (pd_v4 *)pd->x4;
+    if (it == 0) /* b0: y and the fixed particles stay put through the step's iterations */
+        for (int k = 0; k < nf; k++) {
+            const int i = pd->particle_of[k];
+            const double mh = 1.0 / (w->w[i] * h * h);
+            const double *y = fw->y + 3 * (size_t)i;
+            pd_v4 b = {mh * y[0], mh * y[1], mh * y[2], 0.0};
+            for (int t = pd->fixed_ptr[k]; t < pd->fixed_ptr[k + 1]; t++) {
+                const double *xl = w->p + 3 * (size_t)pd->fixed[t].slot;
+                b += pd->fixed[t].coef * (pd_v4){xl[0], xl[1], xl[2], 0.0};
+            }
+            b0[k] = b;
+        }
+    pbd_pd_local_step(w, fw, pd, threads);
+    const double *tg = pd->target;
+#pragma omp parallel for num_threads(threads) if (threads > 1 && nf > 1024) schedule(static)
+    for (int k = 0; k < nf; k++) { /* b0 + Σ w SᵀAᵀ p, row k's terms in their fixed order */
+        pd_v4 b = b0[k];
+        for (int t = pd->term_ptr[k]; t < pd->term_ptr[k + 1]; t++) {
+            const double *p = tg + pd->term[t].slot;
+            const int st = pd->term[t].stride;
+            b += pd->term[t].coef * (pd_v4){p[0], p[st], p[2 * st], 0.0};
+        }
+        X[k] = b;
+    }
+    pbd_pd_ldl_solve4(pd->L, pd->x4);
+    for (int k = 0; k < nf; k++) {
+        double *x = w->p + 3 * (size_t)pd->particle_of[k];
+        x[0] = X[k][0];
+        x[1] = X[k][1];
+        x[2] = X[k][2];
+    }
+}
