@@ -25,6 +25,9 @@ void pbd_pd_gather_free(pd_state *pd)
     free(pd->fixed);
     free(pd->b0);
     free(pd->x4);
+    free(pd->row_ptr);
+    free(pd->row_j);
+    free(pd->row_x);
     pd->gathered = 0;
 }
 
@@ -64,6 +67,37 @@ static void count_or_fill(const pbd_world *w, const pbd_family_ws *fw, const pd_
                 }
         }
     }
+}
+
+/* L's strict lower triangle by rows (the forward solve's dot products). */
+static pbd_status rows_of_factor(pd_state *pd)
+{
+    const cholmod_factor *L = pd->L;
+    const int *Lp = L->p, *Li = L->i, *Lnz = L->nz;
+    const double *Lx = L->x;
+    const int n = (int)L->n;
+    long nnz = 0;
+    for (int j = 0; j < n; j++) nnz += Lnz[j] - 1;
+    pd->row_ptr = calloc((size_t)n + 1, sizeof *pd->row_ptr);
+    pd->row_j = malloc(((size_t)nnz + 1) * sizeof *pd->row_j);
+    pd->row_x = malloc(((size_t)nnz + 1) * sizeof *pd->row_x);
+    int32_t *next = malloc(((size_t)n + 1) * sizeof *next);
+    if (!pd->row_ptr || !pd->row_j || !pd->row_x || !next) {
+        free(next);
+        return pbd_error(PBD_ENOMEM, "pd: out of memory for the factor by rows");
+    }
+    for (int j = 0; j < n; j++)
+        for (int p = Lp[j] + 1; p < Lp[j] + Lnz[j]; p++) pd->row_ptr[Li[p] + 1]++;
+    for (int i = 0; i < n; i++) pd->row_ptr[i + 1] += pd->row_ptr[i];
+    memcpy(next, pd->row_ptr, ((size_t)n + 1) * sizeof *next);
+    for (int j = 0; j < n; j++) /* columns in order: each row's j ascending */
+        for (int p = Lp[j] + 1; p < Lp[j] + Lnz[j]; p++) {
+            pd->row_j[next[Li[p]]] = j;
+            pd->row_x[next[Li[p]]++] = Lx[p];
+        }
+    free(next);
+    pd->gathered = 1;
+    return PBD_OK;
 }
 
 pbd_status pbd_pd_gather_build(const pbd_world *w, const pbd_family_ws *fw, pd_state *pd)
@@ -106,25 +140,39 @@ pbd_status pbd_pd_gather_build(const pbd_world *w, const pbd_family_ws *fw, pd_s
     count_or_fill(w, fw, pd, k_of_free, tp, pd->term, tp + nf + 1, pd->fixed);
     free(tp);
     free(k_of_free);
-    pd->gathered = 1;
-    return PBD_OK;
+    return rows_of_factor(pd);
 }
 
-/* L D Lᵀ x = b on the interleaved x4 (b on entry, x on return), the factor's order. */
-void pbd_pd_ldl_solve4(const cholmod_factor *L, double *x4)
+/* L D Lᵀ x = b on the interleaved x4 (b on entry, x on return), the factor's order; L's
+ * strict lower triangle also by rows (row_ptr, row_j, row_x). */
+void pbd_pd_ldl_solve4(const cholmod_factor *L, const int32_t *row_ptr, const int32_t *row_j,
+                       const double *row_x, double *x4)
 {
     const int *Lp = L->p, *Li = L->i, *Lnz = L->nz;
     const double *Lx = L->x;
     pd_v4 *X = (pd_v4 *)x4;
     const int n = (int)L->n;
-    for (int j = 0; j < n; j++) { /* L z = b */
-        const pd_v4 y = X[j];
-        for (int p = Lp[j] + 1; p < Lp[j] + Lnz[j]; p++) X[Li[p]] -= Lx[p] * y;
+    for (int i = 0; i < n; i++) { /* L z = b by rows: z_i = b_i − Σ_{j<i} L_ij z_j */
+        pd_v4 s0 = {0.0, 0.0, 0.0, 0.0}, s1 = s0;
+        int q = row_ptr[i];
+        const int end = row_ptr[i + 1];
+        for (; q + 1 < end; q += 2) {
+            s0 += row_x[q] * X[row_j[q]];
+            s1 += row_x[q + 1] * X[row_j[q + 1]];
+        }
+        if (q < end) s0 += row_x[q] * X[row_j[q]];
+        X[i] -= s0 + s1;
     }
-    for (int j = n - 1; j >= 0; j--) { /* x = D⁻¹ z − Lᵀ x below */
-        pd_v4 y = X[j] / Lx[Lp[j]];
-        for (int p = Lp[j] + 1; p < Lp[j] + Lnz[j]; p++) y -= Lx[p] * X[Li[p]];
-        X[j] = y;
+    for (int j = n - 1; j >= 0; j--) { /* x = D⁻¹ z − Lᵀ x below, in two sums (latency) */
+        pd_v4 s0 = {0.0, 0.0, 0.0, 0.0}, s1 = s0;
+        int p = Lp[j] + 1;
+        const int end = Lp[j] + Lnz[j];
+        for (; p + 1 < end; p += 2) {
+            s0 += Lx[p] * X[Li[p]];
+            s1 += Lx[p + 1] * X[Li[p + 1]];
+        }
+        if (p < end) s0 += Lx[p] * X[Li[p]];
+        X[j] = X[j] / Lx[Lp[j]] - (s0 + s1);
     }
 }
 
@@ -157,7 +205,7 @@ void pbd_pd_gather_iteration(pbd_world *w, pbd_family_ws *fw, pd_state *pd, doub
         }
         X[k] = b;
     }
-    pbd_pd_ldl_solve4(pd->L, pd->x4);
+    pbd_pd_ldl_solve4(pd->L, pd->row_ptr, pd->row_j, pd->row_x, pd->x4);
     for (int k = 0; k < nf; k++) {
         double *x = w->p + 3 * (size_t)pd->particle_of[k];
         x[0] = X[k][0];

@@ -37,6 +37,8 @@ typedef struct pd_state {
     pd_term *fixed;
     double *b0;             /* 4 × nf: M y/h² − Σ w SᵀAᵀA S x_fixed, once per step */
     double *x4;             /* 4 × nf: the right side, then the solution (x, y, z, 0) */
+    int32_t *row_ptr, *row_j; /* L's strict lower triangle by rows */
+    double *row_x;
 } pd_state;
 
 void pbd_pd_local_step(pbd_world *w, pbd_family_ws *fw, pd_state *pd, int threads);
@@ -48,6 +50,7 @@ pbd_status pbd_pd_gather_build(const pbd_world *w, const pbd_family_ws *fw, pd_s
 void pbd_pd_gather_free(pd_state *pd);
 void pbd_pd_gather_iteration(pbd_world *w, pbd_family_ws *fw, pd_state *pd, double h, int it,
                              int threads);
-void pbd_pd_ldl_solve4(const cholmod_factor *L, double *x4);
+void pbd_pd_ldl_solve4(const cholmod_factor *L, const int32_t *row_ptr, const int32_t *row_j,
+                       const double *row_x, double *x4);
 
 #endif
