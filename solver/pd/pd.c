@@ -241,12 +241,14 @@ static void rotation_of(const double *F, double *R)
     }
 }
 
-/* The local step (PD Sec. 3): every constraint's projection p_j at w->p. */
-void pbd_pd_local_step(pbd_world *w, pbd_family_ws *fw, pd_state *pd, int threads)
+/* The local step (PD Sec. 3): every constraint's projection p_j at w->p (pd_state.h). */
+void pbd_pd_local_step(pbd_world *w, pbd_family_ws *fw, pd_state *pd, int threads,
+                       int skip_springs)
 {
     for (int s = 0; s < fw->n_static; s++) {
         const pbd_constraint_set *set = &w->sets[s];
         int kind = pbd_pd_kind(set->type);
+        if (skip_springs && kind == PD_SPRING) continue;
 #pragma omp parallel for num_threads(threads) if (threads > 1 && set->count > 1024) schedule(static)
         for (int c = 0; c < set->count; c++) {
             double *t = pd->target + 9 * (size_t)(fw->set_c[s] + c);
@@ -284,7 +286,7 @@ pbd_status pbd_pd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int it, i
         if (fw->n_contacts > 0) pbd_pd_contacts(w, fw, h); /* solver/pd/pd_contact.c */
         return PBD_OK;
     }
-    pbd_pd_local_step(w, fw, pd, threads);
+    pbd_pd_local_step(w, fw, pd, threads, 0);
     int nf = pd->nf;
     for (int i = 0; i < w->n; i++) {
         int f = pd->free_of[i];

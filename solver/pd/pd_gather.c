@@ -11,6 +11,7 @@
  * Σ_{i>j} L_ij x_i from the last column, x, y, z side by side in one 4-lane vector. */
 #include "solver/pd/pd_state.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,7 +52,9 @@ static void count_or_fill(const pbd_world *w, const pbd_family_ws *fw, const pd_
                     int32_t k = k_of_free[f];
                     if (term) {
                         term[ptr[k]++] = (pd_term){wt * coef[4 * r + q],
-                                                   kind == PD_TET ? slot + r : slot,
+                                                   kind == PD_TET      ? slot + r
+                                                   : kind == PD_SPRING ? 9 * fw->set_c[s] + 3 * c
+                                                                       : slot,
                                                    kind == PD_TET ? 3 : 1};
                     } else {
                         ptr[k + 1]++;
@@ -176,6 +179,26 @@ void pbd_pd_ldl_solve4(const cholmod_factor *L, const int32_t *row_ptr, const in
     }
 }
 
+/* The springs' local step (PD Sec. 5 "springs"): p = d (x_a − x_b)/|x_a − x_b|, as
+ * (d/ℓ)(x_a − x_b), packed 3 per spring at the start of the set's targets. */
+static void spring_targets(const pbd_world *w, const pbd_constraint_set *set, double *t,
+                           int threads)
+{
+    const int32_t *idx = set->idx;
+    const double *rest = set->rest, *x = w->p;
+    const int nr = set->type->n_rest;
+#pragma omp parallel for num_threads(threads) if (threads > 1 && set->count > 1024) schedule(static)
+    for (int c = 0; c < set->count; c++) {
+        const double *a = x + 3 * (size_t)idx[2 * c], *b = x + 3 * (size_t)idx[2 * c + 1];
+        const double d0 = a[0] - b[0], d1 = a[1] - b[1], d2 = a[2] - b[2];
+        const double len = sqrt(d0 * d0 + d1 * d1 + d2 * d2);
+        const double sc = len > 0.0 ? rest[(size_t)c * nr] / len : 1.0;
+        t[3 * (size_t)c] = sc * d0;
+        t[3 * (size_t)c + 1] = sc * d1;
+        t[3 * (size_t)c + 2] = sc * d2;
+    }
+}
+
 void pbd_pd_gather_iteration(pbd_world *w, pbd_family_ws *fw, pd_state *pd, double h, int it,
                              int threads)
 {
@@ -193,7 +216,10 @@ void pbd_pd_gather_iteration(pbd_world *w, pbd_family_ws *fw, pd_state *pd, doub
             }
             b0[k] = b;
         }
-    pbd_pd_local_step(w, fw, pd, threads);
+    pbd_pd_local_step(w, fw, pd, threads, 1); /* all but the springs */
+    for (int s = 0; s < fw->n_static; s++)
+        if (pbd_pd_kind(w->sets[s].type) == PD_SPRING)
+            spring_targets(w, &w->sets[s], pd->target + 9 * (size_t)fw->set_c[s], threads);
     const double *tg = pd->target;
 #pragma omp parallel for num_threads(threads) if (threads > 1 && nf > 1024) schedule(static)
     for (int k = 0; k < nf; k++) { /* b0 + Σ w SᵀAᵀ p, row k's terms in their fixed order */

@@ -41,7 +41,9 @@ typedef struct pd_state {
     double *row_x;
 } pd_state;
 
-void pbd_pd_local_step(pbd_world *w, pbd_family_ws *fw, pd_state *pd, int threads);
+/* The local step (PD Sec. 3) into pd->target; skip_springs: all sets but the springs'. */
+void pbd_pd_local_step(pbd_world *w, pbd_family_ws *fw, pd_state *pd, int threads,
+                       int skip_springs);
 int pbd_pd_kind(const pbd_constraint_type *t);
 int pbd_pd_rows(const pbd_constraint_set *set, int c, int kind, double *coef, double *wt);
 
