@@ -11,7 +11,6 @@
  * Σ_{i>j} L_ij x_i from the last column, x, y, z side by side in one 4-lane vector. */
 #include "solver/pd/pd_state.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,24 +178,16 @@ void pbd_pd_ldl_solve4(const cholmod_factor *L, const int32_t *row_ptr, const in
     }
 }
 
-/* The springs' local step (PD Sec. 5 "springs"): p = d (x_a − x_b)/|x_a − x_b|, as
- * (d/ℓ)(x_a − x_b), packed 3 per spring at the start of the set's targets. */
+/* The springs' local step (PD Sec. 5 "springs", constraints/distance_pd.c), packed 3 per
+ * spring at the start of the set's targets, in blocks of 256 springs over the threads. */
 static void spring_targets(const pbd_world *w, const pbd_constraint_set *set, double *t,
                            int threads)
 {
-    const int32_t *idx = set->idx;
-    const double *rest = set->rest, *x = w->p;
-    const int nr = set->type->n_rest;
+    const int blocks = (set->count + 255) / 256;
 #pragma omp parallel for num_threads(threads) if (threads > 1 && set->count > 1024) schedule(static)
-    for (int c = 0; c < set->count; c++) {
-        const double *a = x + 3 * (size_t)idx[2 * c], *b = x + 3 * (size_t)idx[2 * c + 1];
-        const double d0 = a[0] - b[0], d1 = a[1] - b[1], d2 = a[2] - b[2];
-        const double len = sqrt(d0 * d0 + d1 * d1 + d2 * d2);
-        const double sc = len > 0.0 ? rest[(size_t)c * nr] / len : 1.0;
-        t[3 * (size_t)c] = sc * d0;
-        t[3 * (size_t)c + 1] = sc * d1;
-        t[3 * (size_t)c + 2] = sc * d2;
-    }
+    for (int b = 0; b < blocks; b++)
+        pbd_distance_pd_targets(w->p, set->idx, set->rest, set->type->n_rest, 256 * b,
+                                256 * b + 256 < set->count ? 256 * b + 256 : set->count, t);
 }
 
 void pbd_pd_gather_iteration(pbd_world *w, pbd_family_ws *fw, pd_state *pd, double h, int it,
