@@ -72,7 +72,7 @@ static void count_or_fill(const pbd_world *w, const pbd_family_ws *fw, const pd_
 }
 
 /* L's strict lower triangle by rows (the forward solve's dot products). */
-static pbd_status rows_of_factor(pd_state *pd)
+pbd_status pbd_pd_factor_rows(pd_state *pd)
 {
     const cholmod_factor *L = pd->L;
     const int *Lp = L->p, *Li = L->i, *Lnz = L->nz;
@@ -142,7 +142,7 @@ pbd_status pbd_pd_gather_build(const pbd_world *w, const pbd_family_ws *fw, pd_s
     count_or_fill(w, fw, pd, k_of_free, tp, pd->term, tp + nf + 1, pd->fixed);
     free(tp);
     free(k_of_free);
-    return rows_of_factor(pd);
+    return pbd_pd_factor_rows(pd);
 }
 
 /* L D Lᵀ x = b on the interleaved x4 (b on entry, x on return), the factor's order; L's

@@ -50,6 +50,8 @@ int pbd_pd_rows(const pbd_constraint_set *set, int c, int kind, double *coef, do
 /* pd_gather.c */
 pbd_status pbd_pd_gather_build(const pbd_world *w, const pbd_family_ws *fw, pd_state *pd);
 void pbd_pd_gather_free(pd_state *pd);
+/* pd->L's strict lower triangle by rows into row_ptr, row_j, row_x; sets pd->gathered. */
+pbd_status pbd_pd_factor_rows(pd_state *pd);
 void pbd_pd_gather_iteration(pbd_world *w, pbd_family_ws *fw, pd_state *pd, double h, int it,
                              int threads);
 void pbd_pd_ldl_solve4(const cholmod_factor *L, const int32_t *row_ptr, const int32_t *row_j,
