@@ -145,6 +145,24 @@ pbd_status pbd_pd_gather_build(const pbd_world *w, const pbd_family_ws *fw, pd_s
     return pbd_pd_factor_rows(pd);
 }
 
+/* Σ_{p in [lo, hi)} a[p] X[i[p]] in four partial sums, (s0 + s1) + (s2 + s3): the additions'
+ * latency, not the loads, would bound one chain (returned through a pointer: a 32-byte
+ * vector is no return value without AVX). */
+static inline void dot4(const double *a, const int *i, int lo, int hi, const pd_v4 *X,
+                        pd_v4 *sum)
+{
+    pd_v4 s0 = {0.0, 0.0, 0.0, 0.0}, s1 = s0, s2 = s0, s3 = s0;
+    int p = lo;
+    for (; p + 3 < hi; p += 4) {
+        s0 += a[p] * X[i[p]];
+        s1 += a[p + 1] * X[i[p + 1]];
+        s2 += a[p + 2] * X[i[p + 2]];
+        s3 += a[p + 3] * X[i[p + 3]];
+    }
+    for (; p < hi; p++) s0 += a[p] * X[i[p]];
+    *sum = (s0 + s1) + (s2 + s3);
+}
+
 /* L D Lᵀ x = b on the interleaved x4 (b on entry, x on return), the factor's order; L's
  * strict lower triangle also by rows (row_ptr, row_j, row_x). */
 void pbd_pd_ldl_solve4(const cholmod_factor *L, const int32_t *row_ptr, const int32_t *row_j,
@@ -154,27 +172,14 @@ void pbd_pd_ldl_solve4(const cholmod_factor *L, const int32_t *row_ptr, const in
     const double *Lx = L->x;
     pd_v4 *X = (pd_v4 *)x4;
     const int n = (int)L->n;
+    pd_v4 sum;
     for (int i = 0; i < n; i++) { /* L z = b by rows: z_i = b_i − Σ_{j<i} L_ij z_j */
-        pd_v4 s0 = {0.0, 0.0, 0.0, 0.0}, s1 = s0;
-        int q = row_ptr[i];
-        const int end = row_ptr[i + 1];
-        for (; q + 1 < end; q += 2) {
-            s0 += row_x[q] * X[row_j[q]];
-            s1 += row_x[q + 1] * X[row_j[q + 1]];
-        }
-        if (q < end) s0 += row_x[q] * X[row_j[q]];
-        X[i] -= s0 + s1;
+        dot4(row_x, row_j, row_ptr[i], row_ptr[i + 1], X, &sum);
+        X[i] -= sum;
     }
-    for (int j = n - 1; j >= 0; j--) { /* x = D⁻¹ z − Lᵀ x below, in two sums (latency) */
-        pd_v4 s0 = {0.0, 0.0, 0.0, 0.0}, s1 = s0;
-        int p = Lp[j] + 1;
-        const int end = Lp[j] + Lnz[j];
-        for (; p + 1 < end; p += 2) {
-            s0 += Lx[p] * X[Li[p]];
-            s1 += Lx[p + 1] * X[Li[p + 1]];
-        }
-        if (p < end) s0 += Lx[p] * X[Li[p]];
-        X[j] = X[j] / Lx[Lp[j]] - (s0 + s1);
+    for (int j = n - 1; j >= 0; j--) { /* x = D⁻¹ z − Lᵀ x below */
+        dot4(Lx, Li, Lp[j] + 1, Lp[j] + Lnz[j], X, &sum);
+        X[j] = X[j] / Lx[Lp[j]] - sum;
     }
 }
 
