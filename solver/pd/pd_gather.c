@@ -10,6 +10,7 @@
  * simplicial factor P A Pᵀ = L D Lᵀ: L z = P b column by column, then x_j = z_j/D_j −
  * Σ_{i>j} L_ij x_i from the last column, x, y, z side by side in one 4-lane vector. */
 #include "solver/pd/pd_state.h"
+#include "solver/solver_private.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,30 @@ static void spring_targets(const pbd_world *w, const pbd_constraint_set *set, do
                                 256 * b + 256 < set->count ? 256 * b + 256 : set->count, t);
 }
 
+/* The threads of the local step and the gather: the faster of 1 and `most` as last
+ * measured, the other tried after `every` iterations, an interval that doubles (to 1024)
+ * while the choice stands and falls back to 16 when it changes. A process competing for the
+ * CPUs can make a team of two slower than one thread (a thread pushed off its CPU holds up
+ * the team at each barrier); the rows and the projections give the same bits on any count. */
+static int parallel_threads(pd_state *pd, int most)
+{
+    if (most <= 1) return 1;
+    if (pd->every == 0) pd->every = 16;
+    if (++pd->calls >= pd->every) return pd->best_threads == 1 ? most : 1; /* the try */
+    return pd->best_threads ? pd->best_threads : most;
+}
+
+static void record_cost(pd_state *pd, int th, int most, double seconds)
+{
+    if (most <= 1) return;
+    pd->cost[th == 1 ? 0 : 1] = seconds;
+    if (pd->calls < pd->every || pd->cost[0] == 0.0 || pd->cost[1] == 0.0) return;
+    const int best = pd->cost[0] <= pd->cost[1] ? 1 : most;
+    pd->every = best == pd->best_threads ? (pd->every < 1024 ? 2 * pd->every : 1024) : 16;
+    pd->best_threads = best;
+    pd->calls = 0;
+}
+
 void pbd_pd_gather_iteration(pbd_world *w, pbd_family_ws *fw, pd_state *pd, double h, int it,
                              int threads)
 {
@@ -212,12 +237,14 @@ void pbd_pd_gather_iteration(pbd_world *w, pbd_family_ws *fw, pd_state *pd, doub
             }
             b0[k] = b;
         }
-    pbd_pd_local_step(w, fw, pd, threads, 1); /* all but the springs */
+    const int th = parallel_threads(pd, threads);
+    const double t0 = pbd_now_seconds();
+    pbd_pd_local_step(w, fw, pd, th, 1); /* all but the springs */
     for (int s = 0; s < fw->n_static; s++)
         if (pbd_pd_kind(w->sets[s].type) == PD_SPRING)
-            spring_targets(w, &w->sets[s], pd->target + 9 * (size_t)fw->set_c[s], threads);
+            spring_targets(w, &w->sets[s], pd->target + 9 * (size_t)fw->set_c[s], th);
     const double *tg = pd->target;
-#pragma omp parallel for num_threads(threads) if (threads > 1 && nf > 1024) schedule(static)
+#pragma omp parallel for num_threads(th) if (th > 1 && nf > 1024) schedule(static)
     for (int k = 0; k < nf; k++) { /* b0 + Σ w SᵀAᵀ p, row k's terms in their fixed order */
         pd_v4 b = b0[k];
         for (int t = pd->term_ptr[k]; t < pd->term_ptr[k + 1]; t++) {
@@ -227,6 +254,7 @@ void pbd_pd_gather_iteration(pbd_world *w, pbd_family_ws *fw, pd_state *pd, doub
         }
         X[k] = b;
     }
+    record_cost(pd, th, threads, pbd_now_seconds() - t0);
     pbd_pd_ldl_solve4(pd->L, pd->row_ptr, pd->row_j, pd->row_x, pd->x4);
     for (int k = 0; k < nf; k++) {
         double *x = w->p + 3 * (size_t)pd->particle_of[k];

@@ -39,6 +39,9 @@ typedef struct pd_state {
     double *x4;             /* 4 × nf: the right side, then the solution (x, y, z, 0) */
     int32_t *row_ptr, *row_j; /* L's strict lower triangle by rows */
     double *row_x;
+    int best_threads;       /* the faster of 1 and the step's count for the parallel parts */
+    unsigned calls, every;  /* iterations since the last try of the other count, between tries */
+    double cost[2];         /* their last seconds on 1 and on the step's count */
 } pd_state;
 
 /* The local step (PD Sec. 3) into pd->target; skip_springs: all sets but the springs'. */
