@@ -103,6 +103,19 @@ int pbd_pd_rows(const pbd_constraint_set *set, int c, int kind, double *coef, do
     return 3;
 }
 
+int pbd_pd_next(const pbd_world *w, const pbd_family_ws *fw, pd_visit *v)
+{
+    for (v->c++; v->s < fw->n_static; v->s++, v->c = 0)
+        if (v->c < w->sets[v->s].count) {
+            const pbd_constraint_set *set = &w->sets[v->s];
+            v->kind = pbd_pd_kind(set->type);
+            v->nr = pbd_pd_rows(set, v->c, v->kind, v->coef, &v->wt);
+            v->idx = set->idx + (size_t)v->c * set->arity;
+            return 1;
+        }
+    return 0;
+}
+
 static uint64_t state_key(const pbd_world *w, const pbd_family_ws *fw, double h)
 {
     uint64_t key = fw->key;
@@ -146,23 +159,17 @@ static pbd_status factor(pbd_world *w, pbd_family_ws *fw, pd_state *pd, double h
             Ti[q] = Tj[q] = pd->free_of[i];
             Tx[q++] = 1.0 / (w->w[i] * h * h);
         }
-    for (int s = 0; s < fw->n_static; s++) {
-        const pbd_constraint_set *set = &w->sets[s];
-        int kind = pbd_pd_kind(set->type);
-        for (int c = 0; c < set->count; c++) {
-            double coef[12], wt;
-            int nr = pbd_pd_rows(set, c, kind, coef, &wt);
-            const int32_t *idx = set->idx + (size_t)c * set->arity;
-            for (int r = 0; r < nr; r++)
-                for (int k = 0; k < set->arity; k++)
-                    for (int l = 0; l < set->arity; l++) {
-                        int fk = pd->free_of[idx[k]], fl = pd->free_of[idx[l]];
-                        if (fk < 0 || fl < 0 || fk < fl) continue;
-                        Ti[q] = fk;
-                        Tj[q] = fl;
-                        Tx[q++] = wt * coef[4 * r + k] * coef[4 * r + l];
-                    }
-        }
+    for (pd_visit v = {.c = -1}; pbd_pd_next(w, fw, &v);) {
+        const int arity = w->sets[v.s].arity;
+        for (int r = 0; r < v.nr; r++)
+            for (int k = 0; k < arity; k++)
+                for (int l = 0; l < arity; l++) {
+                    int fk = pd->free_of[v.idx[k]], fl = pd->free_of[v.idx[l]];
+                    if (fk < 0 || fl < 0 || fk < fl) continue;
+                    Ti[q] = fk;
+                    Tj[q] = fl;
+                    Tx[q++] = v.wt * v.coef[4 * r + k] * v.coef[4 * r + l];
+                }
     }
     T->nnz = (size_t)q;
     cholmod_sparse *A = cholmod_triplet_to_sparse(T, (size_t)q, &pd->cc);

@@ -32,43 +32,38 @@ void pbd_pd_gather_free(pd_state *pd)
     pd->gathered = 0;
 }
 
-/* Visits every (free row, term) of Σ w SᵀAᵀ(p − A S x_fixed): emit(k, term, is_fixed). */
+/* The terms of each free row k of Σ w SᵀAᵀ(p − A S x_fixed): counted into ptr[k + 1] and
+ * fptr[k + 1] (term == NULL), else written at ptr[k]++ (a target's) and fptr[k]++ (a fixed
+ * particle's). */
 static void count_or_fill(const pbd_world *w, const pbd_family_ws *fw, const pd_state *pd,
                           const int32_t *k_of_free, int32_t *ptr, pd_term *term,
                           int32_t *fptr, pd_term *fixed)
 {
-    for (int s = 0; s < fw->n_static; s++) {
-        const pbd_constraint_set *set = &w->sets[s];
-        int kind = pbd_pd_kind(set->type);
-        for (int c = 0; c < set->count; c++) {
-            double coef[12], wt;
-            int nr = pbd_pd_rows(set, c, kind, coef, &wt);
-            const int32_t *idx = set->idx + (size_t)c * set->arity;
-            int32_t slot = 9 * (fw->set_c[s] + c);
-            for (int r = 0; r < nr; r++)
-                for (int q = 0; q < set->arity; q++) {
-                    int f = pd->free_of[idx[q]];
-                    if (f < 0 || coef[4 * r + q] == 0.0) continue;
-                    int32_t k = k_of_free[f];
-                    if (term) {
-                        term[ptr[k]++] = (pd_term){wt * coef[4 * r + q],
-                                                   kind == PD_TET      ? slot + r
-                                                   : kind == PD_SPRING ? 9 * fw->set_c[s] + 3 * c
-                                                                       : slot,
-                                                   kind == PD_TET ? 3 : 1};
-                    } else {
-                        ptr[k + 1]++;
-                    }
-                    for (int l = 0; l < set->arity; l++) {
-                        if (pd->free_of[idx[l]] >= 0 || coef[4 * r + l] == 0.0) continue;
-                        if (fixed)
-                            fixed[fptr[k]++] = (pd_term){-wt * coef[4 * r + q] * coef[4 * r + l],
-                                                         idx[l], 0};
-                        else
-                            fptr[k + 1]++;
-                    }
+    for (pd_visit v = {.c = -1}; pbd_pd_next(w, fw, &v);) {
+        const int arity = w->sets[v.s].arity, slot = 9 * (fw->set_c[v.s] + v.c);
+        const double *coef = v.coef;
+        for (int r = 0; r < v.nr; r++)
+            for (int q = 0; q < arity; q++) {
+                int f = pd->free_of[v.idx[q]];
+                if (f < 0 || coef[4 * r + q] == 0.0) continue;
+                int32_t k = k_of_free[f];
+                if (term)
+                    term[ptr[k]++] = (pd_term){v.wt * coef[4 * r + q],
+                                               v.kind == PD_TET      ? slot + r
+                                               : v.kind == PD_SPRING ? 9 * fw->set_c[v.s] + 3 * v.c
+                                                                     : slot,
+                                               v.kind == PD_TET ? 3 : 1};
+                else
+                    ptr[k + 1]++;
+                for (int l = 0; l < arity; l++) {
+                    if (pd->free_of[v.idx[l]] >= 0 || coef[4 * r + l] == 0.0) continue;
+                    if (fixed)
+                        fixed[fptr[k]++] = (pd_term){-v.wt * coef[4 * r + q] * coef[4 * r + l],
+                                                     v.idx[l], 0};
+                    else
+                        fptr[k + 1]++;
                 }
-        }
+            }
     }
 }
 

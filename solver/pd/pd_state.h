@@ -50,6 +50,15 @@ void pbd_pd_local_step(pbd_world *w, pbd_family_ws *fw, pd_state *pd, int thread
 int pbd_pd_kind(const pbd_constraint_type *t);
 int pbd_pd_rows(const pbd_constraint_set *set, int c, int kind, double *coef, double *wt);
 
+/* One constraint of the static sets, its rows A_j S_j (pbd_pd_rows: coef, wt, nr), visited
+ * in order by pbd_pd_next from pd_visit v = {.c = -1}: 1, or 0 after the last. */
+typedef struct pd_visit {
+    int s, c, kind, nr;
+    double coef[12], wt;
+    const int32_t *idx;
+} pd_visit;
+int pbd_pd_next(const pbd_world *w, const pbd_family_ws *fw, pd_visit *v);
+
 /* pd_gather.c */
 pbd_status pbd_pd_gather_build(const pbd_world *w, const pbd_family_ws *fw, pd_state *pd);
 void pbd_pd_gather_free(pd_state *pd);
