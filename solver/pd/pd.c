@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 void pbd_pd_free(pd_state *pd)
 {
     if (!pd) return;
