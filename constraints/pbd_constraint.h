@@ -287,6 +287,10 @@ const char *pbd_simd_isa(int width);
 extern int pbd_test_simd_width;
 
 extern const pbd_constraint_type pbd_distance_type;
+/* Projective Dynamics' spring projections of constraints [lo, hi) (constraints/distance_pd.c):
+ * t[3c..3c+2] = d_c (x_a − x_b)/|x_a − x_b| (PD Sec. 5 "springs"). */
+void pbd_distance_pd_targets(const double *x, const int32_t *idx, const double *rest,
+                             int n_rest, int lo, int hi, double *t);
 extern const pbd_constraint_type pbd_bend_dihedral_type;
 extern const pbd_constraint_type pbd_bend_isometric_type;
 extern const pbd_constraint_type pbd_tet_volume_type;

@@ -189,7 +189,7 @@ extern void (*pbd_test_vbd_sweep)(pbd_world *w, pbd_family_ws *fw, double h);
 int pbd_vbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
                   double *lam_plus, double *k);
 pbd_status pbd_pd_begin(pbd_world *w, pbd_family_ws *fw, double h);
-pbd_status pbd_pd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int threads);
+pbd_status pbd_pd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int it, int threads);
 void pbd_pd_free(struct pd_state *pd);
 /* What PD takes: PBD_OK or PBD_EINVAL with the reason (solver/pd/pd.c). */
 pbd_status pbd_pd_check(const pbd_world *w);

@@ -106,7 +106,8 @@ double pbd_memory_family(const pbd_memory_shape *s, const char **fill)
 /* PD: the families' workspace and M/h² + Σ w SᵀAᵀAS on the n particles (one scalar matrix
  * for x, y, z): the triplets (3 rows per pair at most), the compressed matrix, and the
  * supernodal factor with its row indices and CHOLMOD's workspace; targets and right-hand
- * sides */
+ * sides; the gathered path's (solver/pd/pd_gather.c) factor by rows, two terms per row of
+ * the right side (a spring's), its two 4 × n vectors and row maps */
 double pbd_memory_pd(const pbd_memory_shape *s, const char **fill)
 {
     const double d = sizeof(double), i4 = sizeof(int32_t), n = s->n;
@@ -114,6 +115,7 @@ double pbd_memory_pd(const pbd_memory_shape *s, const char **fill)
     double L = factor_entries(n, s->dim);
     bytes += (n + 3 * s->pairs) * (2 * i4 + d) + 3 * s->pairs * (i4 + d) +
              L * (d + i4) * 1.5 + n * 64 + s->rows * 9 * d + 3 * n * d;
+    bytes += L * (d + i4) + s->rows * 2 * (d + 2 * i4) + n * (8 * d + 4 * i4);
     *fill = s->dim == 3 ? fill_nd3 : fill_nd2;
     return bytes;
 }

@@ -12,31 +12,14 @@
  *               reflection removed), w = 2μV/α: E = μV‖F − R‖²/α      (PD Sec. 5 "strain", σ = 1)
  * For each of these PD's energy equals C²/(2α) exactly, so its fixed point is the implicit
  * step the Newton reference solves. Fixed particles (w = 0) are eliminated to the right side. */
-#include "solver/families.h"
+#include "solver/pd/pd_state.h"
 #include "solver/solver_private.h"
 
-#include <cholmod.h>
 #include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { PD_SPRING, PD_ATTACH, PD_TET };
-
-typedef struct pd_state {
-    uint64_t key;           /* topology (fw->key), h, compliances, masses and tet rests it was
-                             * factored for */
-    int n, nf, m;
-    int32_t *free_of;       /* particle -> free index or -1 */
-    double *target;         /* per constraint (global numbering) 9 doubles: p_j (3) or R (9) */
-    double *rhs;            /* nf × 3, column-major */
-    cholmod_common cc;
-    cholmod_factor *L;
-    cholmod_dense *X, *Y, *E; /* cholmod_solve2's solution and workspaces, kept between
-                               * iterations */
-    int started;
-} pd_state;
 
 void pbd_pd_free(pd_state *pd)
 {
@@ -48,13 +31,14 @@ void pbd_pd_free(pd_state *pd)
         cholmod_free_dense(&pd->E, &pd->cc);
         cholmod_finish(&pd->cc);
     }
+    pbd_pd_gather_free(pd);
     free(pd->free_of);
     free(pd->target);
     free(pd->rhs);
     free(pd);
 }
 
-static int kind_of(const pbd_constraint_type *t)
+int pbd_pd_kind(const pbd_constraint_type *t)
 {
     return t == &pbd_distance_type ? PD_SPRING : t == &pbd_attachment_type ? PD_ATTACH
            : t == &pbd_fem_tet_corotated_type ? PD_TET : -1;
@@ -65,7 +49,7 @@ pbd_status pbd_pd_check(const pbd_world *w)
     for (int s = 0; s < pbd_family_static_sets(w); s++) { /* contacts: pd_contact.c */
         const pbd_constraint_set *set = &w->sets[s];
         if (set->count == 0) continue;
-        int kind = kind_of(set->type);
+        int kind = pbd_pd_kind(set->type);
         if (kind < 0)
             return pbd_error(PBD_EINVAL, "pd: set %d (%s): expected distance, attachment or "
                              "fem_tet_corotated constraints (the types with a projection onto "
@@ -91,7 +75,7 @@ pbd_status pbd_pd_check(const pbd_world *w)
 
 /* The coefficients of constraint c's rows (A_j S_j): row r, particle q -> coef[r * 4 + q];
  * returns the number of rows and the weight w. */
-static int rows_of(const pbd_constraint_set *set, int c, int kind, double *coef, double *wt)
+int pbd_pd_rows(const pbd_constraint_set *set, int c, int kind, double *coef, double *wt)
 {
     const double *r = set->rest + (size_t)c * set->type->n_rest;
     double alpha = set->compliance[c];
@@ -118,6 +102,19 @@ static int rows_of(const pbd_constraint_set *set, int c, int kind, double *coef,
     return 3;
 }
 
+int pbd_pd_next(const pbd_world *w, const pbd_family_ws *fw, pd_visit *v)
+{
+    for (v->c++; v->s < fw->n_static; v->s++, v->c = 0)
+        if (v->c < w->sets[v->s].count) {
+            const pbd_constraint_set *set = &w->sets[v->s];
+            v->kind = pbd_pd_kind(set->type);
+            v->nr = pbd_pd_rows(set, v->c, v->kind, v->coef, &v->wt);
+            v->idx = set->idx + (size_t)v->c * set->arity;
+            return 1;
+        }
+    return 0;
+}
+
 static uint64_t state_key(const pbd_world *w, const pbd_family_ws *fw, double h)
 {
     uint64_t key = fw->key;
@@ -125,13 +122,14 @@ static uint64_t state_key(const pbd_world *w, const pbd_family_ws *fw, double h)
     uint64_t bits;
     memcpy(&bits, hv, sizeof bits);
     key = (key ^ bits) * 1099511628211ULL;
+    key = (key ^ (uint64_t)(w->def.kernels != 0)) * 1099511628211ULL; /* pd_gather.c or not */
     for (int s = 0; s < fw->n_static; s++)
         for (int c = 0; c < w->sets[s].count; c++) {
             memcpy(&bits, &w->sets[s].compliance[c], sizeof bits);
             key = (key ^ bits) * 1099511628211ULL;
         }
     for (int s = 0; s < fw->n_static; s++) /* the tets' D_m⁻¹, V and μ are in the matrix */
-        for (long q = 0; kind_of(w->sets[s].type) == PD_TET &&
+        for (long q = 0; pbd_pd_kind(w->sets[s].type) == PD_TET &&
                          q < (long)w->sets[s].count * w->sets[s].type->n_rest; q++) {
             memcpy(&bits, &w->sets[s].rest[q], sizeof bits);
             key = (key ^ bits) * 1099511628211ULL;
@@ -160,23 +158,17 @@ static pbd_status factor(pbd_world *w, pbd_family_ws *fw, pd_state *pd, double h
             Ti[q] = Tj[q] = pd->free_of[i];
             Tx[q++] = 1.0 / (w->w[i] * h * h);
         }
-    for (int s = 0; s < fw->n_static; s++) {
-        const pbd_constraint_set *set = &w->sets[s];
-        int kind = kind_of(set->type);
-        for (int c = 0; c < set->count; c++) {
-            double coef[12], wt;
-            int nr = rows_of(set, c, kind, coef, &wt);
-            const int32_t *idx = set->idx + (size_t)c * set->arity;
-            for (int r = 0; r < nr; r++)
-                for (int k = 0; k < set->arity; k++)
-                    for (int l = 0; l < set->arity; l++) {
-                        int fk = pd->free_of[idx[k]], fl = pd->free_of[idx[l]];
-                        if (fk < 0 || fl < 0 || fk < fl) continue;
-                        Ti[q] = fk;
-                        Tj[q] = fl;
-                        Tx[q++] = wt * coef[4 * r + k] * coef[4 * r + l];
-                    }
-        }
+    for (pd_visit v = {.c = -1}; pbd_pd_next(w, fw, &v);) {
+        const int arity = w->sets[v.s].arity;
+        for (int r = 0; r < v.nr; r++)
+            for (int k = 0; k < arity; k++)
+                for (int l = 0; l < arity; l++) {
+                    int fk = pd->free_of[v.idx[k]], fl = pd->free_of[v.idx[l]];
+                    if (fk < 0 || fl < 0 || fk < fl) continue;
+                    Ti[q] = fk;
+                    Tj[q] = fl;
+                    Tx[q++] = v.wt * v.coef[4 * r + k] * v.coef[4 * r + l];
+                }
     }
     T->nnz = (size_t)q;
     cholmod_sparse *A = cholmod_triplet_to_sparse(T, (size_t)q, &pd->cc);
@@ -228,6 +220,7 @@ pbd_status pbd_pd_begin(pbd_world *w, pbd_family_ws *fw, double h)
     pd->cc.default_nesdis = 1; /* not METIS_NodeND: it traps SIGTERM (newton_linear.c) */
     pd->cc.supernodal = CHOLMOD_SIMPLICIAL; /* three right sides: no BLAS calls (README) */
     pbd_status st = pd->nf > 0 ? factor(w, fw, pd, h) : PBD_OK;
+    if (st == PBD_OK && pd->nf > 0) st = pbd_pd_gather_build(w, fw, pd); /* pd_gather.c */
     if (st != PBD_OK) return st;
     pd->key = key;
     return PBD_OK;
@@ -254,12 +247,14 @@ static void rotation_of(const double *F, double *R)
     }
 }
 
-/* The local step (PD Sec. 3): every constraint's projection p_j at w->p. */
-static void local_step(pbd_world *w, pbd_family_ws *fw, pd_state *pd, int threads)
+/* The local step (PD Sec. 3): every constraint's projection p_j at w->p (pd_state.h). */
+void pbd_pd_local_step(pbd_world *w, pbd_family_ws *fw, pd_state *pd, int threads,
+                       int skip_springs)
 {
     for (int s = 0; s < fw->n_static; s++) {
         const pbd_constraint_set *set = &w->sets[s];
-        int kind = kind_of(set->type);
+        int kind = pbd_pd_kind(set->type);
+        if (skip_springs && kind == PD_SPRING) continue;
 #pragma omp parallel for num_threads(threads) if (threads > 1 && set->count > 1024) schedule(static)
         for (int c = 0; c < set->count; c++) {
             double *t = pd->target + 9 * (size_t)(fw->set_c[s] + c);
@@ -288,11 +283,16 @@ static void local_step(pbd_world *w, pbd_family_ws *fw, pd_state *pd, int thread
     }
 }
 
-pbd_status pbd_pd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int threads)
+pbd_status pbd_pd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int it, int threads)
 {
     pd_state *pd = fw->pd;
     if (pd->nf == 0) return PBD_OK;
-    local_step(w, fw, pd, threads);
+    if (pd->gathered) { /* def.kernels: pd_gather.c, tested against what follows */
+        pbd_pd_gather_iteration(w, fw, pd, h, it, threads);
+        if (fw->n_contacts > 0) pbd_pd_contacts(w, fw, h); /* solver/pd/pd_contact.c */
+        return PBD_OK;
+    }
+    pbd_pd_local_step(w, fw, pd, threads, 0);
     int nf = pd->nf;
     for (int i = 0; i < w->n; i++) {
         int f = pd->free_of[i];
@@ -302,11 +302,11 @@ pbd_status pbd_pd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int threa
     }
     for (int s = 0; s < fw->n_static; s++) { /* Σ w SᵀAᵀ (p − A S x_fixed) */
         const pbd_constraint_set *set = &w->sets[s];
-        int kind = kind_of(set->type);
+        int kind = pbd_pd_kind(set->type);
         for (int c = 0; c < set->count; c++) {
             const double *t = pd->target + 9 * (size_t)(fw->set_c[s] + c);
             const int32_t *idx = set->idx + (size_t)c * set->arity;
-            if (kind == PD_SPRING) { /* rows_of's A = (1, −1) written out: the same bits */
+            if (kind == PD_SPRING) { /* pbd_pd_rows's A = (1, −1) written out: the same bits */
                 const double wt = 1.0 / set->compliance[c];
                 const int fa = pd->free_of[idx[0]], fb = pd->free_of[idx[1]];
                 const double *xa = w->p + 3 * (size_t)idx[0], *xb = w->p + 3 * (size_t)idx[1];
@@ -320,7 +320,7 @@ pbd_status pbd_pd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int threa
                 continue;
             }
             double coef[12], wt;
-            int nr = rows_of(set, c, kind, coef, &wt);
+            int nr = pbd_pd_rows(set, c, kind, coef, &wt);
             for (int r = 0; r < nr; r++)
                 for (int a = 0; a < 3; a++) {
                     double rhs = kind == PD_TET ? t[3 * a + r] : t[a];

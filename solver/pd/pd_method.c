@@ -12,8 +12,7 @@ static pbd_status pd_check(const pbd_world *w)
 
 static pbd_status pd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int it, int threads)
 {
-    (void)it;
-    return pbd_pd_iteration(w, fw, h, threads);
+    return pbd_pd_iteration(w, fw, h, it, threads);
 }
 
 /* PD's energies are VBD's (the sets' λ after a step: pbd_vbd_force); its initial guess is
