@@ -299,6 +299,11 @@ typedef struct pbd_step_stages {
     double (*contact_gap)(const struct pbd_world *w, int s);
     const char *(*family_refusal)(const struct pbd_world *w);
     void (*family_measure)(struct pbd_world *w, double h, double v_stick);
+    /* push_out: every free particle of x (w > 0, a rigid body's corners aside) inside a
+     * static plane, sphere or box collider onto its closest surface point; the count moved.
+     * For a method whose global step can carry particles into a collider that has no row for
+     * them (PD: solver/pd/pd_contact.c) */
+    int (*push_out)(const struct pbd_world *w, double *x);
 } pbd_step_stages;
 enum { PBD_CONTACT_NONE = 0, PBD_CONTACT_COLLIDER = 1, PBD_CONTACT_SELF = 2, PBD_CONTACT_OTHER = 3 };
 

@@ -335,12 +335,34 @@ static void test_fold_self_crossings(void)
     CU_ASSERT(total[0] > 0);
 }
 
+/* The penetration logged covers every particle, not only those with a contact row: a pinned
+ * particle 0.05 m inside a sphere gets no row (only free particles do), while a free one
+ * resting on the ground has one; after a step, penetration_max is the pinned one's depth
+ * (to rounding: |x - c| of values ~1 m, 1e-15 m), and the mean is over the rows (0). */
+static void test_penetration_every_particle(void)
+{
+    const double inside[3] = {2.0, 0.45, 0.0}, resting[3] = {0.0, 0.0, 0.0};
+    pbd_world *w = test_two_particles(inside, resting, 0.0, 1.0);
+    const double c[3] = {2.0, 0.5, 0.0}, o[3] = {0, 0, 0}, up[3] = {0, 1, 0};
+    pbd_material m = pbd_material_default();
+    CU_ASSERT_FATAL(pbd_world_add_sphere(w, c, 0.1, &m) >= 0);
+    CU_ASSERT_FATAL(pbd_world_add_plane(w, o, up, &m) >= 0);
+    w->def.gravity[1] = -9.81;
+    CU_ASSERT_EQUAL_FATAL(pbd_step(w), PBD_OK);
+    pbd_contact_stats st = pbd_world_contact_stats(w);
+    CU_ASSERT_EQUAL(st.contacts, 1);
+    CU_ASSERT_DOUBLE_EQUAL(st.penetration_max, 0.05, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(st.penetration_mean, 0.0, 1e-15);
+    pbd_world_free(w);
+}
+
 void register_contact_scenes_tests(void)
 {
     CU_pSuite s = CU_add_suite("contact_scenes", NULL, NULL);
     CU_add_test(s, "scenes_write_contact_series", test_scenes_write_contact_series);
     CU_add_test(s, "refusals", test_refusals);
     CU_add_test(s, "resting_penetration", test_resting_penetration);
+    CU_add_test(s, "penetration_every_particle", test_penetration_every_particle);
     CU_add_test(s, "slide_distance", test_slide_distance);
     CU_add_test(s, "ramp_sticks_below_mu_s", test_ramp_sticks_below_mu_s);
     CU_add_test(s, "bounce_height_ratio", test_bounce_height_ratio);

@@ -26,9 +26,10 @@ int log_make_contact(pbd_h5log *log, hid_t series, const pbd_world *w)
     c[K_ACTIVE] = log_add_column(log, g, "contacts_active", 1, "1",
                                  "of those, rows whose projection pushed (lambda > 0)");
     c[K_PEN_MAX] = log_add_column(log, g, "penetration_max", 1, "m",
-                                  "max over the rows of max(0, -d), d the particle's signed "
-                                  "distance from its collider after the substep's solve and "
-                                  "velocity update; NaN without rows");
+                                  "max of max(0, -d) over every particle and plane, sphere or "
+                                  "box collider and over the rows (any collider), d the signed "
+                                  "distance after the substep's solve and velocity update; NaN "
+                                  "without rows");
     c[K_PEN_MEAN] = log_add_column(log, g, "penetration_mean", 1, "m",
                                    "mean over the rows of max(0, -d); NaN without rows");
     c[K_STICK] = log_add_column(log, g, "sticking", 1, "1",

@@ -79,6 +79,8 @@ int shape_contact(const shape *s, const double x[3], const double p[3], double m
 /* Signed distance of y from the surface (negative inside); for an open mesh, the
  * distance to the closest triangle signed by its front side. */
 double shape_signed_distance(const shape *s, const double y[3]);
+/* p inside a plane, sphere or box: onto its closest surface point, 1; else 0 (a mesh: 0) */
+int shape_push_out(const shape *s, double p[3]);
 
 int mesh_shape_contact(mesh_shape *m, const double x[3], const double p[3], double margin,
                        double q[3], double n[3]);

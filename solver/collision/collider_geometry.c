@@ -224,6 +224,15 @@ static void closest_outside(const shape *s, const double p[3], double q[3], doub
     }
 }
 
+int shape_push_out(const shape *s, double p[3])
+{
+    if (s->kind == SHAPE_MESH || !(shape_signed_distance(s, p) < 0.0)) return 0;
+    double q[3], n[3];
+    closest_outside(s, p, q, n);
+    v3_copy(p, q);
+    return 1;
+}
+
 /* ---- dispatch ------------------------------------------------------------------------- */
 
 int shape_contact(const shape *s, const double x[3], const double p[3], double margin,

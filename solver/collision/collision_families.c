@@ -72,6 +72,22 @@ static void family_measure(pbd_world *w, double h, double v_stick)
     contact_stats_end(w);
 }
 
+static int push_out(const pbd_world *w, double *x)
+{
+    const struct pbd_collision_state *cs = w->collision;
+    int moved = 0;
+    for (int c = 0; cs && c < cs->n_colliders; c++) {
+        const shape *sh = &cs->colliders[c].shape;
+        if (cs->colliders[c].body >= 0 || sh->kind == SHAPE_MESH) continue;
+        for (int i = 0; i < w->n; i++) {
+            if (!(w->w[i] > 0.0) || (cs->is_proxy && i < cs->n_particles && cs->is_proxy[i]))
+                continue;
+            moved += shape_push_out(sh, x + 3 * (size_t)i);
+        }
+    }
+    return moved;
+}
+
 const pbd_step_stages collision_stages = {
     .generate_collisions = collision_generate,
     .velocity_update = collision_velocity_update,
@@ -81,4 +97,5 @@ const pbd_step_stages collision_stages = {
     .contact_gap = contact_gap,
     .family_refusal = family_refusal,
     .family_measure = family_measure,
+    .push_out = push_out,
 };

@@ -190,6 +190,24 @@ void contact_crossings_start(pbd_world *w, double h)
     cs->cstats.self_crossings += crossed;
 }
 
+/* The deepest penetration of any particle (a rigid body's corner particles aside) into any
+ * plane, sphere or box collider, m (0: none). Mesh colliders are left to the rows: their
+ * signed distance is a closest-triangle search, too costly for every particle and substep. */
+static double deepest_analytic(const pbd_world *w, const struct pbd_collision_state *cs)
+{
+    double mx = 0.0;
+    for (int c = 0; c < cs->n_colliders; c++) {
+        const shape *sh = &cs->colliders[c].shape;
+        if (sh->kind == SHAPE_MESH) continue;
+        for (int i = 0; i < w->n; i++) {
+            if (cs->is_proxy && i < cs->n_particles && cs->is_proxy[i]) continue;
+            double d = shape_signed_distance(sh, w->x + 3 * (size_t)i);
+            if (d < 0.0) mx = fmax(mx, -d);
+        }
+    }
+    return mx;
+}
+
 void contact_stats_end(pbd_world *w)
 {
     struct pbd_collision_state *cs = w->collision;
@@ -199,7 +217,7 @@ void contact_stats_end(pbd_world *w)
     const pbd_constraint_set *set = &w->sets[cs->contact_set];
     s->contacts = set->count;
     if (set->count == 0) return;
-    double mx = 0.0, sum = 0.0;
+    double mx = deepest_analytic(w, cs), sum = 0.0;
     for (int r = 0; r < set->count; r++) {
         const shape *sh = &cs->colliders[cs->contact[r].collider].shape;
         double d = shape_signed_distance(sh, w->x + 3 * (size_t)set->idx[r]);

@@ -134,9 +134,11 @@ typedef struct pbd_contact_stats {
     int sticking, sliding; /* active rows the friction pass left without tangential relative
                             * velocity (static friction, or kinetic friction that stopped it;
                             * a row at tangential rest counts too) / still sliding */
-    double penetration_max, penetration_mean; /* m: max(0, -d) with d the signed distance of
-                            * each row's particle from its collider after the substep; NaN
-                            * when there is no row */
+    double penetration_max, penetration_mean; /* m: max(0, -d) with d the signed distance
+                            * from a collider after the substep: the max over every particle
+                            * (a rigid body's corners aside) and every plane, sphere and box,
+                            * and over the rows' particles and their colliders (meshes too);
+                            * the mean over the rows; NaN when there is no row */
     double impulse_normal;     /* N s: sum over the substeps and active rows of λ/Δt + j_n */
     double impulse_tangential; /* N s: sum of the friction impulses j_t */
     int self_contacts;     /* self_collision rows of the last substep */

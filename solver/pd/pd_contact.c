@@ -10,7 +10,10 @@
  * normal correction δ = −C and the tangential displacement over the step u = P(x_i − x_t,i),
  * x_i −= u when |u| ≤ μδ (sticking), else x_i −= μδ u/|u| (sliding), so that the friction
  * correction never exceeds μ times the normal one. The row's force multiplier is
- * λ⁺ = −m δ/h² (XPBD's λ = m δ after the step: the normal impulse λ/h). */
+ * λ⁺ = −m δ/h² (XPBD's λ = m δ after the step: the normal impulse λ/h). The rows come from
+ * the step's predicted motion; the global step can carry other particles into a collider
+ * (it knows no contacts): those are put back on the closest surface point of a static plane,
+ * sphere or box (ours; no friction, no force logged; a mesh collider does not do this). */
 #include "solver/families.h"
 
 #include <math.h>
@@ -54,6 +57,9 @@ void pbd_pd_contacts(pbd_world *w, pbd_family_ws *fw, double h)
             fw->cforce[2 * (size_t)g + 1] = m * cut * len / (h * h);
         }
     }
+    /* a particle the global step carried into a collider where it had no row (the rows come
+     * from the step's predicted motion): onto the surface (ours; no friction) */
+    if (w->collision_stages && w->collision_stages->push_out) w->collision_stages->push_out(w, w->p);
 }
 
 int pbd_pd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
