@@ -86,11 +86,11 @@ static void term_in_ordering(const char *const *args, double cpu)
 {
     pid_t pid = test_spawn("pbd-run", args, err_path, 0);
     CU_ASSERT_FATAL(pid > 0);
-    double t0 = now();
+    double t0 = now(), used = 0.0;
     int trapped = 0;
     for (;;) {
         int c = catches(pid, SIGABRT);
-        double used = cpu_seconds(pid);
+        used = cpu_seconds(pid);
         if (c < 0 || used < 0 || now() - t0 > 60) break;
         if ((trapped = c == 1) || used >= cpu) break;
         nanosleep(&(struct timespec){0, 1000000}, NULL);
@@ -99,7 +99,9 @@ static void term_in_ordering(const char *const *args, double cpu)
     kill(pid, SIGTERM);
     double t1 = now();
     int rc = test_wait_within(pid, 6.0, err_path, err_text, sizeof err_text);
-    if (rc != 143) fprintf(stderr, "\n  exit %d after %.1f s: %s", rc, now() - t1, err_text);
+    if (rc != 143 || !strstr(err_text, "SIGTERM"))
+        fprintf(stderr, "\n  exit %d after %.1f s (%.2f s CPU when signalled): stderr \"%s\"", rc,
+                now() - t1, used, err_text);
     CU_ASSERT_EQUAL(rc, 143);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "SIGTERM"));
 }
