@@ -125,6 +125,22 @@ static void test_sigterm_in_reference_ordering(void)
     term_in_ordering(args, 1.0);
 }
 
+/* A run without --out stopped by SIGTERM inside its steps: exit 143 and one line that names
+ * the signal (the step's own message says only "abandoned … on a stop request"). The signal
+ * is sent once the run has used 0.3 s of CPU, when it is stepping. */
+static void test_sigterm_named_without_out(void)
+{
+    const char *args[] = {"chain", "--steps=1000000000", "--quiet", NULL};
+    pid_t pid = test_spawn("pbd-run", args, err_path, 0);
+    CU_ASSERT_FATAL(pid > 0);
+    for (double t0 = now(); cpu_seconds(pid) >= 0.0 && cpu_seconds(pid) < 0.3 && now() - t0 < 60;)
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    kill(pid, SIGTERM);
+    CU_ASSERT_EQUAL(test_wait_within(pid, 6.0, err_path, err_text, sizeof err_text), 143);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "pbd-run: interrupted by SIGTERM"));
+    CU_ASSERT_EQUAL(test_count_lines(err_text), 1);
+}
+
 /* ---- refused up front: exit 2, one line naming the flag -------------------------------------- */
 
 /* pbd-run WORDS (space separated) --quiet, at most 30 s: its exit status; stderr in err_text */
@@ -346,6 +362,7 @@ void register_defects_tests(void)
     CU_pSuite s = CU_add_suite("defects", suite_init, suite_clean);
     CU_add_test(s, "sigterm_in_newton_ordering", test_sigterm_in_newton_ordering);
     CU_add_test(s, "sigterm_in_reference_ordering", test_sigterm_in_reference_ordering);
+    CU_add_test(s, "sigterm_named_without_out", test_sigterm_named_without_out);
     CU_add_test(s, "family_whole_mesh_constraint", test_family_whole_mesh_constraint);
     CU_add_test(s, "flags_without_effect", test_flags_without_effect);
     CU_add_test(s, "mass_inverse_not_finite", test_mass_inverse_not_finite);

@@ -184,6 +184,16 @@ void pbd_interrupt_keep_file(const char *writing, const char *partial_name)
 
 const char *pbd_signal_name(int sig) { return name_of(sig); }
 
+void pbd_report_status(const char *program, pbd_status st)
+{
+    if (st == PBD_OK) return;
+    const char *msg = pbd_last_error(), *sig = received ? name_of((int)received) : NULL;
+    if (st == PBD_EINTR && sig && !strstr(msg, sig))
+        fprintf(stderr, "%s: interrupted by %s: %s\n", program, sig, msg);
+    else
+        fprintf(stderr, "%s: %s\n", program, msg);
+}
+
 int pbd_exit_status(pbd_status st)
 {
     switch (st) {

@@ -108,6 +108,10 @@ const char *pbd_signal_name(int sig);
  * 3 output cannot be written, 4 out of memory, 5 the watchdog stopped the run,
  * 128 + signal when interrupted. */
 int pbd_exit_status(pbd_status st);
+/* One line "<program>: <pbd_last_error()>" on stderr for a status other than PBD_OK; a stop
+ * by a signal names it ("interrupted by SIGTERM: step 12 abandoned …") when the message does
+ * not already. */
+void pbd_report_status(const char *program, pbd_status st);
 
 #ifdef __cplusplus
 }

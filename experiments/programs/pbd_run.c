@@ -356,7 +356,7 @@ int main(int argc, char **argv)
     } else if (log) {
         pbd_h5log_stop(log, st);
     }
-    if (st != PBD_OK) fprintf(stderr, "pbd-run: %s\n", pbd_last_error());
+    pbd_report_status("pbd-run", st);
     pbd_interrupt_done();
     pbd_scene_cells_free(&cells);
     pbd_world_free(w);

@@ -132,7 +132,7 @@ int pbd_run_rigid(const pbd_rigid_run *r)
     } else if (rl.log) {
         pbd_h5log_stop(rl.log, st);
     }
-    if (st != PBD_OK) fprintf(stderr, "pbd-run: %s\n", pbd_last_error());
+    pbd_report_status("pbd-run", st);
     pbd_interrupt_done();
     pbd_world_free(rl.mirror);
     pbd_rigid_world_free(w);
