@@ -335,9 +335,8 @@ static int grow_buffers(pbd_h5log *log)
 }
 
 /* Whether the buffered rows go to the file after this step: whole blocks (each fills new
- * chunks: a chunk in the file is never rewritten, nor its space freed and reused), the
- * first one or flush_seconds after the last flush, or when the buffers are full and cannot
- * grow. */
+ * chunks; a chunk is rewritten only when a frame flushes a part-filled block), the first one
+ * or flush_seconds after the last flush, or when the buffers are full and cannot grow. */
 static int flush_due(pbd_h5log *log)
 {
     if (log->buffered == 0 || log->buffered % log->block != 0) return 0;
