@@ -51,24 +51,10 @@ static void test_tower_passes(void)
  * tolerance, 1 %, is the one-pass test's (rigid_xpbd/stopping_distance). */
 static void test_friction_once(void)
 {
-    pbd_rigid_world *w = pbd_rigid_world_create(1.0 / 60.0, 10, 1);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
-    w->ground = 1;
-    w->velocity_passes = 4;
-    pbd_rigid_shape s = {.kind = PBD_RIGID_BOX, .half = {0.2, 0.005, 0.15}};
-    double x[3] = {0, 0.005, 0};
-    int b = pbd_rigid_add_body(w, &s, 1.0, x, NULL);
-    CU_ASSERT_FATAL(b >= 0);
-    w->bodies[b].static_friction = 0.5;
-    w->bodies[b].dynamic_friction = 0.4;
-    for (int k = 0; k < 30; k++) CU_ASSERT_EQUAL_FATAL(pbd_rigid_step(w), PBD_OK);
-    double start = w->bodies[b].x[0];
-    w->bodies[b].v[0] = 3.0;
-    for (int k = 0; k < 120; k++) CU_ASSERT_EQUAL_FATAL(pbd_rigid_step(w), PBD_OK);
-    const double want = 9.0 / (2.0 * 0.4 * 9.81), d = w->bodies[b].x[0] - start;
-    CU_ASSERT(fabs(w->bodies[b].v[0]) < 1e-3);
+    const double want = 9.0 / (2.0 * 0.4 * 9.81);
+    const double d = test_rigid_stopping(1.0, PBD_RIGID_FRICTION_CONSISTENT, 4);
+    printf("\n    stopped after %.4f m with 4 passes; v0^2/(2 mu g) = %.4f m ", d, want);
     CU_ASSERT(fabs(d - want) <= 0.01 * want);
-    pbd_rigid_world_free(w);
 }
 
 static void test_passes_refused(void)

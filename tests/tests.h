@@ -74,5 +74,8 @@ int test_run_threads(const char *prog, const char *const *args, int *status);
 void test_rigid_momentum_drift(pbd_rigid_world *w, double *dp, double *dl);
 /* A joint of the kind between bodies b1 and b2, every other field 0 (tests/test_rigid_xpbd.c). */
 pbd_rigid_joint test_rigid_joint(pbd_joint_kind kind, int b1, int b2);
+/* A flat 0.4 x 0.01 x 0.3 m box (μs 0.5, μk 0.4) on the ground launched at 3 m/s, 10 substeps x
+ * 1 iteration: the distance it slides before it stops (m; test_rigid_xpbd.c) */
+double test_rigid_stopping(double mass, pbd_rigid_friction_form form, int velocity_passes);
 
 #endif
