@@ -68,6 +68,7 @@ int pbd_run_rigid(const pbd_rigid_run *r)
     }
     for (int k = 0; k < 3; k++) w->gravity[k] = d->gravity[k];
     w->watch_position = d->watch_position;
+    w->velocity_passes = r->sp->velocity_passes; /* 1 unless the scene reads --velocity-passes */
     pbd_rigid_log rl = {.rigid = w};
     pbd_status st = PBD_OK;
     if (r->out_dir) {

@@ -53,6 +53,7 @@ typedef struct pbd_scene_params {
     int body;                /* rigid_coupling: 0 box, 1 sphere */
     double body_mass, body_size, body_speed; /* kg; half side or radius in m; m/s downward */
     int pin_corners;         /* rigid_coupling: 1 the cloth's corners held (a hammock) */
+    int velocity_passes;     /* rigid contact scenes: the pbd_rigid_world's velocity_passes */
     const char *pin;         /* --pin: the mesh scenes' pinned vertices in place of their own
                               * (scene_pin.c): "0,5,17", "box:x0,y0,z0,x1,y1,z1", "top",
                               * "boundary"; NULL: the scene's */

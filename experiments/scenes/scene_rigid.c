@@ -208,10 +208,11 @@ static const pbd_rigid_scene_entry rigid_scenes[] = {
      "3 triple)", scene_rigid_chain,
      "resolution size mass", 1},
     {"rigid_tower", "XPBD rigid bodies: a stack of boxes on the ground (--resolution boxes)",
-     scene_rigid_tower, "resolution body-size body-mass mu-static mu-kinetic restitution", 5},
+     scene_rigid_tower, "resolution body-size body-mass mu-static mu-kinetic restitution velocity-passes", 5},
     {"rigid_ramp", "XPBD rigid bodies: a box launched down a ramp with friction (--ramp-angle, "
      "--launch-speed)", scene_rigid_ramp,
-     "body-size body-mass mu-static mu-kinetic restitution ramp-angle launch-speed", 0},
+     "body-size body-mass mu-static mu-kinetic restitution ramp-angle launch-speed "
+     "velocity-passes", 0},
     {"rigid_slider", "XPBD rigid bodies: a box on a tilted prismatic joint with limits and a "
      "compliant position drive (--ramp-angle, --launch-speed)", scene_rigid_slider,
      "body-size body-mass ramp-angle launch-speed", 0},

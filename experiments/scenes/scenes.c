@@ -48,6 +48,7 @@ pbd_scene_params pbd_scene_params_default(void)
         .body_size = 0.1,
         .body_speed = 0.0,
         .pin_corners = 1,
+        .velocity_passes = 1,
         .pin = NULL,
     };
     return sp;
