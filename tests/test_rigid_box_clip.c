@@ -1,6 +1,6 @@
 /* Box–box contacts by face clipping (solver/rigid/contact.c, face_contacts; Ericson, "Real-Time
  * Collision Detection" 2005, Sec. 5.2): the manifold of two boxes against its closed form
- * (aligned faces, a box turned 45 degrees on an equal one, a small box on a big one in both
+ * (aligned faces, nearly aligned, a box turned 45 degrees on an equal one, a small box on a big one in both
  * body orders, a box tilted onto an edge), and a turned box resting on a fixed one. */
 #include "tests.h"
 #include "solver/rigid/pbd_rigid.h"
@@ -16,7 +16,10 @@
  * involved (at most 1 m here), so 100 ε m bounds a point's and a depth's error. */
 #define CLIP_TOL (100.0 * DBL_EPSILON)
 
-/* A fixed box (half extents hb, at the origin) and a free box (ht at xt, turned by the
+/* The fixed box's centre, off the origin so that every plane's offset counts */
+static const double base[3] = {0.21, -0.13, 0.37};
+
+/* A fixed box (half extents hb, at base) and a free box (ht at base + xt, turned by the
  * rotation vector rv), added in that order or (top_first) the other way; the contacts of the
  * pair at these poses. */
 static pbd_rigid_world *pair_world(const double hb[3], const double ht[3], const double xt[3],
@@ -26,12 +29,12 @@ static pbd_rigid_world *pair_world(const double hb[3], const double ht[3], const
     CU_ASSERT_PTR_NOT_NULL_FATAL(w);
     const pbd_rigid_shape bottom = {.kind = PBD_RIGID_BOX, .half = {hb[0], hb[1], hb[2]}};
     const pbd_rigid_shape top = {.kind = PBD_RIGID_BOX, .half = {ht[0], ht[1], ht[2]}};
-    double origin[3] = {0, 0, 0}, q[4];
+    double x[3] = {base[0] + xt[0], base[1] + xt[1], base[2] + xt[2]}, q[4];
     pbd_quat_from_rotvec(rv, q);
     for (int k = 0; k < 2; k++) {
         int is_top = k == 0 ? top_first : !top_first;
-        int b = is_top ? pbd_rigid_add_body(w, &top, 1.0, xt, q)
-                       : pbd_rigid_add_body(w, &bottom, 0.0, origin, NULL);
+        int b = is_top ? pbd_rigid_add_body(w, &top, 1.0, x, q)
+                       : pbd_rigid_add_body(w, &bottom, 0.0, base, NULL);
         CU_ASSERT_EQUAL_FATAL(b, k);
     }
     CU_ASSERT_EQUAL_FATAL(rigid_contacts_generate(w), PBD_OK);
@@ -39,12 +42,13 @@ static pbd_rigid_world *pair_world(const double hb[3], const double ht[3], const
 }
 
 /* The contacts of w against the expected points (x, z) of the touching region (top: the top
- * box's index): each contact's normal is ±y from body 2 towards body 1, its top-box point lies on the top box's lowest face or edge
- * at height y_low, its bottom-box point on the face y = y_face straight above it, their depth
- * is y_face − y_low; each expected point is met by exactly one contact. Returns the largest
- * error (m). */
+ * box's index; coordinates relative to base): each contact's normal is ±y from body 2
+ * towards body 1, its top-box point lies on the top box's lowest face or edge at height
+ * y_low, its bottom-box point on the face y = y_face straight above it, their depth is
+ * y_face − y_low; each expected point is met within tol by exactly one contact. Returns the
+ * largest error (m) of the normal, the heights, the depth and the two points' alignment. */
 static double check_manifold(const pbd_rigid_world *w, int top, double y_face, double y_low,
-                             const double (*want)[2], int n_want)
+                             const double (*want)[2], int n_want, double tol)
 {
     CU_ASSERT_EQUAL(w->n_contacts, n_want);
     int met[8] = {0};
@@ -55,7 +59,7 @@ static double check_manifold(const pbd_rigid_world *w, int top, double y_face, d
         double p[2][3], ny = top == 0 ? 1.0 : -1.0; /* n from body 2 to body 1 */
         pbd_quat_rotate(b1->q, c->r, p[0]);
         pbd_quat_rotate(b2->q, c->r2, p[1]);
-        for (int a = 0; a < 3; a++) p[0][a] += b1->x[a], p[1][a] += b2->x[a];
+        for (int a = 0; a < 3; a++) p[0][a] += b1->x[a] - base[a], p[1][a] += b2->x[a] - base[a];
         const double *pt = p[top], *pb = p[1 - top];
         double depth = (p[1][0] - p[0][0]) * c->n[0] + (p[1][1] - p[0][1]) * c->n[1] +
                        (p[1][2] - p[0][2]) * c->n[2];
@@ -65,7 +69,7 @@ static double check_manifold(const pbd_rigid_world *w, int top, double y_face, d
         e = fmax(e, fabs(depth - (y_face - y_low)));
         int match = -1;
         for (int k = 0; k < n_want; k++)
-            if (fabs(pt[0] - want[k][0]) <= CLIP_TOL && fabs(pt[2] - want[k][1]) <= CLIP_TOL)
+            if (fabs(pt[0] - want[k][0]) <= tol && fabs(pt[2] - want[k][1]) <= tol)
                 match = k;
         CU_ASSERT(match >= 0);
         if (match >= 0) met[match]++;
@@ -75,13 +79,33 @@ static double check_manifold(const pbd_rigid_world *w, int top, double y_face, d
     return worst;
 }
 
-/* Two equal boxes, faces aligned, overlapping by d: the four corners of the face, depth d. */
+/* Two equal boxes, faces aligned, overlapping by d: the four corners of the face, depth d;
+ * the free box added second (the fixed box's face the reference) and first (its own). */
 static void test_aligned(void)
 {
     const double h[3] = {0.3, 0.1, 0.2}, d = 2e-3, x[3] = {0, 2 * h[1] - d, 0}, none[3] = {0};
     const double want[4][2] = {{0.3, 0.2}, {-0.3, 0.2}, {-0.3, -0.2}, {0.3, -0.2}};
-    pbd_rigid_world *w = pair_world(h, h, x, none, 0);
-    double e = check_manifold(w, 1, h[1], h[1] - d, want, 4);
+    for (int top_first = 0; top_first < 2; top_first++) {
+        pbd_rigid_world *w = pair_world(h, h, x, none, top_first);
+        double e = check_manifold(w, !top_first, h[1], h[1] - d, want, 4, CLIP_TOL);
+        printf("\n    %d contacts, largest error %.1e m (bound %.1e) ", w->n_contacts, e,
+               CLIP_TOL);
+        CU_ASSERT(e <= CLIP_TOL);
+        pbd_rigid_world_free(w);
+    }
+}
+
+/* The same boxes, the top one turned by θ = 1e-7 rad about the vertical: clipping leaves a
+ * point near each corner doubled (an edge crossing the side plane a distance ~ |h| θ from
+ * the corner); each pair counts once, so 4 contacts, each within 2 |h| θ (7.2e-8 m) of a
+ * corner, at depths d within that tilt-free turn's rounding. */
+static void test_nearly_aligned(void)
+{
+    const double h[3] = {0.3, 0.1, 0.2}, d = 2e-3, x[3] = {0, 2 * h[1] - d, 0}, th = 1e-7;
+    const double rv[3] = {0, th, 0}, reach = 2.0 * sqrt(0.13) * th;
+    const double want[4][2] = {{0.3, 0.2}, {-0.3, 0.2}, {-0.3, -0.2}, {0.3, -0.2}};
+    pbd_rigid_world *w = pair_world(h, h, x, rv, 0);
+    double e = check_manifold(w, 1, h[1], h[1] - d, want, 4, reach);
     printf("\n    %d contacts, largest error %.1e m (bound %.1e) ", w->n_contacts, e, CLIP_TOL);
     CU_ASSERT(e <= CLIP_TOL);
     pbd_rigid_world_free(w);
@@ -97,7 +121,7 @@ static void test_turned_45(void)
     const double want[8][2] = {{s, t}, {s, -t}, {-s, t}, {-s, -t},
                                {t, s}, {-t, s}, {t, -s}, {-t, -s}};
     pbd_rigid_world *w = pair_world(h, h, x, rv, 0);
-    double e = check_manifold(w, 1, h[1], h[1] - d, want, 8);
+    double e = check_manifold(w, 1, h[1], h[1] - d, want, 8, CLIP_TOL);
     printf("\n    %d contacts, largest error %.1e m (bound %.1e) ", w->n_contacts, e, CLIP_TOL);
     CU_ASSERT(e <= CLIP_TOL);
     pbd_rigid_world_free(w);
@@ -119,7 +143,7 @@ static void test_small_on_big(void)
     for (int top_first = 0; top_first < 2; top_first++) {
         pbd_rigid_world *w = pair_world(hb, ht, x, rv, top_first);
         double e = check_manifold(w, top_first ? 0 : 1, hb[1], hb[1] - d,
-                                  (const double (*)[2])want, 4);
+                                  (const double (*)[2])want, 4, CLIP_TOL);
         printf("\n    small box %s: %d contacts, largest error %.1e m (bound %.1e) ",
                top_first ? "first" : "second", w->n_contacts, e, CLIP_TOL);
         CU_ASSERT(e <= CLIP_TOL);
@@ -137,7 +161,7 @@ static void test_on_edge(void)
     const double rv[3] = {0, 0, th}, xe = x[0] - ht[0] * cos(th) + ht[1] * sin(th);
     const double want[2][2] = {{xe, x[2] + ht[2]}, {xe, x[2] - ht[2]}};
     pbd_rigid_world *w = pair_world(hb, ht, x, rv, 0);
-    double e = check_manifold(w, 1, hb[1], hb[1] - d, want, 2);
+    double e = check_manifold(w, 1, hb[1], hb[1] - d, want, 2, CLIP_TOL);
     printf("\n    %d contacts, largest error %.1e m (bound %.1e) ", w->n_contacts, e, CLIP_TOL);
     CU_ASSERT(e <= CLIP_TOL);
     pbd_rigid_world_free(w);
@@ -183,6 +207,7 @@ void register_rigid_box_clip_tests(void)
 {
     CU_pSuite s = CU_add_suite("rigid_box_clip", NULL, NULL);
     CU_add_test(s, "aligned", test_aligned);
+    CU_add_test(s, "nearly_aligned", test_nearly_aligned);
     CU_add_test(s, "turned_45", test_turned_45);
     CU_add_test(s, "small_on_big", test_small_on_big);
     CU_add_test(s, "on_edge", test_on_edge);
