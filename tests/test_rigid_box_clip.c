@@ -41,15 +41,19 @@ static pbd_rigid_world *pair_world(const double hb[3], const double ht[3], const
     return w;
 }
 
-/* The contacts of w against the expected points (x, z) of the touching region (top: the top
- * box's index; coordinates relative to base): each contact's normal is ±y from body 2
- * towards body 1, its top-box point lies on the top box's lowest face or edge at height
- * y_low, its bottom-box point on the face y = y_face straight above it, their depth is
- * y_face − y_low; each expected point is met within tol by exactly one contact. Returns the
- * largest error (m) of the normal, the heights, the depth and the two points' alignment. */
-static double check_manifold(const pbd_rigid_world *w, int top, double y_face, double y_low,
-                             const double (*want)[2], int n_want, double tol)
+/* The contacts of pair_world(hb, ht, x, rv, top_first) against the expected points (x, z) of
+ * the touching region (relative to base), the top box's lowest face or edge d below the
+ * fixed box's face y = hb[1]: each contact's normal is ±y from body 2 towards body 1, its
+ * top-box point at height y_low = hb[1] − d, its fixed-box point on the face straight above
+ * it, their depth d; each expected point is met within tol by exactly one contact, and the
+ * normal, heights, depths and the two points' alignment are within CLIP_TOL. */
+static void expect_manifold(const double hb[3], const double ht[3], const double x[3],
+                            const double rv[3], int top_first, double d,
+                            const double (*want)[2], int n_want, double tol)
 {
+    pbd_rigid_world *w = pair_world(hb, ht, x, rv, top_first);
+    const int top = !top_first;
+    const double y_face = hb[1], y_low = hb[1] - d;
     CU_ASSERT_EQUAL(w->n_contacts, n_want);
     int met[8] = {0};
     double worst = 0.0;
@@ -76,7 +80,10 @@ static double check_manifold(const pbd_rigid_world *w, int top, double y_face, d
         worst = fmax(worst, e);
     }
     for (int k = 0; k < n_want; k++) CU_ASSERT_EQUAL(met[k], 1);
-    return worst;
+    printf("\n    %d contacts, largest error %.1e m (bound %.1e) ", w->n_contacts, worst,
+           CLIP_TOL);
+    CU_ASSERT(worst <= CLIP_TOL);
+    pbd_rigid_world_free(w);
 }
 
 /* Two equal boxes, faces aligned, overlapping by d: the four corners of the face, depth d;
@@ -85,14 +92,8 @@ static void test_aligned(void)
 {
     const double h[3] = {0.3, 0.1, 0.2}, d = 2e-3, x[3] = {0, 2 * h[1] - d, 0}, none[3] = {0};
     const double want[4][2] = {{0.3, 0.2}, {-0.3, 0.2}, {-0.3, -0.2}, {0.3, -0.2}};
-    for (int top_first = 0; top_first < 2; top_first++) {
-        pbd_rigid_world *w = pair_world(h, h, x, none, top_first);
-        double e = check_manifold(w, !top_first, h[1], h[1] - d, want, 4, CLIP_TOL);
-        printf("\n    %d contacts, largest error %.1e m (bound %.1e) ", w->n_contacts, e,
-               CLIP_TOL);
-        CU_ASSERT(e <= CLIP_TOL);
-        pbd_rigid_world_free(w);
-    }
+    for (int top_first = 0; top_first < 2; top_first++)
+        expect_manifold(h, h, x, none, top_first, d, want, 4, CLIP_TOL);
 }
 
 /* The same boxes, the top one turned by θ = 1e-7 rad about the vertical: clipping leaves a
@@ -104,11 +105,7 @@ static void test_nearly_aligned(void)
     const double h[3] = {0.3, 0.1, 0.2}, d = 2e-3, x[3] = {0, 2 * h[1] - d, 0}, th = 1e-7;
     const double rv[3] = {0, th, 0}, reach = 2.0 * sqrt(0.13) * th;
     const double want[4][2] = {{0.3, 0.2}, {-0.3, 0.2}, {-0.3, -0.2}, {0.3, -0.2}};
-    pbd_rigid_world *w = pair_world(h, h, x, rv, 0);
-    double e = check_manifold(w, 1, h[1], h[1] - d, want, 4, reach);
-    printf("\n    %d contacts, largest error %.1e m (bound %.1e) ", w->n_contacts, e, CLIP_TOL);
-    CU_ASSERT(e <= CLIP_TOL);
-    pbd_rigid_world_free(w);
+    expect_manifold(h, h, x, rv, 0, d, want, 4, reach);
 }
 
 /* The top box turned 45 degrees about the vertical on an equal one: the square |x|, |z| <= s
@@ -120,11 +117,7 @@ static void test_turned_45(void)
     const double rv[3] = {0, M_PI / 4.0, 0}, t = s * (sqrt(2.0) - 1.0);
     const double want[8][2] = {{s, t}, {s, -t}, {-s, t}, {-s, -t},
                                {t, s}, {-t, s}, {t, -s}, {-t, -s}};
-    pbd_rigid_world *w = pair_world(h, h, x, rv, 0);
-    double e = check_manifold(w, 1, h[1], h[1] - d, want, 8, CLIP_TOL);
-    printf("\n    %d contacts, largest error %.1e m (bound %.1e) ", w->n_contacts, e, CLIP_TOL);
-    CU_ASSERT(e <= CLIP_TOL);
-    pbd_rigid_world_free(w);
+    expect_manifold(h, h, x, rv, 0, d, want, 8, CLIP_TOL);
 }
 
 /* A small box (turned 0.4 rad about the vertical, off centre) on a big one: its four bottom
@@ -140,15 +133,8 @@ static void test_small_on_big(void)
         want[k][0] = x[0] + lx * c + lz * sn;
         want[k][1] = x[2] - lx * sn + lz * c;
     }
-    for (int top_first = 0; top_first < 2; top_first++) {
-        pbd_rigid_world *w = pair_world(hb, ht, x, rv, top_first);
-        double e = check_manifold(w, top_first ? 0 : 1, hb[1], hb[1] - d,
-                                  (const double (*)[2])want, 4, CLIP_TOL);
-        printf("\n    small box %s: %d contacts, largest error %.1e m (bound %.1e) ",
-               top_first ? "first" : "second", w->n_contacts, e, CLIP_TOL);
-        CU_ASSERT(e <= CLIP_TOL);
-        pbd_rigid_world_free(w);
-    }
+    for (int top_first = 0; top_first < 2; top_first++)
+        expect_manifold(hb, ht, x, rv, top_first, d, (const double (*)[2])want, 4, CLIP_TOL);
 }
 
 /* A box tilted by θ about z onto its lowest edge (local x = −a, y = −b, along z), that edge
@@ -160,11 +146,7 @@ static void test_on_edge(void)
     const double x[3] = {0.05, hb[1] - d + ht[0] * sin(th) + ht[1] * cos(th), 0.02};
     const double rv[3] = {0, 0, th}, xe = x[0] - ht[0] * cos(th) + ht[1] * sin(th);
     const double want[2][2] = {{xe, x[2] + ht[2]}, {xe, x[2] - ht[2]}};
-    pbd_rigid_world *w = pair_world(hb, ht, x, rv, 0);
-    double e = check_manifold(w, 1, hb[1], hb[1] - d, want, 2, CLIP_TOL);
-    printf("\n    %d contacts, largest error %.1e m (bound %.1e) ", w->n_contacts, e, CLIP_TOL);
-    CU_ASSERT(e <= CLIP_TOL);
-    pbd_rigid_world_free(w);
+    expect_manifold(hb, ht, x, rv, 0, d, want, 2, CLIP_TOL);
 }
 
 /* The 45-degree box of turned_45 resting on the fixed box (1 kg, μs 0.5, μk 0.4, e 0) for
