@@ -181,21 +181,47 @@ static void incident_face(const pbd_rigid_body *b, const double m[3], double fac
     }
 }
 
+/* A box face clipped to another's: at most 8 points (each of the four planes adds at most
+ * one to a convex polygon) */
+#define RIGID_CLIP_MAX 8
+
 /* Sutherland–Hodgman: the convex polygon in[0 .. n) clipped to the half-space t·x <= off, into
- * out (at most n + 1 points); returns their number. A point on the plane is kept and starts
- * no crossing, so no point is doubled. */
+ * out (at most RIGID_CLIP_MAX points: a polygon that rounding has made to cross the plane
+ * more than twice loses the rest); returns their number. A point on the plane is kept and
+ * starts no crossing, so no point is doubled. */
 static int clip_polygon(double in[][3], int n, const double t[3], double off, double out[][3])
 {
     int m = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && m < RIGID_CLIP_MAX; i++) {
         const double *p = in[i], *q = in[(i + 1) % n];
         double sp = v3_dot(t, p) - off, sq = v3_dot(t, q) - off;
         if (sp <= 0.0) v3_copy(out[m++], p);
-        if ((sp < 0.0 && sq > 0.0) || (sp > 0.0 && sq < 0.0)) { /* the edge crosses */
-            double s = sp / (sp - sq);
+        if (m < RIGID_CLIP_MAX && ((sp < 0.0 && sq > 0.0) || (sp > 0.0 && sq < 0.0))) {
+            double s = sp / (sp - sq); /* the edge crosses the plane */
             for (int a = 0; a < 3; a++) out[m][a] = p[a] + s * (q[a] - p[a]);
             m++;
         }
+    }
+    return m;
+}
+
+/* The incident face poly[*cur] (m points) clipped to the four side planes ±t·(x − x_ref) <= half
+ * of the reference box's face of axis k, through poly's two buffers; returns the count left,
+ * *cur the buffer that holds them. */
+static int clip_to_sides(const pbd_rigid_body *ref, int k, double poly[2][RIGID_CLIP_MAX][3],
+                         int m, int *cur)
+{
+    for (int j = 1; j < 3 && m > 0; j++) {
+        int s = (k + j) % 3;
+        double e[3] = {0, 0, 0}, t[3];
+        e[s] = 1.0;
+        pbd_quat_rotate(ref->q, e, t);
+        double c = v3_dot(t, ref->x), h = ref->shape.half[s];
+        m = clip_polygon(poly[*cur], m, t, c + h, poly[1 - *cur]);
+        *cur = 1 - *cur;
+        v3_scale(t, t, -1.0);
+        m = clip_polygon(poly[*cur], m, t, h - c, poly[1 - *cur]);
+        *cur = 1 - *cur;
     }
     return m;
 }
@@ -239,7 +265,7 @@ static int drop_redundant(double pts[][3], int m, double tol)
 /* A face axis: the reference box (a when ref_a, n from b to a then leaves a's face along −n)
  * and its face of axis k towards the other box. The other box's incident face (the one most
  * anti-parallel to the reference face's normal) is clipped against the reference face's four
- * side planes (Ericson 2005, Sec. 5.2; Sutherland–Hodgman): at most 8 points, no reduction.
+ * side planes (Ericson 2005, Sec. 5.2; Sutherland–Hodgman), at most 8 points, not reduced.
  * Each clipped point below the reference face (depth > −margin: a candidate; not deeper than
  * `deepest`) is a contact: the point on the incident box and its projection on the reference
  * face; redundant points (drop_redundant) are left out. */
@@ -247,25 +273,12 @@ static int face_contacts(pbd_rigid_world *w, int ia, int ib, int ref_a, int k, c
                          double tol, double margin, double deepest)
 {
     const pbd_rigid_body *ref = &w->bodies[ref_a ? ia : ib], *inc = &w->bodies[ref_a ? ib : ia];
-    const double *hr = ref->shape.half;
-    double nf[3], poly[2][8][3];
+    double nf[3], poly[2][RIGID_CLIP_MAX][3];
     v3_scale(nf, n, ref_a ? -1.0 : 1.0); /* the reference face's outward normal */
     incident_face(inc, nf, poly[0]);
-    int m = 4, cur = 0;
-    for (int j = 1; j < 3 && m > 0; j++) { /* the side planes ±t·(x − x_ref) <= half */
-        int s = (k + j) % 3;
-        double e[3] = {0, 0, 0}, t[3];
-        e[s] = 1.0;
-        pbd_quat_rotate(ref->q, e, t);
-        double c = v3_dot(t, ref->x);
-        m = clip_polygon(poly[cur], m, t, c + hr[s], poly[1 - cur]);
-        cur = 1 - cur;
-        v3_scale(t, t, -1.0);
-        m = clip_polygon(poly[cur], m, t, hr[s] - c, poly[1 - cur]);
-        cur = 1 - cur;
-    }
-    const double plane = v3_dot(nf, ref->x) + hr[k]; /* the face: nf·x = plane */
-    int kept = drop_redundant(poly[cur], m, tol), quadrant[8];
+    int cur = 0, m = clip_to_sides(ref, k, poly, 4, &cur);
+    const double plane = v3_dot(nf, ref->x) + ref->shape.half[k]; /* the face: nf·x = plane */
+    int kept = drop_redundant(poly[cur], m, tol), quadrant[RIGID_CLIP_MAX];
     double t1[3], t2[3], e1[3] = {0, 0, 0}, e2[3] = {0, 0, 0};
     e1[(k + 2) % 3] = e2[(k + 1) % 3] = 1.0;
     pbd_quat_rotate(ref->q, e1, t1);
