@@ -161,83 +161,149 @@ static double box_extent(const pbd_rigid_body *b, const double u[3])
            b->shape.half[2] * fabs(l[2]);
 }
 
-/* The corners of box `from` beyond the plane n·x = plane (sign +1: below it, −1: above it)
- * whose projections on it lie within box `onto`'s extent across n (tolerance tol): each a
- * contact with its projection on the plane. For body order (i, j) = (a, b): from = a gives
- * the corner as body 1's point, from = b as body 2's. */
-static int corners_past(pbd_rigid_world *w, int ia, int ib, int from_a, const double n[3],
-                        double plane, double sign, double tol, double margin, double deepest)
+/* The face of box b whose outward normal is most anti-parallel to the world direction m: its
+ * four corners in world, in order round the face. */
+static void incident_face(const pbd_rigid_body *b, const double m[3], double face[4][3])
 {
-    const pbd_rigid_body *a = &w->bodies[ia], *b = &w->bodies[ib];
-    const pbd_rigid_body *from = from_a ? a : b, *onto = from_a ? b : a;
-    const double *hf = from->shape.half, *ho = onto->shape.half;
-    double nl[3];
-    pbd_quat_rotate_inv(onto->q, n, nl);
-    int across = 0; /* onto's axis closest to n: the others bound the face */
-    for (int k = 1; k < 3; k++)
-        if (fabs(nl[k]) > fabs(nl[across])) across = k;
-    for (int k = 0; k < 8; k++) {
-        double rc[3], c[3], l[3];
-        for (int d = 0; d < 3; d++) rc[d] = (k >> d & 1) ? hf[d] : -hf[d];
-        to_world(from, rc, c);
-        double depth = sign * (plane - v3_dot(n, c));
-        if (depth <= -margin || depth > deepest) continue; /* a candidate: the solve acts
-                                                             * while depth > 0 */
-        to_body(onto, c, l);
-        int within = 1;
-        for (int d = 0; d < 3; d++)
-            if (d != across && fabs(l[d]) > ho[d] + tol) within = 0;
-        if (!within) continue;
-        double p[3], rp[3];
-        v3_copy(p, c);
-        v3_axpy(p, sign * depth, n); /* the corner's projection on the plane */
-        to_body(onto, p, rp);
-        if (!(from_a ? add(w, ia, ib, rc, rp, n) : add(w, ia, ib, rp, rc, n))) return -1;
+    const double *h = b->shape.half;
+    static const double su[4] = {1, -1, -1, 1}, sv[4] = {1, 1, -1, -1};
+    double ml[3];
+    pbd_quat_rotate_inv(b->q, m, ml);
+    int k = 0;
+    for (int a = 1; a < 3; a++)
+        if (fabs(ml[a]) > fabs(ml[k])) k = a;
+    for (int c = 0; c < 4; c++) {
+        double l[3];
+        l[k] = ml[k] > 0.0 ? -h[k] : h[k];
+        l[(k + 1) % 3] = su[c] * h[(k + 1) % 3];
+        l[(k + 2) % 3] = sv[c] * h[(k + 2) % 3];
+        to_world(b, l, face[c]);
     }
-    return 0;
 }
 
-/* The reference box's face corners (the face towards the other box) that lie inside the
- * incident box: the incident face's edge resting on the reference face (a box shifted over
- * the edge of the one below). Each a contact with the point of the incident box's facing
- * side straight along n from it. ref_a: the reference box is a (n from b to a points away
- * from a's reference face: it faces −n). */
-static int face_corners_inside(pbd_rigid_world *w, int ia, int ib, int ref_a, const double n[3],
-                               double tol, double margin, double deepest)
+/* A box face clipped to another's: at most 8 points (each of the four planes adds at most
+ * one to a convex polygon) */
+#define RIGID_CLIP_MAX 8
+
+/* Sutherland–Hodgman: the convex polygon in[0 .. n) clipped to the half-space t·x <= off, into
+ * out (at most RIGID_CLIP_MAX points: a polygon that rounding has made to cross the plane
+ * more than twice loses the rest); returns their number. A point on the plane is kept and
+ * starts no crossing, so no point is doubled. */
+static int clip_polygon(double in[][3], int n, const double t[3], double off, double out[][3])
+{
+    int m = 0;
+    for (int i = 0; i < n && m < RIGID_CLIP_MAX; i++) {
+        const double *p = in[i], *q = in[(i + 1) % n];
+        double sp = v3_dot(t, p) - off, sq = v3_dot(t, q) - off;
+        if (sp <= 0.0) v3_copy(out[m++], p);
+        if (m < RIGID_CLIP_MAX && ((sp < 0.0 && sq > 0.0) || (sp > 0.0 && sq < 0.0))) {
+            double s = sp / (sp - sq); /* the edge crosses the plane */
+            for (int a = 0; a < 3; a++) out[m][a] = p[a] + s * (q[a] - p[a]);
+            m++;
+        }
+    }
+    return m;
+}
+
+/* The incident face poly[*cur] (m points) clipped to the four side planes ±t·(x − x_ref) <= half
+ * of the reference box's face of axis k, through poly's two buffers; returns the count left,
+ * *cur the buffer that holds them. */
+static int clip_to_sides(const pbd_rigid_body *ref, int k, double poly[2][RIGID_CLIP_MAX][3],
+                         int m, int *cur)
+{
+    for (int j = 1; j < 3 && m > 0; j++) {
+        int s = (k + j) % 3;
+        double e[3] = {0, 0, 0}, t[3];
+        e[s] = 1.0;
+        pbd_quat_rotate(ref->q, e, t);
+        double c = v3_dot(t, ref->x), h = ref->shape.half[s];
+        m = clip_polygon(poly[*cur], m, t, c + h, poly[1 - *cur]);
+        *cur = 1 - *cur;
+        v3_scale(t, t, -1.0);
+        m = clip_polygon(poly[*cur], m, t, h - c, poly[1 - *cur]);
+        *cur = 1 - *cur;
+    }
+    return m;
+}
+
+/* The distance of p from the line through a and b (from a when a and b nearly coincide) */
+static double off_line(const double a[3], const double p[3], const double b[3], double tol)
+{
+    double ab[3], ap[3], c[3];
+    v3_sub(ab, b, a);
+    v3_sub(ap, p, a);
+    double len = v3_norm(ab);
+    if (len < tol) return v3_norm(ap);
+    v3_cross(c, ap, ab);
+    return v3_norm(c) / len;
+}
+
+/* The convex polygon pts[0 .. m) without its redundant points: one within tol of the line
+ * through its two neighbours (a doubled corner, or a point on a straight edge, which clipping
+ * a nearly parallel edge leaves) adds nothing to the support; returns the count left. */
+static int drop_redundant(double pts[][3], int m, double tol)
+{
+    for (int i = 0, checked = 0; m > 2 && checked < m;) {
+        if (off_line(pts[(i + m - 1) % m], pts[i], pts[(i + 1) % m], tol) < tol) {
+            for (int j = i + 1; j < m; j++) v3_copy(pts[j - 1], pts[j]);
+            m--;
+            checked = 0;
+            if (i >= m) i = 0;
+        } else {
+            i = (i + 1) % m;
+            checked++;
+        }
+    }
+    if (m == 2) {
+        double gap[3];
+        v3_sub(gap, pts[1], pts[0]);
+        if (v3_norm(gap) < tol) m = 1;
+    }
+    return m;
+}
+
+/* A face axis: the reference box (a when ref_a, n from b to a then leaves a's face along −n)
+ * and its face of axis k towards the other box. The other box's incident face (the one most
+ * anti-parallel to the reference face's normal) is clipped against the reference face's four
+ * side planes (Ericson 2005, Sec. 5.2; Sutherland–Hodgman), at most 8 points, not reduced.
+ * Each clipped point below the reference face (depth > −margin: a candidate; not deeper than
+ * `deepest`) is a contact: the point on the incident box and its projection on the reference
+ * face; redundant points (drop_redundant) are left out. */
+static int face_contacts(pbd_rigid_world *w, int ia, int ib, int ref_a, int k, const double n[3],
+                         double tol, double margin, double deepest)
 {
     const pbd_rigid_body *ref = &w->bodies[ref_a ? ia : ib], *inc = &w->bodies[ref_a ? ib : ia];
-    const double *hr = ref->shape.half, *hi = inc->shape.half;
-    const double facing = ref_a ? -1.0 : 1.0; /* the reference face's outward normal: facing n */
-    double nl[3];
-    pbd_quat_rotate_inv(inc->q, n, nl);
-    int k = 0; /* the incident box's axis closest to n: its side facing the reference */
-    for (int a = 1; a < 3; a++)
-        if (fabs(nl[a]) > fabs(nl[k])) k = a;
-    double ml[3] = {0, 0, 0}, m[3];
-    ml[k] = (nl[k] < 0.0 ? -1.0 : 1.0) * -facing; /* the incident side's outward normal */
-    pbd_quat_rotate(inc->q, ml, m);
-    double mn = -facing * v3_dot(m, n); /* > 0: the side faces the reference */
-    if (!(mn > 0.5)) return 0;
-    for (int c = 0; c < 8; c++) {
-        double rc[3], p[3], l[3];
-        for (int a = 0; a < 3; a++) rc[a] = (c >> a & 1) ? hr[a] : -hr[a];
-        to_world(ref, rc, p);
-        double off[3];
-        v3_sub(off, p, ref->x);
-        if (facing * v3_dot(off, n) <= 0.0) continue; /* not on the reference face */
-        to_body(inc, p, l);
-        int inside = 1;
-        for (int a = 0; a < 3; a++)
-            if (fabs(l[a]) > hi[a] + (a == k ? margin : tol)) inside = 0;
-        if (!inside) continue;
-        double s = hi[k] - fabs(l[k]); /* the corner's depth under the incident side */
-        double t = s / mn, q[3], rq[3];
-        if (t > deepest) continue;
-        v3_copy(q, p);
-        v3_axpy(q, -facing * t, n); /* on the incident side, along n */
-        to_body(inc, q, rq);
-        if (!(ref_a ? add(w, ia, ib, rc, rq, n) : add(w, ia, ib, rq, rc, n))) return -1;
+    double nf[3], poly[2][RIGID_CLIP_MAX][3];
+    v3_scale(nf, n, ref_a ? -1.0 : 1.0); /* the reference face's outward normal */
+    incident_face(inc, nf, poly[0]);
+    int cur = 0, m = clip_to_sides(ref, k, poly, 4, &cur);
+    const double plane = v3_dot(nf, ref->x) + ref->shape.half[k]; /* the face: nf·x = plane */
+    int kept = drop_redundant(poly[cur], m, tol), quadrant[RIGID_CLIP_MAX];
+    double t1[3], t2[3], e1[3] = {0, 0, 0}, e2[3] = {0, 0, 0};
+    e1[(k + 2) % 3] = e2[(k + 1) % 3] = 1.0;
+    pbd_quat_rotate(ref->q, e1, t1);
+    pbd_quat_rotate(ref->q, e2, t2);
+    for (int i = 0; i < kept; i++) {
+        double r[3];
+        v3_sub(r, poly[cur][i], ref->x);
+        quadrant[i] = (v3_dot(r, t1) > 0.0) + 2 * (v3_dot(r, t2) > 0.0);
     }
+    /* in the order of the reference face's quadrants, fixed in its frame (not where the
+     * clipping happened to start): Gauss–Seidel over the contacts depends on their order */
+    for (int qd = 0; qd < 4; qd++)
+        for (int i = 0; i < kept; i++) {
+            if (quadrant[i] != qd) continue;
+            const double *p = poly[cur][i];
+            double depth = plane - v3_dot(nf, p);
+            if (depth <= -margin || depth > deepest) continue; /* a candidate: the solve acts
+                                                                 * while depth > 0 */
+            double q[3], ri[3], rr[3];
+            v3_copy(q, p);
+            v3_axpy(q, depth, nf); /* its projection on the reference face */
+            to_body(inc, p, ri);
+            to_body(ref, q, rr);
+            if (!(ref_a ? add(w, ia, ib, rr, ri, n) : add(w, ia, ib, ri, rr, n))) return -1;
+        }
     return 0;
 }
 
@@ -281,10 +347,10 @@ static void box_edge(const pbd_rigid_body *b, int k, const double m[3], double p
 /* Two boxes: the separating-axis test on the six face normals and the nine edge–edge cross
  * products; when every one overlaps, the axis of least overlap is the normal n (from b
  * towards a; of near-equal face axes the larger face's, an edge axis only when clearly
- * smaller). A face axis: its box is the reference, the contacts are the other box's corners
- * past the reference face within its extent and the reference face's corners inside the
- * other box (vertex–face), none deeper than the overlap. An edge axis: one contact at the
- * closest points of the two edges that meet (edge–edge). */
+ * smaller; Gottschalk's OBB test). A face axis: its box is the reference, the contacts are
+ * the other box's incident face clipped to the reference face (face_contacts), none deeper
+ * than the overlap. An edge axis: one contact at the closest points of the two edges that
+ * meet (edge–edge). */
 static int box_box(pbd_rigid_world *w, int ia, int ib)
 {
     const pbd_rigid_body *a = &w->bodies[ia], *b = &w->bodies[ib];
@@ -343,15 +409,7 @@ static int box_box(pbd_rigid_world *w, int ia, int ib)
     }
     /* no point can be deeper along n than the boxes overlap along it: a deeper one is not on
      * the touching faces and is left out */
-    const double deep = overlap[ref] + margin;
-    if (ref >= 3) /* b's face towards a: a's corners past it, b's face corners inside a */
-        return corners_past(w, ia, ib, 1, n, v3_dot(n, b->x) + box_extent(b, n), 1.0, tol,
-                            margin, deep) ||
-               face_corners_inside(w, ia, ib, 0, n, tol, margin, deep) ? -1 : 0;
-    /* a's face towards b: b's corners past it, a's face corners inside b */
-    return corners_past(w, ia, ib, 0, n, v3_dot(n, a->x) - box_extent(a, n), -1.0, tol, margin,
-                        deep) ||
-           face_corners_inside(w, ia, ib, 1, n, tol, margin, deep) ? -1 : 0;
+    return face_contacts(w, ia, ib, ref < 3, ref % 3, n, tol, margin, overlap[ref] + margin);
 }
 
 /* A body's core: a sphere's centre (segment of length 0), a capsule's segment, in world */
