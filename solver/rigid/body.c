@@ -35,6 +35,7 @@ void pbd_rigid_world_free(pbd_rigid_world *w)
     free(w->bodies);
     free(w->joints);
     free(w->contacts);
+    rigid_mesh_colliders_free(w);
     free(w);
 }
 
