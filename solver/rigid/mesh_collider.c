@@ -249,3 +249,15 @@ int pbd_rigid_add_mesh_collider(pbd_rigid_world *w, const double *v, int nv, con
     w->n_meshes++;
     return b;
 }
+
+int pbd_rigid_mesh_collider_query(const pbd_rigid_world *w, int body, const double lo[3],
+                                  const double hi[3], int *out)
+{
+    for (int k = 0; k < w->n_meshes; k++)
+        if (w->meshes[k].body == body) {
+            int n = rigid_mesh_query(&w->meshes[k], lo, hi);
+            memcpy(out, w->meshes[k].found, (size_t)n * sizeof *out);
+            return n;
+        }
+    return -1;
+}

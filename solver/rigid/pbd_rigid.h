@@ -277,6 +277,11 @@ int pbd_rigid_add_body_mesh(pbd_rigid_world *w, const double *vertices, int n_ve
 int pbd_rigid_add_mesh_collider(pbd_rigid_world *w, const double *vertices, int n_vertices,
                                 const int *triangles, int n_triangles, const double x[3],
                                 const double q[4], const pbd_rigid_material *m);
+/* The triangles of the mesh collider of body `body` whose bounding boxes overlap the world
+ * box lo, hi (the broad phase's answer, from its bounding-volume tree), written to out (room
+ * for all its triangles); their number, or -1 when the body is no mesh collider. */
+int pbd_rigid_mesh_collider_query(const pbd_rigid_world *w, int body, const double lo[3],
+                                  const double hi[3], int *out);
 /* Add a joint (copied; axes and references normalised); refuses a joint of a body with
  * itself, between two fixed bodies, an unknown body, a zero axis or reference parallel to
  * the axis, negative compliance or damping, lower > upper, swing or twist limits outside
