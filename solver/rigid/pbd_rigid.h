@@ -1,8 +1,8 @@
 /* XPBD rigid bodies after Müller, Macklin, Chentanez, Jeschke and Kim, "Detailed Rigid Body
  * Simulation with Extended Position Based Dynamics" (SCA 2020): bodies with shapes, joints
  * (fixed, ball with swing and twist limits, hinge with angle limits, prismatic with distance
- * limits; drives on hinges and sliders) and contacts with the ground plane, stepped by the
- * paper's Algorithm 2. A rigid world stands beside the particle world (solver/pbd.h); it
+ * limits; drives on hinges and sliders) and contacts with the ground plane and static
+ * triangle meshes, stepped by the paper's Algorithm 2. A rigid world stands beside the particle world (solver/pbd.h); it
  * shares its quaternions (constraints/quat.c) and its errors (pbd_error).
  * Conventions, equations and errata: solver/rigid/README.md. */
 #ifndef PBD_RIGID_H
