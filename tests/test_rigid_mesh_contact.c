@@ -124,9 +124,10 @@ static void plane_and_mesh(const body_start *s, const pbd_rigid_material *m, dou
 
 /* A sphere, a box and a capsule dropped turned and moving, sliding and spinning on the flat
  * mesh (μs 0.5, μk 0.3, e 0.5; 1 s) follow the ground plane's trajectory exactly: the same
- * rows in the same order do the same floating-point operations, so the bound is 0. Each is
- * kept off the square's diagonal x = z (where the two triangles' candidates meet) so that
- * one triangle carries it. */
+ * rows in the same order do the same floating-point operations, so the bound is 0. First off
+ * the square's diagonal x = z (one triangle carries each), then sliding across it: the
+ * neighbour's edge row under a ball held by a face comes after the face's row and finds no
+ * penetration, so the rows that act are still the ground's. */
 static void test_flat_equals_plane(void)
 {
     const pbd_rigid_material m = {0.5, 0.3, 0.5};
@@ -139,13 +140,22 @@ static void test_flat_equals_plane(void)
          {0.1, 0.5, 0.3}, {1.0, 0.0, 0.4}, {0.5, 1.0, 2.0}},
     };
     const char *names[3] = {"sphere", "box", "capsule"};
-    for (int i = 0; i < 3; i++) {
-        double dx, dq, moved[2];
-        plane_and_mesh(&s[i], &m, 0.0, 60, &dx, &dq, moved);
-        printf("\n    %s: |dx|, |dv| %.1e, |dq|, |dw| %.1e ", names[i], dx, dq);
-        CU_ASSERT_EQUAL(dx, 0.0);
-        CU_ASSERT_EQUAL(dq, 0.0);
-    }
+    for (int across = 0; across < 2; across++)
+        for (int i = 0; i < 3; i++) {
+            body_start b = s[i];
+            if (across) { /* from z − x = 0.3 m at 1.5 m/s along x (μk g = 2.9 m/s²: it
+                           * crosses x = z within 0.25 s), then on the other side */
+                b.x[1] = 0.15;
+                b.x[2] = 0.6;
+                b.v[0] = 1.5, b.v[2] = 0.0;
+            }
+            double dx, dq, moved[2];
+            plane_and_mesh(&b, &m, 0.0, 60, &dx, &dq, moved);
+            printf("\n    %s%s: |dx|, |dv| %.1e, |dq|, |dw| %.1e ", names[i],
+                   across ? " across the diagonal" : "", dx, dq);
+            CU_ASSERT_EQUAL(dx, 0.0);
+            CU_ASSERT_EQUAL(dq, 0.0);
+        }
 }
 
 /* A box on the mesh square tilted by θ about z (the ramp through the origin, the collider
@@ -272,6 +282,36 @@ static void test_box_on_vertices(void)
     CU_ASSERT(fabs(c[1] - 0.1) <= 4 * 9.81 * h * h);
     CU_ASSERT(tilt <= 4 * 9.81 * h * h / 0.08);
     CU_ASSERT(speed <= 9.81 * h);
+}
+
+/* Points that several triangles share give one contact: a ball resting on the apex of a
+ * four-sided pyramid (its centre straight over the apex: the apex is the closest point of all
+ * four triangles, with the normal +y each time) has one row, not four; a box resting on the
+ * flat square with two bottom corners on its diagonal (over both triangles) has four rows,
+ * not six. Counted after one step of 20 substeps, the bodies placed at rest on them. */
+static void test_shared_points(void)
+{
+    const double apex[5][3] = {{-1, -0.5, -1}, {1, -0.5, -1}, {1, -0.5, 1}, {-1, -0.5, 1},
+                               {0, 0, 0}};
+    const int sides[4][3] = {{0, 4, 1}, {1, 4, 2}, {2, 4, 3}, {3, 4, 0}};
+    pbd_rigid_shape ball = {.kind = PBD_RIGID_SPHERE, .radius = 0.1};
+    pbd_rigid_shape box = {.kind = PBD_RIGID_BOX, .half = {0.2, 0.1, 0.2}};
+    const pbd_rigid_shape *shape[2] = {&ball, &box};
+    const double *v[2] = {&apex[0][0], &SQUARE[0][0]};
+    const int *t[2] = {&sides[0][0], &SQUARE_TRIS[0][0]}, nv[2] = {5, 4}, nt[2] = {4, 2};
+    const int want[2] = {1, 4};
+    for (int k = 0; k < 2; k++) {
+        pbd_rigid_world *w = pbd_rigid_world_create(1.0 / 60.0, 20, 1);
+        double x[3] = {0, 0.1, 0}, zero[3] = {0, 0, 0};
+        CU_ASSERT_EQUAL_FATAL(pbd_rigid_add_body(w, shape[k], 1.0, x, NULL), 0);
+        CU_ASSERT_EQUAL_FATAL(pbd_rigid_add_mesh_collider(w, v[k], nv[k], t[k], nt[k], zero,
+                                                          NULL, NULL), 1);
+        CU_ASSERT_EQUAL_FATAL(pbd_rigid_step(w), PBD_OK);
+        printf("\n    %s: %d contacts (want %d) ", k ? "box over the diagonal" : "ball on the apex",
+               w->n_contacts, want[k]);
+        CU_ASSERT_EQUAL(w->n_contacts, want[k]);
+        pbd_rigid_world_free(w);
+    }
 }
 
 /* ---- the broad phase ----------------------------------------------------------------- */
@@ -402,6 +442,7 @@ void register_rigid_mesh_contact_tests(void)
     CU_add_test(s, "bounce", test_bounce);
     CU_add_test(s, "ball_in_hole", test_ball_in_hole);
     CU_add_test(s, "box_on_vertices", test_box_on_vertices);
+    CU_add_test(s, "shared_points", test_shared_points);
     CU_add_test(s, "broad_phase", test_broad_phase);
     CU_add_test(s, "refusals", test_refusals);
 }

@@ -86,37 +86,21 @@ static int add_once(pbd_rigid_world *w, int from, int i, const mesh *m, const do
     return rigid_contact_add(w, i, m->body, r1, r2, n) ? 0 : -1;
 }
 
-/* 1 when the mesh point p lies on or behind the plane of one of the face contacts
- * [from, to): the ball those hold off their planes cannot reach it */
-static int behind_face(const pbd_rigid_world *w, int from, int to, const mesh *m,
-                       const double p[3], double tol)
-{
-    double rp[3], d[3];
-    v3_sub(rp, p, w->bodies[m->body].x);
-    for (int k = from; k < to; k++) {
-        v3_sub(d, rp, w->contacts[k].r2);
-        if (v3_dot(d, w->contacts[k].n) <= tol) return 1;
-    }
-    return 0;
-}
-
 /* A ball of body i (world centre c, body-frame centre cb, radius r) against the triangles
  * found. First the faces: the centre over a triangle (its closest point inside) in front of
  * it, or behind it by less than r: n the triangle's normal, the mesh point the centre's
  * projection. Then edges and vertices: the centre in front of the triangle's plane and its
- * closest point q on the outline nearer than r: n = (c − q)/|c − q| (Ericson Sec. 5.1.5),
- * unless q lies on or behind the plane of a face contact of the ball (a neighbour's edge in
- * that plane or below it: the face already holds the ball off it). The ball's point is
- * cb − r n in the body frame, as the ground's. */
+ * closest point q on the outline nearer than r: n = (c − q)/|c − q| (Ericson Sec. 5.1.5).
+ * The faces' rows come first in every iteration, so a neighbour's edge in a face's plane or
+ * below it finds the ball already lifted off it. The ball's point is cb − r n in the body
+ * frame, as the ground's. */
 static int ball_mesh(pbd_rigid_world *w, int i, const double c[3], const double cb[3], double r,
                      const mesh *m, int nf, double margin)
 {
     const pbd_rigid_body *b = &w->bodies[i];
     const double tol = 1e-9 * r;
     const int start = w->n_contacts;
-    int faces_end = start;
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1) faces_end = w->n_contacts;
+    for (int pass = 0; pass < 2; pass++)
         for (int f = 0; f < nf; f++) {
             int t = m->found[f];
             const double *nt = m->normal + 3 * t;
@@ -138,7 +122,6 @@ static int ball_mesh(pbd_rigid_world *w, int i, const double c[3], const double 
                 if (!(dist < r + margin && dist > 0.0)) continue;
                 v3_scale(n, d, 1.0 / dist);
                 v3_copy(p, q);
-                if (behind_face(w, start, faces_end, m, p, tol)) continue;
             }
             double down[3] = {-n[0], -n[1], -n[2]}, l[3], r1[3];
             pbd_quat_rotate_inv(b->q, down, l);
@@ -146,7 +129,6 @@ static int ball_mesh(pbd_rigid_world *w, int i, const double c[3], const double 
             v3_axpy(r1, r, l);
             if (add_once(w, start, i, m, r1, p, n, tol)) return -1;
         }
-    }
     return 0;
 }
 
