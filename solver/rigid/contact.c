@@ -405,7 +405,7 @@ static double reach(const pbd_rigid_body *b)
 }
 
 /* 1 when a joint joins bodies i and j (jointed bodies do not collide) */
-static int jointed(const pbd_rigid_world *w, int i, int j)
+int rigid_bodies_jointed(const pbd_rigid_world *w, int i, int j)
 {
     for (int k = 0; k < w->n_joints; k++) {
         const int *b = w->joints[k].body;
@@ -430,7 +430,7 @@ pbd_status rigid_contacts_generate(pbd_rigid_world *w)
             if (!rigid_dynamic(b) && !rigid_dynamic(c)) continue;
             double d[3];
             v3_sub(d, b->x, c->x);
-            if (v3_norm(d) > reach(b) + reach(c) || jointed(w, i, j)) continue;
+            if (v3_norm(d) > reach(b) + reach(c) || rigid_bodies_jointed(w, i, j)) continue;
             if (pair_contacts(w, i, j)) return PBD_ENOMEM;
         }
     }

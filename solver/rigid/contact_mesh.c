@@ -229,15 +229,6 @@ static double body_box(const pbd_rigid_body *b, double lo[3], double hi[3])
     return margin;
 }
 
-static int jointed(const pbd_rigid_world *w, int i, int j)
-{
-    for (int k = 0; k < w->n_joints; k++) {
-        const int *b = w->joints[k].body;
-        if ((b[0] == i && b[1] == j) || (b[0] == j && b[1] == i)) return 1;
-    }
-    return 0;
-}
-
 pbd_status rigid_mesh_contacts_generate(pbd_rigid_world *w)
 {
     for (int k = 0; k < w->n_meshes; k++) {
@@ -245,7 +236,7 @@ pbd_status rigid_mesh_contacts_generate(pbd_rigid_world *w)
         for (int i = 0; i < w->n_bodies; i++) {
             const pbd_rigid_body *b = &w->bodies[i];
             pbd_rigid_shape_kind kind = b->shape.kind;
-            if (!rigid_dynamic(b) || jointed(w, i, m->body) ||
+            if (!rigid_dynamic(b) || rigid_bodies_jointed(w, i, m->body) ||
                 !(kind == PBD_RIGID_SPHERE || kind == PBD_RIGID_CAPSULE || kind == PBD_RIGID_BOX))
                 continue;
             double lo[3], hi[3], margin = body_box(b, lo, hi);

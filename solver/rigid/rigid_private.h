@@ -79,6 +79,8 @@ double rigid_drive_coordinate(const pbd_rigid_joint *j, const pbd_rigid_body *b1
 double rigid_wrap_angle(double x);
 void rigid_joints_solve_velocities(pbd_rigid_world *w, double h);
 pbd_status rigid_contacts_generate(pbd_rigid_world *w);
+/* 1 when a joint joins bodies i and j (jointed bodies do not collide) */
+int rigid_bodies_jointed(const pbd_rigid_world *w, int i, int j);
 /* Room for one more contact of body b1 with body b2 at body-frame points r1, r2 along the
  * world normal n (from b2 towards b1); NULL when out of memory (pbd_last_error set) */
 pbd_rigid_contact *rigid_contact_add(pbd_rigid_world *w, int b1, int b2, const double r1[3],
