@@ -5,11 +5,13 @@
  * broad phase against a brute-force search, and the refusals. */
 #include "tests.h"
 #include "constraints/pbd_constraint.h"
+#include "experiments/pbd_experiments.h"
 #include "solver/rigid/pbd_rigid.h"
 
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static double dist3(const double *a, const double *b)
@@ -385,6 +387,51 @@ static void test_broad_phase(void)
     pbd_rigid_world_free(w);
 }
 
+/* ---- pbd-run rigid_mesh_bowl ----------------------------------------------------------- */
+
+/* pbd-run rigid_mesh_bowl (experiments/scenes/scene_rigid.c) writes a complete file whose
+ * /results/rigid_bodies names the bowl (shape 5, mass 0) and, after 2 s, every body's centre
+ * above the bottom (y > 0) and inside the bowl's sphere (centre C = (0, 1, 0) m, R = 1 m) by
+ * more than 0.03 m: resting on the facets a centre is at least its smallest extent (0.06 m)
+ * inside the sphere, while a body through the surface would have it beyond the facets'
+ * planes, within R (1 − cos 7.5°) = 0.009 m of the sphere or outside it. An option the scene
+ * does not read is refused (exit 2, naming it). */
+static void test_pbd_run_bowl(void)
+{
+    char dir[] = "/tmp/pbd_rigid_bowl_XXXXXX", cmd[1600], err[2048], errp[1200], path[1600];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    snprintf(errp, sizeof errp, "%s/err.txt", dir);
+    snprintf(cmd, sizeof cmd, "%s/pbd-run rigid_mesh_bowl --ramp-angle=10 >/dev/null 2>%s",
+             test_bin_dir(), errp);
+    CU_ASSERT_EQUAL(test_run_stderr(cmd, errp, err, sizeof err), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "--ramp-angle: cannot act here"));
+    snprintf(cmd, sizeof cmd, "%s/pbd-run rigid_mesh_bowl --steps=120 --frames=120 --quiet "
+             "--out=%s >/dev/null 2>%s", test_bin_dir(), dir, errp);
+    CU_ASSERT_EQUAL_FATAL(test_run_stderr(cmd, errp, err, sizeof err), 0);
+    snprintf(path, sizeof path, "%s/rigid_mesh_bowl/run.h5", dir);
+    double complete = -1, *bodies = NULL, *x = NULL;
+    long rows = 0, cols = 0;
+    CU_ASSERT_EQUAL(pbd_h5_read_attr_double(path, "complete", &complete), 0);
+    CU_ASSERT_EQUAL(complete, 1);
+    CU_ASSERT_EQUAL_FATAL(pbd_h5_read_dataset(path, "/results/rigid_bodies", &bodies, &rows,
+                                              &cols), 0);
+    CU_ASSERT_FATAL(rows == 4 && cols == 6);
+    CU_ASSERT(bodies[0] == (double)PBD_RIGID_MESH && bodies[1] == 0.0);
+    free(bodies);
+    CU_ASSERT_EQUAL_FATAL(pbd_h5_read_dataset(path, "/frames/000001/positions", &x, &rows,
+                                              &cols), 0);
+    CU_ASSERT_FATAL(rows == 4 && cols == 3);
+    for (int i = 1; i < 4; i++) {
+        double d[3] = {x[3 * i], x[3 * i + 1] - 1.0, x[3 * i + 2]};
+        printf("\n    body %d at step 120: y %.4f m, %.4f m inside the sphere ", i, x[3 * i + 1],
+               1.0 - sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
+        CU_ASSERT(x[3 * i + 1] > 0.0);
+        CU_ASSERT(1.0 - sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) > 0.03);
+    }
+    free(x);
+    test_remove_dir(dir);
+}
+
 /* ---- refusals -------------------------------------------------------------------------- */
 
 static void refused(const double *v, int nv, const int *tri, int nt, const char *what)
@@ -444,5 +491,6 @@ void register_rigid_mesh_contact_tests(void)
     CU_add_test(s, "box_on_vertices", test_box_on_vertices);
     CU_add_test(s, "shared_points", test_shared_points);
     CU_add_test(s, "broad_phase", test_broad_phase);
+    CU_add_test(s, "pbd_run_bowl", test_pbd_run_bowl);
     CU_add_test(s, "refusals", test_refusals);
 }
