@@ -26,7 +26,8 @@
     X(memory_refusal) X(newton_saddle) X(contact_truths) X(vertex_block) \
     X(suite_timeout) X(reference_failure) X(schema_doc) X(rigid_xpbd) X(rigid_contact) X(pin) \
     X(rigid_joints) X(sweep) X(python) X(bounds) X(families_contact) X(joint_gradients) \
-    X(rigid_mesh) X(rigid_velocity) X(families_pd_gather) X(rigid_box_clip)
+    X(rigid_mesh) X(rigid_velocity) X(families_pd_gather) X(rigid_box_clip) \
+    X(rigid_mesh_contact)
 #define PBD_DECLARE_SUITE(area) void register_##area##_tests(void) __attribute__((weak));
 PBD_TEST_SUITES(PBD_DECLARE_SUITE)
 

@@ -198,7 +198,7 @@ int pbd_scene_options(pbd_scene_params *sp, cli_option *out)
         {"pin-corners", CLI_INT, &sp->pin_corners, 0, 1, 0,
          "rigid_coupling: 1 the cloth's four corners held (a hammock), 0 a free cloth", NULL},
         {"velocity-passes", CLI_INT, &sp->velocity_passes, 1, 1000, 0,
-         "rigid_tower, rigid_ramp: passes of the contacts' velocity solve per substep (1: the "
+         "rigid_tower, rigid_ramp, rigid_mesh_bowl: passes of the contacts' velocity solve per substep (1: the "
          "paper's, Mueller et al. 2020 Sec. 3.6; more: restitution only after the first; "
          "solver/rigid/README.md)", NULL},
         {"pin", CLI_STRING, &sp->pin, 0, 0, 0,

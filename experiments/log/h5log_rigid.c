@@ -93,7 +93,8 @@ pbd_status pbd_rigid_log_begin(pbd_rigid_log *rl, pbd_h5log *log)
         for (int k = 0; k < 3; k++) r[3 + k] = b->shape.half[k];
     }
     st = pbd_h5log_dataset(log, "rigid_bodies", rows, w->n_bodies, 6, "1 kg m m m m",
-                           "per body: shape (0 sphere, 1 box, 2 capsule, 3 none), mass (0: "
+                           "per body: shape (0 sphere, 1 box, 2 capsule, 3 none, 5 mesh "
+                           "collider), mass (0: "
                            "fixed), radius, half extents x y z (capsule: x is the segment's "
                            "half length)");
     free(rows);

@@ -235,6 +235,12 @@ int pbd_rigid_add_pyramid(pbd_rigid_world *w, int rows, const double half[3], do
 pbd_rigid_world *pbd_rigid_ramp_world(double theta, const double half[3], double mass,
                                       const pbd_rigid_material *mat, double speed, double dt,
                                       int substeps, int iterations);
+/* A bowl: the spherical cap of the given radius from its bottom (at the origin; the sphere's
+ * centre at (0, radius, 0)) up to the rim's angle rim (rad) from the bottom, of segments
+ * around and rings up, as a static mesh collider facing the centre with coefficients mat.
+ * Returns the collider's body or -1. */
+int pbd_rigid_add_bowl(pbd_rigid_world *w, double radius, int segments, int rings, double rim,
+                       const pbd_rigid_material *mat);
 
 #ifdef __cplusplus
 }

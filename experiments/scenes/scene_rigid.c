@@ -4,6 +4,7 @@
 #include "scene_private.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A hinge about z between body a (anchor ra) and body b (anchor rb), angles from −y */
@@ -203,6 +204,126 @@ static pbd_rigid_world *scene_rigid_slider(const pbd_scene_params *sp, double dt
     return w;
 }
 
+int pbd_rigid_add_bowl(pbd_rigid_world *w, double radius, int segments, int rings, double rim,
+                       const pbd_rigid_material *mat)
+{
+    if (segments < 3 || rings < 1 || !(rim > 0.0 && rim < M_PI) || !(radius > 0.0)) {
+        pbd_error(PBD_EINVAL, "rigid bowl: expected >= 3 segments, >= 1 ring, a rim angle in "
+                  "(0, pi) and a radius > 0, found %d, %d, %g rad, %g m", segments, rings, rim,
+                  radius);
+        return -1;
+    }
+    int nv = 1 + rings * segments, nt = segments * (2 * rings - 1);
+    double *v = malloc(3 * (size_t)nv * sizeof *v);
+    int *t = malloc(3 * (size_t)nt * sizeof *t);
+    if (!v || !t) {
+        free(v);
+        free(t);
+        pbd_error(PBD_ENOMEM, "rigid bowl: out of memory for %d triangles", nt);
+        return -1;
+    }
+    v[0] = v[1] = v[2] = 0.0; /* the bottom; the sphere's centre at (0, radius, 0) */
+    for (int i = 1; i <= rings; i++)
+        for (int j = 0; j < segments; j++) {
+            double phi = rim * i / rings, a = 2.0 * M_PI * j / segments;
+            double *p = v + 3 * (1 + (i - 1) * segments + j);
+            p[0] = radius * sin(phi) * cos(a);
+            p[1] = radius * (1.0 - cos(phi));
+            p[2] = radius * sin(phi) * sin(a);
+        }
+    int n = 0;
+    for (int i = 0; i < rings; i++)
+        for (int j = 0; j < segments; j++) {
+            int jn = (j + 1) % segments, outer = 1 + i * segments, inner = outer - segments;
+            int tris[2][3] = {{i ? inner + j : 0, outer + j, outer + jn},
+                              {inner + j, outer + jn, inner + jn}};
+            for (int k = 0; k < (i ? 2 : 1); k++, n++) {
+                double ab[3], ac[3], c[3], *a0 = v + 3 * tris[k][0];
+                for (int d = 0; d < 3; d++) {
+                    ab[d] = v[3 * tris[k][1] + d] - a0[d];
+                    ac[d] = v[3 * tris[k][2] + d] - a0[d];
+                }
+                c[0] = ab[1] * ac[2] - ab[2] * ac[1];
+                c[1] = ab[2] * ac[0] - ab[0] * ac[2];
+                c[2] = ab[0] * ac[1] - ab[1] * ac[0];
+                /* the front towards the sphere's centre: (centre − a0)·normal > 0 */
+                int flip = -a0[0] * c[0] + (radius - a0[1]) * c[1] - a0[2] * c[2] < 0.0;
+                t[3 * n] = tris[k][0];
+                t[3 * n + 1] = tris[k][flip ? 2 : 1];
+                t[3 * n + 2] = tris[k][flip ? 1 : 2];
+            }
+        }
+    const double zero[3] = {0, 0, 0};
+    int b = pbd_rigid_add_mesh_collider(w, v, nv, t, nt, zero, NULL, mat);
+    free(v);
+    free(t);
+    return b;
+}
+
+/* rigid_mesh_bowl: a bowl, the spherical cap of radius --size m (1) up to 60° from its
+ * bottom, of --resolution segments around (32) and resolution/4 rings (a static mesh
+ * collider); a ball (radius --body-size, 0.1 m), a capsule (radius 0.6, half length 1.5 ×
+ * body-size) and a box (half extents (1, 0.6, 0.8) × body-size), --body-mass kg each,
+ * released just above its wall 40° from the bottom at azimuths 0°, 120°, 240° (the capsule's
+ * axis and the box's x along the wall's level line), launched along that line at
+ * --launch-speed m/s (2; 0: at rest); --mu-static, --mu-kinetic, --restitution for the
+ * bodies and the bowl */
+static pbd_rigid_world *scene_rigid_mesh_bowl(const pbd_scene_params *sp, double dt,
+                                              int substeps, int iterations)
+{
+    int seg = sp->resolution > 0 ? sp->resolution : 32;
+    if (seg < 8 || seg > 1024) {
+        pbd_error(PBD_EINVAL, "rigid_mesh_bowl --resolution: expected 8 to 1024 segments "
+                  "around the bowl, found %d", seg);
+        return NULL;
+    }
+    double R = sp->size, a = sp->body_size;
+    if (!(R > 4.0 * a && a > 0.0)) {
+        pbd_error(PBD_EINVAL, "rigid_mesh_bowl --size, --body-size: expected a bowl radius > 4 "
+                  "times the body size > 0, found %g m and %g m", R, a);
+        return NULL;
+    }
+    pbd_rigid_world *w = pbd_rigid_world_create(dt, substeps, iterations);
+    if (!w) return NULL;
+    pbd_rigid_material m = material_of(sp);
+    const pbd_rigid_shape shapes[3] = {
+        {.kind = PBD_RIGID_SPHERE, .radius = a},
+        {.kind = PBD_RIGID_CAPSULE, .radius = 0.6 * a, .half = {1.5 * a, 0, 0}},
+        {.kind = PBD_RIGID_BOX, .half = {a, 0.6 * a, 0.8 * a}}};
+    /* each one's centre's distance from the sphere's centre when it touches the sphere (the
+     * capsule's end balls, the box's corners), less a gap over the facets' sag inside the
+     * sphere, R (1 − cos(one ring's angle)), and 1 % of R: released a little above the wall
+     * (a body started inside would be thrown out by the correction's velocity) */
+    int rings = seg / 4 > 1 ? seg / 4 : 2;
+    double gap = R * (1.0 - cos(M_PI / 3.0 / rings)) + 0.01 * R;
+    const double fit[3] = {R - a, sqrt((R - 0.6 * a) * (R - 0.6 * a) - 2.25 * a * a),
+                           sqrt(R * R - 1.64 * a * a) - 0.6 * a};
+    int ok = pbd_rigid_add_bowl(w, R, seg, rings, M_PI / 3.0, &m) >= 0;
+    for (int k = 0; k < 3 && ok; k++) {
+        double phi = 40.0 * M_PI / 180.0, az = 2.0 * M_PI * k / 3.0;
+        double d[3] = {sin(phi) * cos(az), -cos(phi), sin(phi) * sin(az)}; /* centre to wall */
+        double t[3] = {-sin(az), 0.0, cos(az)}; /* the wall's level line */
+        double yaw[3] = {0, -az - 0.5 * M_PI, 0}, tilt[3], qy[4], qt[4], q[4], x[3];
+        for (int c = 0; c < 3; c++) {
+            tilt[c] = phi * t[c]; /* turns +y onto the wall's inward normal −d */
+            x[c] = (fit[k] - gap) * d[c] + (c == 1 ? R : 0.0);
+        }
+        pbd_quat_from_rotvec(yaw, qy); /* x onto t */
+        pbd_quat_from_rotvec(tilt, qt);
+        pbd_quat_mul(qt, qy, q);
+        int b = pbd_rigid_add_body(w, &shapes[k], sp->body_mass, x, q);
+        ok = b >= 0;
+        if (!ok) break;
+        pbd_rigid_set_material(&w->bodies[b], &m);
+        for (int c = 0; c < 3; c++) w->bodies[b].v[c] = sp->launch_speed * t[c];
+    }
+    if (!ok) {
+        pbd_rigid_world_free(w);
+        return NULL;
+    }
+    return w;
+}
+
 static const pbd_rigid_scene_entry rigid_scenes[] = {
     {"rigid_chain", "XPBD rigid bodies: a hinged box pendulum (--resolution links: 1 single, "
      "3 triple)", scene_rigid_chain,
@@ -216,6 +337,11 @@ static const pbd_rigid_scene_entry rigid_scenes[] = {
     {"rigid_slider", "XPBD rigid bodies: a box on a tilted prismatic joint with limits and a "
      "compliant position drive (--ramp-angle, --launch-speed)", scene_rigid_slider,
      "body-size body-mass ramp-angle launch-speed", 0},
+    {"rigid_mesh_bowl", "XPBD rigid bodies: a ball, a capsule and a box sliding into a bowl "
+     "(a static triangle-mesh collider of --resolution segments around)",
+     scene_rigid_mesh_bowl,
+     "size resolution body-size body-mass mu-static mu-kinetic restitution launch-speed "
+     "velocity-passes", 32},
 };
 
 int pbd_rigid_scene_count(void) { return (int)(sizeof rigid_scenes / sizeof rigid_scenes[0]); }

@@ -35,6 +35,7 @@ void pbd_rigid_world_free(pbd_rigid_world *w)
     free(w->bodies);
     free(w->joints);
     free(w->contacts);
+    rigid_mesh_colliders_free(w);
     free(w);
 }
 
@@ -139,8 +140,9 @@ int pbd_rigid_add_body_inertia(pbd_rigid_world *w, double mass, const double I[3
     }
     if (s && s->kind == PBD_RIGID_MESH) {
         pbd_error(PBD_EINVAL, "rigid body shape: expected a sphere, box, capsule or none, found "
-                  "a mesh: its contacts are not implemented (add it with "
-                  "pbd_rigid_add_body_mesh, which gives it the mesh's inertia and no shape)");
+                  "a mesh: a moving mesh's contacts are not implemented (add it with "
+                  "pbd_rigid_add_body_mesh, which gives it the mesh's inertia and no shape; a "
+                  "static mesh with pbd_rigid_add_mesh_collider)");
         return -1;
     }
     if (mass > 0.0) {

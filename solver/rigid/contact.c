@@ -426,6 +426,7 @@ static int pair_contacts(pbd_rigid_world *w, int i, int j)
     const pbd_rigid_body *a = &w->bodies[i], *b = &w->bodies[j];
     pbd_rigid_shape_kind ka = a->shape.kind, kb = b->shape.kind;
     if (ka == PBD_RIGID_NO_SHAPE || kb == PBD_RIGID_NO_SHAPE) return 0;
+    if (ka == PBD_RIGID_MESH || kb == PBD_RIGID_MESH) return 0; /* contact_mesh.c */
     if (ka == PBD_RIGID_BOX && kb == PBD_RIGID_BOX)
         return box_box(w, i, j);
     if (ka == PBD_RIGID_BOX) return pair_contacts(w, j, i); /* the box second */
@@ -462,7 +463,7 @@ static double reach(const pbd_rigid_body *b)
 }
 
 /* 1 when a joint joins bodies i and j (jointed bodies do not collide) */
-static int jointed(const pbd_rigid_world *w, int i, int j)
+int rigid_bodies_jointed(const pbd_rigid_world *w, int i, int j)
 {
     for (int k = 0; k < w->n_joints; k++) {
         const int *b = w->joints[k].body;
@@ -472,9 +473,9 @@ static int jointed(const pbd_rigid_world *w, int i, int j)
 }
 
 /* Every substep, at the predicted poses: the ground candidates of every dynamic body (a
- * point becomes a contact of the solve only while it is under the plane), and the contacts
+ * point becomes a contact of the solve only while it is under the plane), the contacts
  * of every pair of bodies (one dynamic at least, not jointed) that overlap, when
- * w->body_contacts. */
+ * w->body_contacts, and those with the mesh colliders (contact_mesh.c). */
 pbd_status rigid_contacts_generate(pbd_rigid_world *w)
 {
     w->n_contacts = 0;
@@ -487,11 +488,17 @@ pbd_status rigid_contacts_generate(pbd_rigid_world *w)
             if (!rigid_dynamic(b) && !rigid_dynamic(c)) continue;
             double d[3];
             v3_sub(d, b->x, c->x);
-            if (v3_norm(d) > reach(b) + reach(c) || jointed(w, i, j)) continue;
+            if (v3_norm(d) > reach(b) + reach(c) || rigid_bodies_jointed(w, i, j)) continue;
             if (pair_contacts(w, i, j)) return PBD_ENOMEM;
         }
     }
-    return PBD_OK;
+    return rigid_mesh_contacts_generate(w);
+}
+
+pbd_rigid_contact *rigid_contact_add(pbd_rigid_world *w, int b1, int b2, const double r1[3],
+                                     const double r2[3], const double n[3])
+{
+    return add(w, b1, b2, r1, r2, n);
 }
 
 /* ---- the solve ----------------------------------------------------------------------- */

@@ -1,8 +1,8 @@
 /* XPBD rigid bodies after Müller, Macklin, Chentanez, Jeschke and Kim, "Detailed Rigid Body
  * Simulation with Extended Position Based Dynamics" (SCA 2020): bodies with shapes, joints
  * (fixed, ball with swing and twist limits, hinge with angle limits, prismatic with distance
- * limits; drives on hinges and sliders) and contacts with the ground plane, stepped by the
- * paper's Algorithm 2. A rigid world stands beside the particle world (solver/pbd.h); it
+ * limits; drives on hinges and sliders) and contacts with the ground plane and static
+ * triangle meshes, stepped by the paper's Algorithm 2. A rigid world stands beside the particle world (solver/pbd.h); it
  * shares its quaternions (constraints/quat.c) and its errors (pbd_error).
  * Conventions, equations and errata: solver/rigid/README.md. */
 #ifndef PBD_RIGID_H
@@ -21,8 +21,10 @@ typedef enum {
     PBD_RIGID_NO_SHAPE, /* a body that does not collide (e.g. a joint's anchor) */
     PBD_RIGID_CYLINDER, /* an inertia only (pbd_rigid_shape_inertia): no contacts yet, so
                          * pbd_rigid_add_body* refuse it as a body's shape */
-    PBD_RIGID_MESH      /* a closed triangle mesh: its inertia from its volume integrals
-                         * (pbd_rigid_add_body_mesh); no contacts yet, so refused likewise */
+    PBD_RIGID_MESH      /* a triangle mesh: a dynamic body's inertia from its volume
+                         * integrals (pbd_rigid_add_body_mesh, no contacts: refused as a
+                         * shape likewise), or a static collider's surface
+                         * (pbd_rigid_add_mesh_collider) */
 } pbd_rigid_shape_kind;
 
 typedef struct {
@@ -216,6 +218,8 @@ typedef struct {
     pbd_rigid_joint *joints;
     pbd_rigid_contact *contacts; /* rebuilt every substep */
     int contact_capacity;
+    int n_meshes;                         /* static triangle-mesh colliders */
+    struct pbd_rigid_mesh_collider *meshes; /* private (solver/rigid/contact_mesh.c) */
     /* the watchdog's reference, taken at the first step */
     int watch_ready;
     double watch_centre[3], watch_extent, watch_speed, watch_time0;
@@ -260,6 +264,24 @@ void pbd_rigid_principal_axes(const double A[3][3], double q[4], double d[3]);
 int pbd_rigid_add_body_mesh(pbd_rigid_world *w, const double *vertices, int n_vertices,
                             const int *triangles, int n_triangles, double density,
                             const double x[3], const double q[4]);
+/* Add a static triangle-mesh collider (terrain, a ramp, a bowl; need not be closed): a fixed
+ * body of shape PBD_RIGID_MESH whose surface is the triangles placed by x, q (p = x + R(q) v;
+ * q NULL: identity), each with its front on the side of (v1 − v0) × (v2 − v0), counter-
+ * clockwise seen from the front. Spheres, capsules and boxes collide with the front side
+ * (README "Contacts"); m (NULL: zeros) is the collider's coefficients (a pair takes the means
+ * of the two bodies'). The body stands at the centre of the placed vertices' bounding box,
+ * turned as the world (q = 1); the vertices are copied. Refuses (PBD_EINVAL, naming the vertex
+ * or triangle) fewer than 3 vertices or 1 triangle, a non-finite vertex, an index out of range,
+ * a degenerate triangle (its vertices on a line), a non-finite pose or negative
+ * coefficients. Returns the body's index or -1. */
+int pbd_rigid_add_mesh_collider(pbd_rigid_world *w, const double *vertices, int n_vertices,
+                                const int *triangles, int n_triangles, const double x[3],
+                                const double q[4], const pbd_rigid_material *m);
+/* The triangles of the mesh collider of body `body` whose bounding boxes overlap the world
+ * box lo, hi (the broad phase's answer, from its bounding-volume tree), written to out (room
+ * for all its triangles); their number, or -1 when the body is no mesh collider. */
+int pbd_rigid_mesh_collider_query(const pbd_rigid_world *w, int body, const double lo[3],
+                                  const double hi[3], int *out);
 /* Add a joint (copied; axes and references normalised); refuses a joint of a body with
  * itself, between two fixed bodies, an unknown body, a zero axis or reference parallel to
  * the axis, negative compliance or damping, lower > upper, swing or twist limits outside
@@ -304,6 +326,15 @@ double pbd_rigid_correct_angular(pbd_rigid_body *b1, pbd_rigid_body *b2, const d
  * (b2 may be NULL). */
 void pbd_rigid_apply_impulse(pbd_rigid_body *b1, pbd_rigid_body *b2, const double r1[3],
                              const double r2[3], const double p[3]);
+/* The closest point q of the triangle (a, b, c) to p by its Voronoi regions (Ericson,
+ * Real-Time Collision Detection, Sec. 5.1.5); returns the region q lies in. */
+typedef enum {
+    PBD_TRIANGLE_FACE, PBD_TRIANGLE_VERTEX_A, PBD_TRIANGLE_VERTEX_B, PBD_TRIANGLE_VERTEX_C,
+    PBD_TRIANGLE_EDGE_AB, PBD_TRIANGLE_EDGE_BC, PBD_TRIANGLE_EDGE_CA
+} pbd_triangle_region;
+pbd_triangle_region pbd_rigid_triangle_closest_point(const double p[3], const double a[3],
+                                                     const double b[3], const double c[3],
+                                                     double q[3]);
 /* World-frame I⁻¹ a = R diag(inv_inertia) Rᵀ a, and I a likewise. */
 void pbd_rigid_inv_inertia_apply(const pbd_rigid_body *b, const double a[3], double out[3]);
 void pbd_rigid_inertia_apply(const pbd_rigid_body *b, const double a[3], double out[3]);

@@ -79,6 +79,39 @@ double rigid_drive_coordinate(const pbd_rigid_joint *j, const pbd_rigid_body *b1
 double rigid_wrap_angle(double x);
 void rigid_joints_solve_velocities(pbd_rigid_world *w, double h);
 pbd_status rigid_contacts_generate(pbd_rigid_world *w);
+/* 1 when a joint joins bodies i and j (jointed bodies do not collide) */
+int rigid_bodies_jointed(const pbd_rigid_world *w, int i, int j);
+/* Room for one more contact of body b1 with body b2 at body-frame points r1, r2 along the
+ * world normal n (from b2 towards b1); NULL when out of memory (pbd_last_error set) */
+pbd_rigid_contact *rigid_contact_add(pbd_rigid_world *w, int b1, int b2, const double r1[3],
+                                     const double r2[3], const double n[3]);
+
+/* ---- static triangle-mesh colliders (mesh_collider.c, contact_mesh.c) ----------------- */
+
+/* A node of a collider's bounding-volume tree: the box of its triangles; a leaf holds
+ * order[first .. first + count), an inner node (count 0) its children left and left + 1 */
+typedef struct {
+    double lo[3], hi[3];
+    int left, first, count;
+} rigid_mesh_node;
+
+struct pbd_rigid_mesh_collider {
+    int body;              /* its fixed body (shape PBD_RIGID_MESH; frame = world axes) */
+    int nv, nt;
+    double *v;             /* nv × 3, world coordinates */
+    int *tri;              /* nt × 3 */
+    double *normal;        /* nt × 3, unit, (v1 − v0) × (v2 − v0) normalised: the front */
+    int *order;            /* the triangles in the tree's leaf order */
+    rigid_mesh_node *node;
+    int n_nodes;
+    int *found;            /* a query's triangles (room for nt) */
+};
+/* The triangles whose boxes overlap the box lo, hi: their indices in m->found; their number */
+int rigid_mesh_query(const struct pbd_rigid_mesh_collider *m, const double lo[3],
+                     const double hi[3]);
+void rigid_mesh_colliders_free(pbd_rigid_world *w);
+/* Every dynamic body's contacts with every mesh collider, at the predicted poses */
+pbd_status rigid_mesh_contacts_generate(pbd_rigid_world *w);
 void rigid_contacts_solve_positions(pbd_rigid_world *w, double h);
 void rigid_contacts_solve_velocities(pbd_rigid_world *w, double h);
 
