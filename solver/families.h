@@ -175,8 +175,8 @@ void pbd_vbd_vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, 
 void pbd_vbd_vertex_update_pre(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int i,
                                double h, const pbd_vertex_terms *pre, const unsigned char *have);
 /* The free particles col_order[lo .. hi) of one colour with the scratch sc, their pairs with
- * a type's vertex_block_batch evaluated in batches first (solver/vbd/vbd_batch.c): the bits
- * of pbd_vbd_vertex_update on each. */
+ * a type's vertex_block_batch evaluated in batches first (solver/vbd/vbd_batch.c):
+ * pbd_vbd_vertex_update on each, to the batches' vector math (bit for bit without it). */
 void pbd_vbd_sweep_batched(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int lo, int hi,
                            double h);
 /* TEST HOOK, NULL in every run: when set, pbd_vbd_iteration calls it instead of its sweep

@@ -4,8 +4,9 @@
  * block of particles are listed by (set, slot j), each list handed to its type's
  * vertex_block_batch (several pairs per SIMD vector, constraints/bend_dihedral_vblock.c),
  * then each particle takes its local Newton step (VBD Sec. 3) on them, its pairs summed in
- * adjacency order as the unbatched update does. The batch kernels give vertex_block's bits,
- * so the result is pbd_vbd_vertex_update's, particle by particle
+ * adjacency order as the unbatched update does. The batch kernels give vertex_block's bits
+ * but for vector math (the dihedral's atan2, SLEEF's: C within a few ulp), so the result is
+ * pbd_vbd_vertex_update's, particle by particle, to that rounding
  * (tests/test_vertex_block.c). Pairs of a type without a batch kernel are evaluated in the
  * update, as before. */
 #include "solver/families.h"
