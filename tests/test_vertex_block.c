@@ -90,7 +90,7 @@ static void test_blocks_equal_generic(void)
  * by ≤ 4.5 ulp(φ) ≤ 4.5 ε|φ| (ε = DBL_EPSILON, ulp(x) ≤ ε|x|), and each C = fl(φ − r) adds
  * ≤ ε|C|/2 of rounding: |ΔC| ≤ ε (4.5 |φ| + |C|) to first order; 5 for 4.5 covers the second
  * order, with |φ| ≤ |C_s| + |r|. ∇_jC and ∇²_jjC do not depend on φ: bit for bit. */
-static double batch_C_bound(const pbd_constraint_type *type, double C, const double *rest)
+double test_vblock_C_bound(const pbd_constraint_type *type, double C, const double *rest)
 {
     if (pbd_test_vblock_scalar_math || type != &pbd_bend_dihedral_type) return 0.0;
     return DBL_EPSILON * (5.0 * (fabs(C) + fabs(rest[0])) + fabs(C));
@@ -103,7 +103,7 @@ static double batch_C_bound(const pbd_constraint_type *type, double C, const dou
  * whose length is no multiple of the width: the last vector's unused lanes), the results
  * written to shuffled places. Each pair against the scalar vertex_block: the same status and
  * hess_ok, and where eval is OK the same ∇_jC and ∇²_jjC bit for bit and C within
- * batch_C_bound (0 with the scalar math: the lanes do the scalar operations in its order);
+ * test_vblock_C_bound (0 with the scalar math: the lanes do the scalar operations in its order);
  * degenerate (every tenth sample has
  * its first two particles coincident), the same status (C and ∇_jC are unspecified there). */
 static void test_batch_equal_scalar(void)
@@ -171,7 +171,7 @@ static void test_batch_equal_scalar(void)
                     int same = o->status == st && o->hess_ok == (st == PBD_EVAL_OK ? hess_ok : 0);
                     if (st == PBD_EVAL_OK) {
                         ok_pairs++;
-                        double bound = batch_C_bound(type, C, rest + (size_t)nr * c);
+                        double bound = test_vblock_C_bound(type, C, rest + (size_t)nr * c);
                         inexact += o->C != C;
                         same = same && (bound > 0.0 ? fabs(o->C - C) <= bound
                                                     : memcmp(&o->C, &C, sizeof C) == 0) &&
@@ -275,12 +275,12 @@ static pbd_world *bent_cloth(pbd_method method, int kernels, int threads)
  * batches' scalar math (test hook) every result is the same bits (bound 0, see the top of the
  * file); with the dihedral's vector atan2, 1 and 2 threads still give the same bits (a pair's
  * result does not depend on its lane or block), and the fast path stays within STEP_BOUND of
- * the generic one: each dihedral pair's C moves by ≤ ε(5|φ| + |C|) ≤ 2e-15 (batch_C_bound,
+ * the generic one: each dihedral pair's C moves by ≤ ε(5|φ| + |C|) ≤ 2e-15 (test_vblock_C_bound,
  * |φ| ≤ π), its force λ⁺∇_jC by ≤ k·2e-15·|∇_jC| ≤ 2e-11 N (k ≤ 1/α = 100, |∇_jC| ≤ ~2/edge
  * = 1e2 /m on this 1 m, 48² cloth), and a visit's step, over ≤ 8 hinges and H_i ≥ m/h² =
  * (1 kg/48²)/(1/60 s)² = 1.56 N/m, by ≤ 1e-10 m; 6 iterations: ≤ 6e-10 m, to first order.
  * The bound is 1e-9 m (observed 2e-16 m: the springs' 1e6 N/m, not m/h², hold the
- * particles); the batch's C itself is held to batch_C_bound above. */
+ * particles); the batch's C itself is held to test_vblock_C_bound above. */
 #define STEP_BOUND 1e-9
 static void test_steps_equal(void)
 {
