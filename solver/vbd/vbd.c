@@ -245,6 +245,9 @@ pbd_status pbd_vbd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int it, 
         for (int i = 0; i < w->n; i++)
             if (w->w[i] > 0.0) pbd_vbd_vertex_update(w, fw, &fw->scratch[0], i, h);
     } else {
+        const int nt_plan = threads > 1 ? threads : 1;
+        if (w->def.kernels && !pbd_vbd_plan_ready(w, fw, nt_plan))
+            return pbd_error(PBD_ENOMEM, "vbd: out of memory for the batched sweep's lists");
 #pragma omp parallel num_threads(threads) if (threads > 1)
         {
             const int nt = omp_get_num_threads(), tid = omp_get_thread_num();
@@ -254,8 +257,8 @@ pbd_status pbd_vbd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int it, 
                  * any cut gives the same bits */
                 int b = fw->col_start[col], len = fw->col_start[col + 1] - b;
                 int lo = b + (int)((long)len * tid / nt), hi = b + (int)((long)len * (tid + 1) / nt);
-                if (w->def.kernels) {
-                    pbd_vbd_sweep_batched(w, fw, sc, lo, hi, h);
+                if (w->def.kernels && nt == nt_plan) { /* the plan's cut is this one */
+                    pbd_vbd_sweep_planned(w, fw, sc, col, tid, h);
                 } else {
                     for (int q = lo; q < hi; q++)
                         pbd_vbd_vertex_update(w, fw, sc, fw->col_order[q], h);
