@@ -149,6 +149,19 @@ void pbd_avbd_update(pbd_world *w, pbd_family_ws *fw, int threads);
 void pbd_avbd_keep_contacts(pbd_world *w, pbd_family_ws *fw);
 int pbd_avbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
                    double *lam_plus, double *k);
+/* AVBD's λ⁺ of constraint c of set s at C(x) = C and C̃ (hard: C − α C(x_t), soft: C); 0
+ * when clamped (an inequality at λ⁺ = 0). Inline: the vertex visit reads it per pair. */
+static inline int pbd_avbd_lambda_plus(const pbd_world *w, const pbd_family_ws *fw, int s,
+                                       int c, double C, double *lam_plus, double *Ct)
+{
+    const pbd_constraint_set *set = &w->sets[s];
+    int g = fw->set_c[s] + c;
+    int hard = set->compliance[c] == 0.0;
+    *Ct = hard ? C - w->def.avbd_alpha * fw->c0[g] : C;
+    *lam_plus = fw->k[g] * *Ct + (hard ? fw->lam[g] : 0.0);
+    if (set->type->inequality && *lam_plus > 0.0) *lam_plus = 0.0;
+    return !(set->type->inequality && *lam_plus == 0.0);
+}
 /* Gather constraint c of set s from pos into sc->xl and evaluate C and ∇C (sc->grad);
  * in_out gets the evaluation input (for the Hessian). Returns the type's status. */
 int pbd_family_eval(const pbd_world *w, const pbd_constraint_set *set, int c, const double *pos,

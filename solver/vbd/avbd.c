@@ -116,25 +116,12 @@ void pbd_avbd_begin(pbd_world *w, pbd_family_ws *fw, double h)
     fw->avbd_ready = 1;
 }
 
-/* λ⁺ of constraint c at C(x) = C; 0 when clamped. */
-static int lambda_plus(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
-                       double *lam_plus, double *Ct)
-{
-    const pbd_constraint_set *set = &w->sets[s];
-    int g = fw->set_c[s] + c;
-    int hard = set->compliance[c] == 0.0;
-    *Ct = hard ? C - w->def.avbd_alpha * fw->c0[g] : C;
-    *lam_plus = fw->k[g] * *Ct + (hard ? fw->lam[g] : 0.0);
-    if (set->type->inequality && *lam_plus > 0.0) *lam_plus = 0.0;
-    return !(set->type->inequality && *lam_plus == 0.0);
-}
-
 int pbd_avbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
                    double *lam_plus, double *k)
 {
     double Ct;
     *k = fw->k[fw->set_c[s] + c];
-    return lambda_plus(w, fw, s, c, C, lam_plus, &Ct);
+    return pbd_avbd_lambda_plus(w, fw, s, c, C, lam_plus, &Ct);
 }
 
 /* The update of constraint c at C(x) = C (its eval's status st): hard λ ← λ⁺, and
@@ -146,7 +133,7 @@ static void update_one(const pbd_world *w, pbd_family_ws *fw, int s, int c, int 
     int g = fw->set_c[s] + c;
     double lam, Ct;
     if (st != PBD_EVAL_OK) return;
-    int active = lambda_plus(w, fw, s, c, C, &lam, &Ct);
+    int active = pbd_avbd_lambda_plus(w, fw, s, c, C, &lam, &Ct);
     if (alpha == 0.0) fw->lam[g] = lam;
     if (!active) return;
     fw->k[g] += w->def.avbd_beta * fabs(Ct);
