@@ -171,6 +171,8 @@ static struct pbd_vbd_plan *plan_build(const pbd_world *w, const pbd_family_ws *
     return p;
 }
 
+/* A substep with self contact rows sweeps on one thread (solver/families.c): the plan is
+ * then made anew for the other count, one iteration's listing, as without a plan. */
 int pbd_vbd_plan_ready(pbd_world *w, pbd_family_ws *fw, int nt)
 {
     if (fw->vbd_plan && fw->vbd_plan->nt == nt) return 1;
