@@ -74,7 +74,7 @@ typedef struct pbd_family_ws {
     double *warm_k, *warm_lam, *warm_kt, *warm_lt;
     double *warm_lam_next; /* n: VBD's lagged friction λ being gathered (vbd_contact.c) */
     family_scratch *scratch; /* one per thread */
-    struct pbd_vbd_plan *vbd_plan; /* VBD's batched blocks for one thread count (vbd_batch.c) */
+    struct pbd_vbd_plan *vbd_plan[2]; /* VBD's batched blocks for 1 and N threads (vbd_batch.c) */
     struct pd_state *pd;
 } pbd_family_ws;
 
@@ -189,14 +189,14 @@ void pbd_vbd_vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, 
 void pbd_vbd_vertex_update_pre(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int i,
                                double h, const pbd_vertex_terms *pre, const unsigned char *have);
 /* The batched sweep (solver/vbd/vbd_batch.c): the plan of its blocks for nt threads made
- * or kept (0 when out of memory), and with it the free particles of part tid of colour col
- * (pbd_vbd_iteration's cut) with the scratch sc, their pairs with a type's
+ * or kept (0 when out of memory), and with it (made for nt) the free particles of part tid
+ * of colour col (pbd_vbd_iteration's cut) with the scratch sc, their pairs with a type's
  * vertex_block_batch evaluated in batches first: pbd_vbd_vertex_update on each, to the
  * batches' vector math (bit for bit without it). */
 struct pbd_vbd_plan;
 int pbd_vbd_plan_ready(pbd_world *w, pbd_family_ws *fw, int nt);
-void pbd_vbd_sweep_planned(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int col, int tid,
-                           double h);
+void pbd_vbd_sweep_planned(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int nt, int col,
+                           int tid, double h);
 void pbd_vbd_plan_free(struct pbd_vbd_plan *p);
 /* TEST HOOK, NULL in every run: when set, pbd_vbd_iteration calls it instead of its sweep
  * over the vertices (Chebyshev and AVBD's updates still follow). */

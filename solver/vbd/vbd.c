@@ -280,7 +280,7 @@ pbd_status pbd_vbd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int it, 
                 int b = fw->col_start[col], len = fw->col_start[col + 1] - b;
                 int lo = b + (int)((long)len * tid / nt), hi = b + (int)((long)len * (tid + 1) / nt);
                 if (w->def.kernels && nt == nt_plan) { /* the plan's cut is this one */
-                    pbd_vbd_sweep_planned(w, fw, sc, col, tid, h);
+                    pbd_vbd_sweep_planned(w, fw, sc, nt, col, tid, h);
                 } else {
                     for (int q = lo; q < hi; q++)
                         pbd_vbd_vertex_update(w, fw, sc, fw->col_order[q], h);

@@ -12,7 +12,7 @@
  *
  * The blocks and their lists depend only on the adjacency, the colouring and the cut of each
  * colour among the threads, none of which changes within a topology: they are listed once
- * (the plan, fw->vbd_plan, for one thread count) and read by every iteration. */
+ * (the plan, fw->vbd_plan, per thread count) and read by every iteration. */
 #include "solver/families.h"
 
 #include <stdlib.h>
@@ -171,20 +171,21 @@ static struct pbd_vbd_plan *plan_build(const pbd_world *w, const pbd_family_ws *
     return p;
 }
 
-/* A substep with self contact rows sweeps on one thread (solver/families.c): the plan is
- * then made anew for the other count, one iteration's listing, as without a plan. */
+/* Two plans are kept, for one thread and for nt > 1: a substep with self contact rows sweeps
+ * on one thread (solver/families.c) and the next without them on nt. */
 int pbd_vbd_plan_ready(pbd_world *w, pbd_family_ws *fw, int nt)
 {
-    if (fw->vbd_plan && fw->vbd_plan->nt == nt) return 1;
-    pbd_vbd_plan_free(fw->vbd_plan);
-    fw->vbd_plan = plan_build(w, fw, nt, &fw->scratch[0]);
-    return fw->vbd_plan != NULL;
+    struct pbd_vbd_plan **p = &fw->vbd_plan[nt > 1];
+    if (*p && (*p)->nt == nt) return 1;
+    pbd_vbd_plan_free(*p);
+    *p = plan_build(w, fw, nt, &fw->scratch[0]);
+    return *p != NULL;
 }
 
-void pbd_vbd_sweep_planned(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int col, int tid,
-                           double h)
+void pbd_vbd_sweep_planned(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int nt, int col,
+                           int tid, double h)
 {
-    const struct pbd_vbd_plan *p = fw->vbd_plan;
+    const struct pbd_vbd_plan *p = fw->vbd_plan[nt > 1];
     const int32_t *ptr = fw->adj_ptr;
     for (int bi = p->part[col * p->nt + tid]; bi < p->part[col * p->nt + tid + 1]; bi++) {
         const int32_t *bk = p->blk[bi];
