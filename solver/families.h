@@ -194,6 +194,11 @@ void pbd_vbd_vertex_update_pre(pbd_world *w, pbd_family_ws *fw, family_scratch *
  * vertex_block_batch evaluated in batches first: pbd_vbd_vertex_update on each, to the
  * batches' vector math (bit for bit without it). */
 struct pbd_vbd_plan;
+/* Whether a set's (constraint, particle) terms come from its type's vertex_block_batch. */
+static inline int pbd_vbd_batchable(const pbd_world *w, const pbd_constraint_set *set)
+{
+    return w->def.kernels && set->type->vertex_block_batch && set->arity <= 4;
+}
 int pbd_vbd_plan_ready(pbd_world *w, pbd_family_ws *fw, int nt);
 void pbd_vbd_sweep_planned(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int nt, int col,
                            int tid, double h);

@@ -156,7 +156,7 @@ void pbd_avbd_update(pbd_world *w, pbd_family_ws *fw, int threads)
         /* a type with a batched vertex block gives C with it, PBD_VBD_BATCH_PAIRS
          * constraints per call (solver/vbd/vbd_batch.c's kernels; any particle slot gives
          * the same C, the last is the dihedral's cheapest block) */
-        const int batched = w->def.kernels && set->type->vertex_block_batch && set->arity <= 4;
+        const int batched = pbd_vbd_batchable(w, set);
         const int chunks = (set->count + PBD_VBD_BATCH_PAIRS - 1) / PBD_VBD_BATCH_PAIRS;
 #pragma omp parallel num_threads(threads) if (threads > 1 && set->count > 1024)
         {

@@ -29,11 +29,6 @@ struct pbd_vbd_plan {
     unsigned char *have; /* per pair of the block (adjacency order): batched or not */
 };
 
-static int batchable(const pbd_world *w, const pbd_constraint_set *set)
-{
-    return w->def.kernels && set->type->vertex_block_batch && set->arity <= 4;
-}
-
 /* The block that starts at position q (< hi) of col_order: its end q1 (returned; q + 1 with
  * *single when one particle has more pairs than the scratch), have[e] for each of its pairs
  * in adjacency order, and those batched listed by key 4s + j in pc/po (o: the pair's place
@@ -59,7 +54,7 @@ static int block_lists(const pbd_world *w, const pbd_family_ws *fw, int q, int h
         int i = fw->col_order[v];
         for (int a = ptr[i]; a < ptr[i + 1]; a++, e++) {
             int s = adj_s[a];
-            have[e] = (unsigned char)batchable(w, &w->sets[s]);
+            have[e] = (unsigned char)pbd_vbd_batchable(w, &w->sets[s]);
             if (have[e]) count[4 * s + adj_j[a] + 1]++;
         }
     }
