@@ -3,9 +3,12 @@
  * function name VB_FN defined). Lane l evaluates one (hinge, particle j) pair with exactly the
  * operations of dihedral_vertex_block (constraints/bend_dihedral.c) in the same order —
  * hinge_compute, the row j of hinge_grad, hinge_block and hinge_tri_terms — so every lane's
- * C, ∇_jC and ∇²_jjC are the scalar ones bit for bit; atan2 is glibc's, lane by lane (the
- * geometry, the gradient and the block do not depend on φ). A degenerate hinge (zero area,
- * the kink) gets the scalar block's status and ∇_jC = 0, and C = 0. */
+ * ∇_jC and ∇²_jjC are the scalar ones bit for bit (they do not depend on φ); φ =
+ * atan2(|sin φ|, cos φ) is SLEEF's vector atan2 (VB_ATAN2, 3.5 ulp), so C agrees with the
+ * scalar block's (glibc's atan2) to a few ulp of φ (the bound: tests/test_vertex_block.c;
+ * with the test hook pbd_test_vblock_scalar_math, glibc's lane by lane, bit for bit). A
+ * degenerate hinge (zero area, the kink) gets the scalar block's status and ∇_jC = 0, and
+ * C = 0. */
 
 static inline VB_V VB_NAME(sel)(VB_VI m, VB_V a, VB_V b)
 {
@@ -189,11 +192,17 @@ static void VB_FN(const double *pos, const int32_t *idx, const double *rest, int
                     B[k] = s;
                 }
         }
+        VB_V Cv = VB_ATAN2(abs_sin, d) - VB_NAME(load)(rs);
         long okl[VB_W];
-        double sl[VB_W], dl[VB_W], gl[3][VB_W], Bl[9][VB_W];
+        double Cl[VB_W], gl[3][VB_W], Bl[9][VB_W];
         memcpy(okl, &ok, sizeof okl);
-        memcpy(sl, &abs_sin, sizeof sl);
-        memcpy(dl, &d, sizeof dl);
+        memcpy(Cl, &Cv, sizeof Cl);
+        if (pbd_test_vblock_scalar_math) { /* the scalar block's atan2 (glibc's) */
+            double sl[VB_W], dl[VB_W];
+            memcpy(sl, &abs_sin, sizeof sl);
+            memcpy(dl, &d, sizeof dl);
+            for (int l = 0; l < m; l++) Cl[l] = atan2(sl[l], dl[l]) - rs[l];
+        }
         memcpy(gl[0], &g.x, sizeof gl[0]);
         memcpy(gl[1], &g.y, sizeof gl[1]);
         memcpy(gl[2], &g.z, sizeof gl[2]);
@@ -208,7 +217,7 @@ static void VB_FN(const double *pos, const int32_t *idx, const double *rest, int
                 t->hess_ok = 0;
                 continue;
             }
-            t->C = atan2(sl[l], dl[l]) - rs[l];
+            t->C = Cl[l];
             for (int r = 0; r < 3; r++) t->g[r] = gl[r][l];
             for (int k = 0; k < 9; k++) t->B[k] = Bl[k][l];
             t->status = PBD_EVAL_OK;

@@ -128,8 +128,12 @@ typedef struct pbd_vertex_terms {
 
 /* Optional, batched vertex_block (solver/vbd/): n pairs of one set, all for the same particle
  * slot j; pair k is constraint c[k] (index row idx + arity c[k], rest + n_rest c[k]) at pos,
- * its results go to out[o[k]]. Equal bit for bit to vertex_block on each pair
- * (tests/test_vertex_block.c). */
+ * its results go to out[o[k]]. Equal to vertex_block on each pair, bit for bit but for
+ * vector math (the dihedral's atan2: SLEEF's), held within its stated bound
+ * (tests/test_vertex_block.c).
+ * TEST HOOK: pbd_test_vblock_scalar_math = 1 makes the batches take the scalar math
+ * (glibc's atan2, lane by lane): then they give vertex_block's bits. */
+extern int pbd_test_vblock_scalar_math;
 typedef void (*pbd_vertex_block_batch_fn)(const double *pos, const int32_t *idx,
                                           const double *rest, int j, const int32_t *c,
                                           const int32_t *o, int n, pbd_vertex_terms *out);

@@ -53,6 +53,8 @@ void pbd_family_free(pbd_family_ws *fw)
 {
     if (!fw) return;
     pbd_pd_free(fw->pd);
+    pbd_vbd_plan_free(fw->vbd_plan[0]);
+    pbd_vbd_plan_free(fw->vbd_plan[1]);
     for (int t = 0; t < fw->n_scratch && fw->scratch; t++) {
         free(fw->scratch[t].xl);
         free(fw->scratch[t].grad);

@@ -74,6 +74,7 @@ typedef struct pbd_family_ws {
     double *warm_k, *warm_lam, *warm_kt, *warm_lt;
     double *warm_lam_next; /* n: VBD's lagged friction λ being gathered (vbd_contact.c) */
     family_scratch *scratch; /* one per thread */
+    struct pbd_vbd_plan *vbd_plan[2]; /* VBD's batched blocks for 1 and N threads (vbd_batch.c) */
     struct pd_state *pd;
 } pbd_family_ws;
 
@@ -148,6 +149,19 @@ void pbd_avbd_update(pbd_world *w, pbd_family_ws *fw, int threads);
 void pbd_avbd_keep_contacts(pbd_world *w, pbd_family_ws *fw);
 int pbd_avbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
                    double *lam_plus, double *k);
+/* AVBD's λ⁺ of constraint c of set s at C(x) = C and C̃ (hard: C − α C(x_t), soft: C); 0
+ * when clamped (an inequality at λ⁺ = 0). Inline: the vertex visit reads it per pair. */
+static inline int pbd_avbd_lambda_plus(const pbd_world *w, const pbd_family_ws *fw, int s,
+                                       int c, double C, double *lam_plus, double *Ct)
+{
+    const pbd_constraint_set *set = &w->sets[s];
+    int g = fw->set_c[s] + c;
+    int hard = set->compliance[c] == 0.0;
+    *Ct = hard ? C - w->def.avbd_alpha * fw->c0[g] : C;
+    *lam_plus = fw->k[g] * *Ct + (hard ? fw->lam[g] : 0.0);
+    if (set->type->inequality && *lam_plus > 0.0) *lam_plus = 0.0;
+    return !(set->type->inequality && *lam_plus == 0.0);
+}
 /* Gather constraint c of set s from pos into sc->xl and evaluate C and ∇C (sc->grad);
  * in_out gets the evaluation input (for the Hessian). Returns the type's status. */
 int pbd_family_eval(const pbd_world *w, const pbd_constraint_set *set, int c, const double *pos,
@@ -174,11 +188,21 @@ void pbd_vbd_vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, 
  * have[k] is set (NULL: none), by the batched sweep. */
 void pbd_vbd_vertex_update_pre(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int i,
                                double h, const pbd_vertex_terms *pre, const unsigned char *have);
-/* The free particles col_order[lo .. hi) of one colour with the scratch sc, their pairs with
- * a type's vertex_block_batch evaluated in batches first (solver/vbd/vbd_batch.c): the bits
- * of pbd_vbd_vertex_update on each. */
-void pbd_vbd_sweep_batched(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int lo, int hi,
-                           double h);
+/* The batched sweep (solver/vbd/vbd_batch.c): the plan of its blocks for nt threads made
+ * or kept (0 when out of memory), and with it (made for nt) the free particles of part tid
+ * of colour col (pbd_vbd_iteration's cut) with the scratch sc, their pairs with a type's
+ * vertex_block_batch evaluated in batches first: pbd_vbd_vertex_update on each, to the
+ * batches' vector math (bit for bit without it). */
+struct pbd_vbd_plan;
+/* Whether a set's (constraint, particle) terms come from its type's vertex_block_batch. */
+static inline int pbd_vbd_batchable(const pbd_world *w, const pbd_constraint_set *set)
+{
+    return w->def.kernels && set->type->vertex_block_batch && set->arity <= 4;
+}
+int pbd_vbd_plan_ready(pbd_world *w, pbd_family_ws *fw, int nt);
+void pbd_vbd_sweep_planned(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int nt, int col,
+                           int tid, double h);
+void pbd_vbd_plan_free(struct pbd_vbd_plan *p);
 /* TEST HOOK, NULL in every run: when set, pbd_vbd_iteration calls it instead of its sweep
  * over the vertices (Chebyshev and AVBD's updates still follow). */
 extern void (*pbd_test_vbd_sweep)(pbd_world *w, pbd_family_ws *fw, double h);

@@ -69,6 +69,10 @@ int test_wait_within(pid_t pid, double seconds, const char *err_path, char *err_
  * or -1; *status its exit status (stderr printed when not 0). */
 int test_run_threads(const char *prog, const char *const *args, int *status);
 
+/* How far a batched vertex block's C of a constraint of the type may be from the scalar
+ * vertex_block's C (rest values rest): 0 = bit for bit (tests/test_vertex_block.c). */
+double test_vblock_C_bound(const pbd_constraint_type *type, double C, const double *rest);
+
 /* Two joined free bodies of w set moving and stepped 60 times: the largest drift of the
  * linear momentum (kg m/s) and the relative drift of the angular momentum; w is freed
  * (tests/test_rigid_xpbd.c). */

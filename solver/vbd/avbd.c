@@ -116,49 +116,77 @@ void pbd_avbd_begin(pbd_world *w, pbd_family_ws *fw, double h)
     fw->avbd_ready = 1;
 }
 
-/* λ⁺ of constraint c at C(x) = C; 0 when clamped. */
-static int lambda_plus(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
-                       double *lam_plus, double *Ct)
-{
-    const pbd_constraint_set *set = &w->sets[s];
-    int g = fw->set_c[s] + c;
-    int hard = set->compliance[c] == 0.0;
-    *Ct = hard ? C - w->def.avbd_alpha * fw->c0[g] : C;
-    *lam_plus = fw->k[g] * *Ct + (hard ? fw->lam[g] : 0.0);
-    if (set->type->inequality && *lam_plus > 0.0) *lam_plus = 0.0;
-    return !(set->type->inequality && *lam_plus == 0.0);
-}
-
 int pbd_avbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
                    double *lam_plus, double *k)
 {
     double Ct;
     *k = fw->k[fw->set_c[s] + c];
-    return lambda_plus(w, fw, s, c, C, lam_plus, &Ct);
+    return pbd_avbd_lambda_plus(w, fw, s, c, C, lam_plus, &Ct);
+}
+
+/* The update of constraint c at C(x) = C (its eval's status st): hard λ ← λ⁺, and
+ * k ← k + β|C̃| (soft: up to k* = 1/α) unless it is a clamped inequality. */
+static void update_one(const pbd_world *w, pbd_family_ws *fw, int s, int c, int st, double C)
+{
+    const pbd_constraint_set *set = &w->sets[s];
+    const double alpha = set->compliance[c];
+    int g = fw->set_c[s] + c;
+    double lam, Ct;
+    if (st != PBD_EVAL_OK) return;
+    int active = pbd_avbd_lambda_plus(w, fw, s, c, C, &lam, &Ct);
+    if (alpha == 0.0) fw->lam[g] = lam;
+    if (!active) return;
+    fw->k[g] += w->def.avbd_beta * fabs(Ct);
+    if (alpha > 0.0) fw->k[g] = fmin(fw->k[g], 1.0 / alpha);
+}
+
+/* a soft constraint at k* = 1/α: the update leaves k at k* and has no λ (the same bits
+ * without evaluating C) */
+static inline int at_cap(const pbd_world *w, const pbd_family_ws *fw, const pbd_constraint_set *set,
+                         int s, int c)
+{
+    double alpha = set->compliance[c];
+    return alpha > 0.0 && w->def.avbd_beta >= 0.0 && fw->k[fw->set_c[s] + c] >= 1.0 / alpha;
 }
 
 void pbd_avbd_update(pbd_world *w, pbd_family_ws *fw, int threads)
 {
-    const double beta = w->def.avbd_beta;
     for (int s = 0; s < w->n_sets; s++) {
         const pbd_constraint_set *set = &w->sets[s];
+        /* a type with a batched vertex block gives C with it, PBD_VBD_BATCH_PAIRS
+         * constraints per call (solver/vbd/vbd_batch.c's kernels; any particle slot gives
+         * the same C, the last is the dihedral's cheapest block) */
+        const int batched = pbd_vbd_batchable(w, set);
+        const int chunks = (set->count + PBD_VBD_BATCH_PAIRS - 1) / PBD_VBD_BATCH_PAIRS;
 #pragma omp parallel num_threads(threads) if (threads > 1 && set->count > 1024)
         {
             family_scratch *sc = &fw->scratch[omp_get_thread_num()];
 #pragma omp for schedule(static)
-            for (int c = 0; c < set->count; c++) {
-                int g = fw->set_c[s] + c;
-                pbd_eval_input in;
-                double C, lam, Ct, alpha = set->compliance[c];
-                /* a soft constraint at k* = 1/α: the update leaves k at k* and has no λ (the
-                 * same bits without evaluating C) */
-                if (alpha > 0.0 && beta >= 0.0 && fw->k[g] >= 1.0 / alpha) continue;
-                if (pbd_family_eval(w, set, c, w->p, sc, &in, &C) != PBD_EVAL_OK) continue;
-                int active = lambda_plus(w, fw, s, c, C, &lam, &Ct);
-                if (alpha == 0.0) fw->lam[g] = lam;
-                if (!active) continue;
-                fw->k[g] += beta * fabs(Ct);
-                if (alpha > 0.0) fw->k[g] = fmin(fw->k[g], 1.0 / alpha);
+            for (int ch = 0; ch < chunks; ch++) {
+                int lo = ch * PBD_VBD_BATCH_PAIRS, hi = lo + PBD_VBD_BATCH_PAIRS;
+                if (hi > set->count) hi = set->count;
+                if (batched) {
+                    int n = 0;
+                    for (int c = lo; c < hi; c++)
+                        if (!at_cap(w, fw, set, s, c)) {
+                            sc->pair_c[n] = c;
+                            sc->pair_o[n] = n;
+                            n++;
+                        }
+                    if (n > 0)
+                        set->type->vertex_block_batch(w->p, set->idx, set->rest, set->arity - 1,
+                                                      sc->pair_c, sc->pair_o, n, sc->terms);
+                    for (int k = 0; k < n; k++)
+                        update_one(w, fw, s, sc->pair_c[k], sc->terms[k].status, sc->terms[k].C);
+                    continue;
+                }
+                for (int c = lo; c < hi; c++) {
+                    if (at_cap(w, fw, set, s, c)) continue;
+                    pbd_eval_input in;
+                    double C;
+                    int st = pbd_family_eval(w, set, c, w->p, sc, &in, &C);
+                    update_one(w, fw, s, c, st, C);
+                }
             }
         }
     }

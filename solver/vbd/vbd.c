@@ -117,26 +117,27 @@ void pbd_vbd_vertex_update(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, 
     pbd_vbd_vertex_update_pre(w, fw, sc, i, h, NULL, NULL);
 }
 
-void pbd_vbd_vertex_update_pre(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int i,
-                               double h, const pbd_vertex_terms *pre, const unsigned char *have)
+/* The sums of f_i and H_i (and Hgn, the Gauss–Newton part, with contacts) over particle i's
+ * pairs (its adjacency from a0), the precomputed terms pre where have is set. AVBD, CONTACTS
+ * and DAMPED are constants where it is inlined (pbd_vbd_vertex_update_pre): the common
+ * cases without contacts and damping get a loop of their own; the same operations in the
+ * same order in every case. */
+static inline __attribute__((always_inline)) void
+sum_pairs(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int i, double h,
+          const pbd_vertex_terms *pre, const unsigned char *have, double *f, double *H,
+          double *Hgn, const int avbd, const int contacts, const int damped)
 {
-    const int avbd = pbd_method_of(&w->def)->augmented, contacts = fw->n_contacts > 0;
-    const double kd = w->def.vbd_damping, kdh = kd / h, damp = 1.0 + kd / h;
-    double *xi = w->p + 3 * (size_t)i;
-    double mh = 1.0 / (w->w[i] * h * h), f[3], H[9] = {0}, Hgn[9] = {0};
-    for (int k = 0; k < 3; k++) {
-        f[k] = -mh * (xi[k] - fw->y[3 * (size_t)i + k]);
-        H[4 * k] = Hgn[4 * k] = mh;
-    }
+    const double kd = damped ? w->def.vbd_damping : 0.0, kdh = kd / h, damp = 1.0 + kd / h;
+    const double *xi = w->p + 3 * (size_t)i;
     const int32_t *adj_s = fw->adj_s, *adj_c = fw->adj_c, *adj_j = fw->adj_j;
     const int a0 = fw->adj_ptr[i];
     for (int a = a0; a < fw->adj_ptr[i + 1]; a++) {
         int s = adj_s[a], c = adj_c[a], j = adj_j[a];
         const pbd_constraint_set *set = &w->sets[s];
         vertex_terms t;
-        double lam, k;
+        double lam, k, Ct;
         const double *g = t.g, *B = t.B;
-        if (have && have[a - a0]) { /* the batched sweep's: vertex_block's bits */
+        if (have && have[a - a0]) { /* the batched sweep's: vertex_block's terms */
             const pbd_vertex_terms *p = &pre[a - a0];
             if (p->status != PBD_EVAL_OK) continue;
             t.C = p->C;
@@ -148,9 +149,12 @@ void pbd_vbd_vertex_update_pre(pbd_world *w, pbd_family_ws *fw, family_scratch *
             pbd_vertex_block_fn vb = w->def.kernels ? set->type->vertex_block : NULL;
             if (terms_eval(w, set, c, j, vb, sc, &t) != PBD_EVAL_OK) continue;
         }
-        if (!(avbd ? pbd_avbd_force(w, fw, s, c, t.C, &lam, &k)
-                   : vbd_scene_force(set, c, t.C, &lam, &k)))
+        if (avbd) {
+            k = fw->k[fw->set_c[s] + c];
+            if (!pbd_avbd_lambda_plus(w, fw, s, c, t.C, &lam, &Ct)) continue;
+        } else if (!vbd_scene_force(set, c, t.C, &lam, &k)) {
             continue;
+        }
         double Hl[9];
         for (int r = 0; r < 3; r++) {
             f[r] -= lam * g[r];
@@ -176,6 +180,24 @@ void pbd_vbd_vertex_update_pre(pbd_world *w, pbd_family_ws *fw, family_scratch *
         else /* without damping: 1·Hl = Hl, the same sums */
             for (int q = 0; q < 9; q++) H[q] += Hl[q];
     }
+}
+
+void pbd_vbd_vertex_update_pre(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int i,
+                               double h, const pbd_vertex_terms *pre, const unsigned char *have)
+{
+    const int avbd = pbd_method_of(&w->def)->augmented, contacts = fw->n_contacts > 0;
+    double *xi = w->p + 3 * (size_t)i;
+    double mh = 1.0 / (w->w[i] * h * h), f[3], H[9] = {0}, Hgn[9] = {0};
+    for (int k = 0; k < 3; k++) {
+        f[k] = -mh * (xi[k] - fw->y[3 * (size_t)i + k]);
+        H[4 * k] = Hgn[4 * k] = mh;
+    }
+    if (contacts || w->def.vbd_damping != 0.0) /* every case, read at run time */
+        sum_pairs(w, fw, sc, i, h, pre, have, f, H, Hgn, avbd, contacts, 1);
+    else if (avbd)
+        sum_pairs(w, fw, sc, i, h, pre, have, f, H, Hgn, 1, 0, 0);
+    else
+        sum_pairs(w, fw, sc, i, h, pre, have, f, H, Hgn, 0, 0, 0);
     if (fw->n_contacts > 0) {
         double Hc[9] = {0};
         pbd_vbd_contact_terms(w, fw, sc, i, h, f, Hc);
@@ -245,6 +267,9 @@ pbd_status pbd_vbd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int it, 
         for (int i = 0; i < w->n; i++)
             if (w->w[i] > 0.0) pbd_vbd_vertex_update(w, fw, &fw->scratch[0], i, h);
     } else {
+        const int nt_plan = threads > 1 ? threads : 1;
+        if (w->def.kernels && !pbd_vbd_plan_ready(w, fw, nt_plan))
+            return pbd_error(PBD_ENOMEM, "vbd: out of memory for the batched sweep's lists");
 #pragma omp parallel num_threads(threads) if (threads > 1)
         {
             const int nt = omp_get_num_threads(), tid = omp_get_thread_num();
@@ -254,8 +279,8 @@ pbd_status pbd_vbd_iteration(pbd_world *w, pbd_family_ws *fw, double h, int it, 
                  * any cut gives the same bits */
                 int b = fw->col_start[col], len = fw->col_start[col + 1] - b;
                 int lo = b + (int)((long)len * tid / nt), hi = b + (int)((long)len * (tid + 1) / nt);
-                if (w->def.kernels) {
-                    pbd_vbd_sweep_batched(w, fw, sc, lo, hi, h);
+                if (w->def.kernels && nt == nt_plan) { /* the plan's cut is this one */
+                    pbd_vbd_sweep_planned(w, fw, sc, nt, col, tid, h);
                 } else {
                     for (int q = lo; q < hi; q++)
                         pbd_vbd_vertex_update(w, fw, sc, fw->col_order[q], h);
