@@ -204,13 +204,7 @@ static void test_bounce(void)
     pbd_rigid_set_material(&w->bodies[b], &m);
     CU_ASSERT_EQUAL_FATAL(pbd_rigid_add_mesh_collider(w, &SQUARE[0][0], 4, &SQUARE_TRIS[0][0],
                                                       2, zero, NULL, &m), 1);
-    double pv = 0.0, apex = NAN;
-    for (int k = 0; k < 1200 && isnan(apex); k++) {
-        CU_ASSERT_EQUAL_FATAL(pbd_rigid_step(w), PBD_OK);
-        double v = w->bodies[b].v[1];
-        if (pv > 0.0 && v <= 0.0) apex = w->bodies[b].x[1] - 0.1;
-        pv = v;
-    }
+    double apex = test_rigid_first_apex(w, b, 0.1);
     printf("\n    apex %.4f m against e^2 h0 = 0.36 m ", apex);
     CU_ASSERT(fabs(apex - 0.36) <= 5e-3 * 0.36);
     pbd_rigid_world_free(w);

@@ -424,6 +424,18 @@ static void test_box_on_ramp(void)
     CU_ASSERT(slide > 1.0);
 }
 
+double test_rigid_first_apex(pbd_rigid_world *w, int b, double r)
+{
+    double pv = 0.0, apex = NAN;
+    for (int k = 0; k < 1200 && isnan(apex); k++) {
+        CU_ASSERT_EQUAL_FATAL(pbd_rigid_step(w), PBD_OK);
+        double v = w->bodies[b].v[1];
+        if (pv > 0.0 && v <= 0.0) apex = w->bodies[b].x[1] - r;
+        pv = v;
+    }
+    return apex;
+}
+
 /* A flat box (half height 5 mm) launched at v0 = 3 m/s stops after v0²/(2 μ_k g). With the
  * friction form as printed (no w_t) a 5 kg box stops short: the form is not in N. The bias
  * of the consistent form grows with the box's height (README "Findings"); at 5 mm it is

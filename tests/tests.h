@@ -82,5 +82,9 @@ pbd_rigid_joint test_rigid_joint(pbd_joint_kind kind, int b1, int b2);
 /* A flat 0.4 x 0.01 x 0.3 m box (μs 0.5, μk 0.4) on the ground launched at 3 m/s, 10 substeps x
  * 1 iteration: the distance it slides before it stops (m; test_rigid_xpbd.c) */
 double test_rigid_stopping(double mass, pbd_rigid_friction_form form, int velocity_passes);
+/* w stepped (at most 1200 steps) until body b, a ball of radius r dropped on a surface at
+ * y = 0, reaches its first apex after the bounce: the height of its bottom then (m; NaN when
+ * none; test_rigid_xpbd.c) */
+double test_rigid_first_apex(pbd_rigid_world *w, int b, double r);
 
 #endif
