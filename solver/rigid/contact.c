@@ -87,11 +87,6 @@ static int ground_contacts(pbd_rigid_world *w, int i)
     return 0;
 }
 
-/* Contact candidates between boxes are taken up to this fraction of the smaller box's half
- * diagonal apart (the solve acts only while a candidate penetrates): a corner that touches
- * during the iterations is then in the list */
-#define RIGID_CONTACT_MARGIN 0.02
-
 /* ---- between bodies ------------------------------------------------------------------ */
 
 /* Two balls (centres c1, c2 in world, radii) of bodies i (1) and j (2): one contact when
@@ -153,7 +148,7 @@ static int ball_box(pbd_rigid_world *w, int i, const double c[3], double r, int 
 }
 
 /* The extent Σ_k half_k |axis_k·u| of a box along the world direction u */
-static double box_extent(const pbd_rigid_body *b, const double u[3])
+double rigid_box_extent(const pbd_rigid_body *b, const double u[3])
 {
     double l[3];
     pbd_quat_rotate_inv(b->q, u, l);
@@ -374,7 +369,7 @@ static int box_box(pbd_rigid_world *w, int ia, int ib)
             if (!(len > 1e-6)) continue; /* parallel edges: the face axes decide */
             v3_scale(u[k], u[k], 1.0 / len);
         }
-        overlap[k] = box_extent(a, u[k]) + box_extent(b, u[k]) - fabs(v3_dot(d, u[k]));
+        overlap[k] = rigid_box_extent(a, u[k]) + rigid_box_extent(b, u[k]) - fabs(v3_dot(d, u[k]));
         if (overlap[k] <= -margin) return 0; /* separated */
         if (k < 6) least = fmin(least, overlap[k]);
     }
@@ -453,7 +448,7 @@ static int pair_contacts(pbd_rigid_world *w, int i, int j)
 }
 
 /* A bounding radius about the centre, for the pair test */
-static double reach(const pbd_rigid_body *b)
+double rigid_body_reach(const pbd_rigid_body *b)
 {
     const pbd_rigid_shape *s = &b->shape;
     if (s->kind == PBD_RIGID_SPHERE) return s->radius;
@@ -488,7 +483,9 @@ pbd_status rigid_contacts_generate(pbd_rigid_world *w)
             if (!rigid_dynamic(b) && !rigid_dynamic(c)) continue;
             double d[3];
             v3_sub(d, b->x, c->x);
-            if (v3_norm(d) > reach(b) + reach(c) || rigid_bodies_jointed(w, i, j)) continue;
+            if (v3_norm(d) > rigid_body_reach(b) + rigid_body_reach(c) ||
+                rigid_bodies_jointed(w, i, j))
+                continue;
             if (pair_contacts(w, i, j)) return PBD_ENOMEM;
         }
     }

@@ -7,10 +7,6 @@
 
 #include <math.h>
 
-/* Candidates are taken up to this fraction of the body's bounding radius from the surface
- * (the solve acts only while one penetrates), as between boxes */
-#define MESH_CONTACT_MARGIN 0.02
-
 typedef struct pbd_rigid_mesh_collider mesh;
 
 pbd_triangle_region pbd_rigid_triangle_closest_point(const double p[3], const double a[3],
@@ -206,22 +202,19 @@ static int box_mesh(pbd_rigid_world *w, int i, const mesh *m, int nf, double mar
 static double body_box(const pbd_rigid_body *b, double lo[3], double hi[3])
 {
     const pbd_rigid_shape *s = &b->shape;
-    double ext[3] = {s->radius, s->radius, s->radius}, reach = s->radius;
+    double ext[3] = {s->radius, s->radius, s->radius};
     if (s->kind == PBD_RIGID_CAPSULE) {
         double e[3] = {s->half[0], 0, 0}, d[3];
         rigid_world_offset(b, e, d);
         for (int a = 0; a < 3; a++) ext[a] += fabs(d[a]);
-        reach += s->half[0];
     } else if (s->kind == PBD_RIGID_BOX) {
         for (int a = 0; a < 3; a++) {
-            double u[3] = {0, 0, 0}, l[3];
+            double u[3] = {0, 0, 0};
             u[a] = 1.0;
-            pbd_quat_rotate_inv(b->q, u, l);
-            ext[a] = s->half[0] * fabs(l[0]) + s->half[1] * fabs(l[1]) + s->half[2] * fabs(l[2]);
+            ext[a] = rigid_box_extent(b, u);
         }
-        reach = v3_norm(s->half);
     }
-    double margin = MESH_CONTACT_MARGIN * reach;
+    double margin = RIGID_CONTACT_MARGIN * rigid_body_reach(b);
     for (int a = 0; a < 3; a++) {
         lo[a] = b->x[a] - ext[a] - margin;
         hi[a] = b->x[a] + ext[a] + margin;

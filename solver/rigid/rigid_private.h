@@ -85,6 +85,14 @@ int rigid_bodies_jointed(const pbd_rigid_world *w, int i, int j);
  * world normal n (from b2 towards b1); NULL when out of memory (pbd_last_error set) */
 pbd_rigid_contact *rigid_contact_add(pbd_rigid_world *w, int b1, int b2, const double r1[3],
                                      const double r2[3], const double n[3]);
+/* Contact candidates are taken up to this fraction of a body's reach (between boxes, of the
+ * smaller half diagonal) from what it touches (the solve acts only while a candidate
+ * penetrates): a point that touches during the iterations is then in the list */
+#define RIGID_CONTACT_MARGIN 0.02
+/* Box b's half extent along the world direction u (unit) */
+double rigid_box_extent(const pbd_rigid_body *b, const double u[3]);
+/* The bounding radius of a body's shape about its centre (0 without a shape) */
+double rigid_body_reach(const pbd_rigid_body *b);
 
 /* ---- static triangle-mesh colliders (mesh_collider.c, contact_mesh.c) ----------------- */
 
