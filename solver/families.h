@@ -147,8 +147,6 @@ void pbd_avbd_update(pbd_world *w, pbd_family_ws *fw, int threads);
 /* After a (sub)step: each particle's collider row's k, λ, k_t, λ_t for the next one's warm
  * start (fw->warm_*). */
 void pbd_avbd_keep_contacts(pbd_world *w, pbd_family_ws *fw);
-int pbd_avbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
-                   double *lam_plus, double *k);
 /* AVBD's λ⁺ of constraint c of set s at C(x) = C and C̃ (hard: C − α C(x_t), soft: C); 0
  * when clamped (an inequality at λ⁺ = 0). Inline: the vertex visit reads it per pair. */
 static inline int pbd_avbd_lambda_plus(const pbd_world *w, const pbd_family_ws *fw, int s,
@@ -161,6 +159,14 @@ static inline int pbd_avbd_lambda_plus(const pbd_world *w, const pbd_family_ws *
     *lam_plus = fw->k[g] * *Ct + (hard ? fw->lam[g] : 0.0);
     if (set->type->inequality && *lam_plus > 0.0) *lam_plus = 0.0;
     return !(set->type->inequality && *lam_plus == 0.0);
+}
+/* AVBD's force of constraint c of set s at C(x) = C: λ⁺ and the penalty k; 0 when clamped */
+static inline int pbd_avbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c,
+                                 double C, double *lam_plus, double *k)
+{
+    double Ct;
+    *k = fw->k[fw->set_c[s] + c];
+    return pbd_avbd_lambda_plus(w, fw, s, c, C, lam_plus, &Ct);
 }
 /* Gather constraint c of set s from pos into sc->xl and evaluate C and ∇C (sc->grad);
  * in_out gets the evaluation input (for the Hessian). Returns the type's status. */

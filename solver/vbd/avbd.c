@@ -116,14 +116,6 @@ void pbd_avbd_begin(pbd_world *w, pbd_family_ws *fw, double h)
     fw->avbd_ready = 1;
 }
 
-int pbd_avbd_force(const pbd_world *w, const pbd_family_ws *fw, int s, int c, double C,
-                   double *lam_plus, double *k)
-{
-    double Ct;
-    *k = fw->k[fw->set_c[s] + c];
-    return pbd_avbd_lambda_plus(w, fw, s, c, C, lam_plus, &Ct);
-}
-
 /* The update of constraint c at C(x) = C (its eval's status st): hard λ ← λ⁺, and
  * k ← k + β|C̃| (soft: up to k* = 1/α) unless it is a clamped inequality. */
 static void update_one(const pbd_world *w, pbd_family_ws *fw, int s, int c, int st, double C)

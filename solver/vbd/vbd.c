@@ -135,7 +135,7 @@ sum_pairs(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int i, double h,
         int s = adj_s[a], c = adj_c[a], j = adj_j[a];
         const pbd_constraint_set *set = &w->sets[s];
         vertex_terms t;
-        double lam, k, Ct;
+        double lam, k;
         const double *g = t.g, *B = t.B;
         if (have && have[a - a0]) { /* the batched sweep's: vertex_block's terms */
             const pbd_vertex_terms *p = &pre[a - a0];
@@ -149,12 +149,9 @@ sum_pairs(pbd_world *w, pbd_family_ws *fw, family_scratch *sc, int i, double h,
             pbd_vertex_block_fn vb = w->def.kernels ? set->type->vertex_block : NULL;
             if (terms_eval(w, set, c, j, vb, sc, &t) != PBD_EVAL_OK) continue;
         }
-        if (avbd) {
-            k = fw->k[fw->set_c[s] + c];
-            if (!pbd_avbd_lambda_plus(w, fw, s, c, t.C, &lam, &Ct)) continue;
-        } else if (!vbd_scene_force(set, c, t.C, &lam, &k)) {
+        if (!(avbd ? pbd_avbd_force(w, fw, s, c, t.C, &lam, &k)
+                   : vbd_scene_force(set, c, t.C, &lam, &k)))
             continue;
-        }
         double Hl[9];
         for (int r = 0; r < 3; r++) {
             f[r] -= lam * g[r];
